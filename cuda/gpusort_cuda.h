@@ -1,0 +1,170 @@
+/*
+ * gpusort_cuda.h
+ *	  The C interface of gpusort's CUDA library: device discovery, a context
+ *	  (device, stream, bounded scratch memory), device buffers and copies,
+ *	  and the sort of (key, row index) pairs that live on the device.
+ *
+ * Plain C, no PostgreSQL headers.  Every function returns a gs_status; on
+ * failure gs_last_error() holds a message.  Library code never exits, aborts
+ * or prints.
+ *
+ * Keys are order-preserving unsigned words of 32 or 64 bits (the caller has
+ * already flipped signs or complemented for DESC); values are 32-bit row
+ * indexes.  Sorts are stable: when the values are 0..n-1 in input order, the
+ * output is ordered by (key, value), whichever algorithm runs.
+ */
+#ifndef GPUSORT_CUDA_H
+#define GPUSORT_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef enum gs_status
+{
+	GS_OK = 0,
+	GS_ERR_INVALID = 1,			/* bad argument */
+	GS_ERR_TOO_LARGE = 2,		/* n >= 2^32: row indexes are 32-bit */
+	GS_ERR_NO_MEMORY = 3,		/* device memory, or the context's byte limit */
+	GS_ERR_NO_DEVICE = 4,		/* no CUDA device, or no driver */
+	GS_ERR_CUDA = 5,			/* any other CUDA error (message has details) */
+	GS_INTERRUPTED = 6			/* the interrupt flag was set */
+} gs_status;
+
+/* Sort algorithms; GS_ALGO_AUTO lets the dispatcher choose. */
+typedef enum gs_algorithm
+{
+	GS_ALGO_AUTO = 0,
+	GS_ALGO_RADIX = 1,			/* LSD radix, onesweep style */
+	GS_ALGO_WARPSORT = 2,		/* warp bitonic tiles + warp bitonic merges */
+	GS_ALGO_BITONIC = 3,		/* one-block shared-memory bitonic sort */
+	GS_ALGO_COUNTING = 4,		/* counting sort, for narrow key ranges */
+	GS_ALGO_SAMPLESORT = 5,		/* deterministic sample sort (bucket sort) */
+	GS_ALGO_COUNT_
+} gs_algorithm;
+
+typedef struct gs_device_info
+{
+	char		name[256];
+	size_t		total_mem;		/* bytes */
+	size_t		free_mem;		/* bytes, at the time of the call */
+	int			multiprocessors;
+	int			cc_major;
+	int			cc_minor;
+} gs_device_info;
+
+typedef struct gs_sort_info
+{
+	gs_algorithm algorithm;		/* the algorithm that ran */
+	int			radix_passes;	/* digit passes the radix sort made */
+	int			key_bits;		/* significant bits after min-subtraction */
+	uint64_t	key_min;		/* smallest key (0 when not computed) */
+	uint64_t	key_max;		/* largest key (0 when not computed) */
+} gs_sort_info;
+
+typedef struct gs_context gs_context;
+
+/* Largest n a sort accepts: row indexes are 32-bit. */
+#define GS_MAX_PAIRS (UINT64_C(0xFFFFFFFF))
+
+/* Inputs up to this many pairs take the one-block bitonic path. */
+#define GS_BITONIC_MAX 4096
+/* Counting sort takes key ranges (max - min + 1) up to this. */
+#define GS_COUNTING_MAX_RANGE 4096
+
+/* ---- errors ---- */
+extern const char *gs_status_name(gs_status status);
+/* Message of the last failure in this context (ctx NULL: of this thread). */
+extern const char *gs_last_error(const gs_context *ctx);
+extern const char *gs_algorithm_name(gs_algorithm algo);
+
+/* ---- devices ---- */
+extern gs_status gs_device_count(int *count);
+extern gs_status gs_device_get_info(int device, gs_device_info *info);
+
+/* ---- contexts ---- */
+
+/*
+ * A context owns a device, a stream and the scratch buffers that sorts use.
+ * Scratch grows on demand; all device memory the context allocates (scratch
+ * and gs_device_alloc) stays under mem_limit bytes (0: no limit).
+ */
+extern gs_status gs_context_create(int device, size_t mem_limit,
+								   gs_context **ctx);
+extern void gs_context_destroy(gs_context *ctx);
+/* Bytes of device memory the context holds now. */
+extern size_t gs_context_mem_used(const gs_context *ctx);
+/* Frees the scratch buffers (not the caller's gs_device_alloc buffers). */
+extern gs_status gs_context_release_scratch(gs_context *ctx);
+
+/*
+ * A flag the caller may set (from a signal handler, say) to stop a long
+ * sort: it is checked between kernel launches, and the sort then returns
+ * GS_INTERRUPTED after the stream is idle.  NULL: no flag.
+ */
+extern void gs_context_set_interrupt(gs_context *ctx, const volatile int *flag);
+
+/* ---- memory and copies (all on the context's stream) ---- */
+extern gs_status gs_device_alloc(gs_context *ctx, size_t bytes, void **ptr);
+extern gs_status gs_device_free(gs_context *ctx, void *ptr);
+extern gs_status gs_host_alloc_pinned(size_t bytes, void **ptr);
+extern gs_status gs_host_free_pinned(void *ptr);
+extern gs_status gs_copy_to_device(gs_context *ctx, void *dst,
+								   const void *src, size_t bytes);
+extern gs_status gs_copy_to_host(gs_context *ctx, void *dst,
+								 const void *src, size_t bytes);
+extern gs_status gs_copy_device(gs_context *ctx, void *dst,
+								const void *src, size_t bytes);
+/* Waits for everything queued on the context's stream. */
+extern gs_status gs_synchronize(gs_context *ctx);
+
+/* out[i] = i for i < n (device array). */
+extern gs_status gs_fill_iota(gs_context *ctx, uint32_t *out, uint64_t n);
+/* out[i] = in[idx[i]] for i < n (device arrays; out must not alias in). */
+extern gs_status gs_gather_u64(gs_context *ctx, uint64_t *out,
+							   const uint64_t *in, const uint32_t *idx,
+							   uint64_t n);
+extern gs_status gs_gather_u32(gs_context *ctx, uint32_t *out,
+							   const uint32_t *in, const uint32_t *idx,
+							   uint64_t n);
+
+/* ---- sorting ---- */
+
+/*
+ * Sorts n (key, value) pairs on the device: keys are key_bits (32 or 64)
+ * wide.  keys_out/vals_out may equal keys_in/vals_in (in place); otherwise
+ * the outputs must not overlap the inputs, and the inputs are left intact.
+ * algo forces an algorithm (GS_ALGO_AUTO: the dispatcher chooses; a forced
+ * counting sort whose key range is too wide runs the radix sort instead, and
+ * a forced bitonic sort of more than GS_BITONIC_MAX pairs the warpsort).
+ * info (may be NULL) says what ran.  The call returns once the sort is done.
+ */
+extern gs_status gs_sort_pairs(gs_context *ctx, int key_bits,
+							   const void *keys_in, const uint32_t *vals_in,
+							   void *keys_out, uint32_t *vals_out,
+							   uint64_t n, gs_algorithm algo,
+							   gs_sort_info *info);
+
+/*
+ * The bucket step of the sample sort, for inputs sorted piece by piece:
+ * moves the n pairs into nbuckets buckets of consecutive key order (bucket
+ * b's pairs all precede bucket b+1's in (key, value) order), each bucket
+ * holding at most about 2n/nbuckets pairs, and writes the nbuckets+1 bucket
+ * boundaries to bucket_offsets (host memory).  Buckets are not sorted inside.
+ */
+extern gs_status gs_bucket_partition(gs_context *ctx, int key_bits,
+									 const void *keys_in,
+									 const uint32_t *vals_in,
+									 void *keys_out, uint32_t *vals_out,
+									 uint64_t n, int nbuckets,
+									 uint64_t *bucket_offsets);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUSORT_CUDA_H */

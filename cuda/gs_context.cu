@@ -1,0 +1,419 @@
+/*
+ * gs_context.cu
+ *	  Errors, device discovery, the context (stream, bounded scratch slots),
+ *	  device/pinned buffers, copies and synchronisation.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <new>
+#include <unordered_map>
+
+#include "gs_internal.cuh"
+
+typedef std::unordered_map<void *, size_t> gs_alloc_map;
+
+static thread_local char gs_thread_msg[512];
+
+static char *
+msgbuf(gs_context *ctx)
+{
+	return ctx ? ctx->msg : gs_thread_msg;
+}
+
+gs_status
+gs_fail(gs_context *ctx, gs_status status, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msgbuf(ctx), sizeof(gs_thread_msg), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+gs_status
+gs_cuda_fail(gs_context *ctx, cudaError_t err, const char *what)
+{
+	gs_status	st = GS_ERR_CUDA;
+
+	if (err == cudaErrorMemoryAllocation)
+		st = GS_ERR_NO_MEMORY;
+	else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+		st = GS_ERR_NO_DEVICE;
+	(void) cudaGetLastError();	/* clear a non-sticky error */
+	return gs_fail(ctx, st, "%s: %s (%s)", what, cudaGetErrorString(err),
+				   cudaGetErrorName(err));
+}
+
+gs_status
+gs_after_launch(gs_context *ctx, const char *what)
+{
+	cudaError_t err = cudaGetLastError();
+
+	if (err != cudaSuccess)
+		return gs_cuda_fail(ctx, err, what);
+	if (ctx->interrupt && *ctx->interrupt)
+	{
+		cudaStreamSynchronize(ctx->stream);
+		return gs_fail(ctx, GS_INTERRUPTED, "sort interrupted");
+	}
+	return GS_OK;
+}
+
+const char *
+gs_status_name(gs_status status)
+{
+	switch (status)
+	{
+		case GS_OK: return "ok";
+		case GS_ERR_INVALID: return "invalid argument";
+		case GS_ERR_TOO_LARGE: return "too many pairs";
+		case GS_ERR_NO_MEMORY: return "out of device memory";
+		case GS_ERR_NO_DEVICE: return "no CUDA device";
+		case GS_ERR_CUDA: return "CUDA error";
+		case GS_INTERRUPTED: return "interrupted";
+	}
+	return "unknown status";
+}
+
+const char *
+gs_last_error(const gs_context *ctx)
+{
+	return ctx ? ctx->msg : gs_thread_msg;
+}
+
+const char *
+gs_algorithm_name(gs_algorithm algo)
+{
+	switch (algo)
+	{
+		case GS_ALGO_AUTO: return "auto";
+		case GS_ALGO_RADIX: return "radix";
+		case GS_ALGO_WARPSORT: return "warpsort";
+		case GS_ALGO_BITONIC: return "bitonic";
+		case GS_ALGO_COUNTING: return "counting";
+		case GS_ALGO_SAMPLESORT: return "samplesort";
+		default: return "unknown";
+	}
+}
+
+/* ---- devices ---- */
+
+gs_status
+gs_device_count(int *count)
+{
+	cudaError_t err;
+
+	if (!count)
+		return gs_fail(NULL, GS_ERR_INVALID, "count is NULL");
+	*count = 0;
+	err = cudaGetDeviceCount(count);
+	if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+	{
+		(void) cudaGetLastError();
+		*count = 0;
+		return GS_OK;
+	}
+	if (err != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaGetDeviceCount");
+	return GS_OK;
+}
+
+gs_status
+gs_device_get_info(int device, gs_device_info *info)
+{
+	cudaDeviceProp prop;
+	int			prev = -1;
+	size_t		free_b = 0,
+				total_b = 0;
+	cudaError_t err;
+
+	if (!info)
+		return gs_fail(NULL, GS_ERR_INVALID, "info is NULL");
+	memset(info, 0, sizeof(*info));
+	if ((err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaGetDeviceProperties");
+	snprintf(info->name, sizeof(info->name), "%s", prop.name);
+	info->total_mem = prop.totalGlobalMem;
+	info->multiprocessors = prop.multiProcessorCount;
+	info->cc_major = prop.major;
+	info->cc_minor = prop.minor;
+	cudaGetDevice(&prev);
+	if ((err = cudaSetDevice(device)) != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaSetDevice");
+	err = cudaMemGetInfo(&free_b, &total_b);
+	if (prev >= 0)
+		cudaSetDevice(prev);
+	if (err != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaMemGetInfo");
+	info->free_mem = free_b;
+	info->total_mem = total_b;
+	return GS_OK;
+}
+
+/* ---- contexts ---- */
+
+gs_status
+gs_context_create(int device, size_t mem_limit, gs_context **out)
+{
+	gs_context *ctx;
+	cudaError_t err;
+	int			count = 0;
+
+	if (!out)
+		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
+	*out = NULL;
+	GS_TRY(gs_device_count(&count));
+	if (count == 0)
+		return gs_fail(NULL, GS_ERR_NO_DEVICE, "no CUDA device");
+	if (device < 0 || device >= count)
+		return gs_fail(NULL, GS_ERR_INVALID, "device %d out of range (0..%d)",
+					   device, count - 1);
+	ctx = new (std::nothrow) gs_context();
+	if (!ctx)
+		return gs_fail(NULL, GS_ERR_NO_MEMORY, "out of host memory");
+	ctx->device = device;
+	ctx->mem_limit = mem_limit;
+	ctx->allocs = new (std::nothrow) gs_alloc_map();
+	if ((err = cudaSetDevice(device)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&ctx->sm_count,
+									  cudaDevAttrMultiProcessorCount,
+									  device)) != cudaSuccess ||
+		(err = cudaStreamCreateWithFlags(&ctx->stream,
+										 cudaStreamNonBlocking)) != cudaSuccess)
+	{
+		gs_status	st = gs_cuda_fail(NULL, err, "creating the context");
+
+		delete (gs_alloc_map *) ctx->allocs;
+		delete ctx;
+		return st;
+	}
+	*out = ctx;
+	return GS_OK;
+}
+
+void
+gs_context_destroy(gs_context *ctx)
+{
+	gs_alloc_map *m;
+
+	if (!ctx)
+		return;
+	cudaSetDevice(ctx->device);
+	cudaStreamSynchronize(ctx->stream);
+	for (int i = 0; i < GS_NSLOTS; i++)
+		if (ctx->slot[i])
+			cudaFree(ctx->slot[i]);
+	m = (gs_alloc_map *) ctx->allocs;
+	if (m)
+	{
+		for (auto &kv : *m)
+			cudaFree(kv.first);
+		delete m;
+	}
+	cudaStreamDestroy(ctx->stream);
+	delete ctx;
+}
+
+size_t
+gs_context_mem_used(const gs_context *ctx)
+{
+	return ctx ? ctx->mem_used : 0;
+}
+
+void
+gs_context_set_interrupt(gs_context *ctx, const volatile int *flag)
+{
+	if (ctx)
+		ctx->interrupt = flag;
+}
+
+gs_status
+gs_context_release_scratch(gs_context *ctx)
+{
+	if (!ctx)
+		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
+	cudaSetDevice(ctx->device);
+	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+	for (int i = 0; i < GS_NSLOTS; i++)
+	{
+		if (ctx->slot[i])
+			GS_CHECK(ctx, cudaFree(ctx->slot[i]));
+		ctx->mem_used -= ctx->slot_bytes[i];
+		ctx->slot[i] = NULL;
+		ctx->slot_bytes[i] = 0;
+	}
+	return GS_OK;
+}
+
+/* Allocates bytes of device memory within the context's limit. */
+static gs_status
+bounded_malloc(gs_context *ctx, size_t bytes, void **ptr)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	if (ctx->mem_limit && ctx->mem_used + bytes > ctx->mem_limit)
+		return gs_fail(ctx, GS_ERR_NO_MEMORY,
+					   "device memory limit reached: %zu bytes in use, %zu more "
+					   "requested, limit %zu", ctx->mem_used, bytes,
+					   ctx->mem_limit);
+	err = cudaMalloc(ptr, bytes ? bytes : 1);
+	if (err != cudaSuccess)
+	{
+		*ptr = NULL;
+		return gs_cuda_fail(ctx, err, "cudaMalloc");
+	}
+	ctx->mem_used += bytes;
+	return GS_OK;
+}
+
+gs_status
+gs_scratch(gs_context *ctx, int slot, size_t bytes, void **ptr)
+{
+	if (ctx->slot_bytes[slot] >= bytes && ctx->slot[slot])
+	{
+		*ptr = ctx->slot[slot];
+		return GS_OK;
+	}
+	/* grow: a little headroom so that slightly larger sorts reuse it */
+	bytes = bytes + bytes / 8 + 256;
+	bytes = (bytes + 255) & ~(size_t) 255;
+	if (ctx->slot[slot])
+	{
+		GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+		GS_CHECK(ctx, cudaFree(ctx->slot[slot]));
+		ctx->mem_used -= ctx->slot_bytes[slot];
+		ctx->slot[slot] = NULL;
+		ctx->slot_bytes[slot] = 0;
+		if (slot == GS_SLOT_WORK)
+			ctx->epoch = 0;		/* new status words: clear on next use */
+	}
+	GS_TRY(bounded_malloc(ctx, bytes, &ctx->slot[slot]));
+	ctx->slot_bytes[slot] = bytes;
+	if (slot == GS_SLOT_WORK)
+	{
+		/* look-back status words must start at generation 0 */
+		GS_CHECK(ctx, cudaMemsetAsync(ctx->slot[slot], 0, bytes, ctx->stream));
+		ctx->epoch = 0;
+	}
+	*ptr = ctx->slot[slot];
+	return GS_OK;
+}
+
+uint32_t
+gs_next_epoch(gs_context *ctx)
+{
+	/* 30 bits of generation in a status word; 0 means "never written" */
+	ctx->epoch++;
+	if (ctx->epoch >= (1u << 30))
+	{
+		cudaMemsetAsync(ctx->slot[GS_SLOT_WORK], 0,
+						ctx->slot_bytes[GS_SLOT_WORK], ctx->stream);
+		ctx->epoch = 1;
+	}
+	return ctx->epoch;
+}
+
+/* ---- memory and copies ---- */
+
+gs_status
+gs_device_alloc(gs_context *ctx, size_t bytes, void **ptr)
+{
+	if (!ctx || !ptr)
+		return gs_fail(ctx, GS_ERR_INVALID, "NULL argument");
+	GS_CHECK(ctx, cudaSetDevice(ctx->device));
+	GS_TRY(bounded_malloc(ctx, bytes, ptr));
+	(*(gs_alloc_map *) ctx->allocs)[*ptr] = bytes;
+	return GS_OK;
+}
+
+gs_status
+gs_device_free(gs_context *ctx, void *ptr)
+{
+	gs_alloc_map *m;
+
+	if (!ctx)
+		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
+	if (!ptr)
+		return GS_OK;
+	m = (gs_alloc_map *) ctx->allocs;
+	auto		it = m->find(ptr);
+
+	if (it == m->end())
+		return gs_fail(ctx, GS_ERR_INVALID, "pointer %p was not allocated "
+					   "by this context", ptr);
+	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+	GS_CHECK(ctx, cudaFree(ptr));
+	ctx->mem_used -= it->second;
+	m->erase(it);
+	return GS_OK;
+}
+
+gs_status
+gs_host_alloc_pinned(size_t bytes, void **ptr)
+{
+	cudaError_t err;
+
+	if (!ptr)
+		return gs_fail(NULL, GS_ERR_INVALID, "ptr is NULL");
+	err = cudaMallocHost(ptr, bytes ? bytes : 1);
+	if (err != cudaSuccess)
+	{
+		*ptr = NULL;
+		return gs_cuda_fail(NULL, err, "cudaMallocHost");
+	}
+	return GS_OK;
+}
+
+gs_status
+gs_host_free_pinned(void *ptr)
+{
+	cudaError_t err;
+
+	if (!ptr)
+		return GS_OK;
+	if ((err = cudaFreeHost(ptr)) != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaFreeHost");
+	return GS_OK;
+}
+
+static gs_status
+copy(gs_context *ctx, void *dst, const void *src, size_t bytes,
+	 cudaMemcpyKind kind)
+{
+	if (!ctx || (bytes && (!dst || !src)))
+		return gs_fail(ctx, GS_ERR_INVALID, "NULL argument");
+	if (bytes == 0)
+		return GS_OK;
+	GS_CHECK(ctx, cudaMemcpyAsync(dst, src, bytes, kind, ctx->stream));
+	return GS_OK;
+}
+
+gs_status
+gs_copy_to_device(gs_context *ctx, void *dst, const void *src, size_t bytes)
+{
+	return copy(ctx, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+gs_status
+gs_copy_to_host(gs_context *ctx, void *dst, const void *src, size_t bytes)
+{
+	return copy(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+gs_status
+gs_copy_device(gs_context *ctx, void *dst, const void *src, size_t bytes)
+{
+	return copy(ctx, dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+gs_status
+gs_synchronize(gs_context *ctx)
+{
+	if (!ctx)
+		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
+	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+	return GS_OK;
+}

@@ -1,0 +1,129 @@
+/*
+ * gs_internal.cuh
+ *	  What the library's .cu files share and the C API does not show: the
+ *	  context's layout, error helpers, scratch slots, key traits, and the
+ *	  entry points of each algorithm (one .cu file each).
+ */
+#ifndef GS_INTERNAL_CUH
+#define GS_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "gpusort_cuda.h"
+
+/*
+ * Scratch slots: each algorithm uses fixed slots, so that an algorithm that
+ * calls another (the sample sort sorts its buckets with the radix sort) does
+ * not hand out the same memory twice.
+ */
+enum gs_slot
+{
+	GS_SLOT_ALT_KEYS = 0,		/* second key buffer (radix, warpsort) */
+	GS_SLOT_ALT_VALS,			/* second value buffer */
+	GS_SLOT_WORK,				/* look-back status, count matrix, partitions */
+	GS_SLOT_SMALL,				/* key range, histograms, offsets */
+	GS_SLOT_BUCKET_KEYS,		/* sample sort: relocated keys */
+	GS_SLOT_BUCKET_VALS,		/* sample sort: relocated values */
+	GS_SLOT_BUCKET_WORK,		/* sample sort: samples, splitters, counts */
+	GS_SLOT_SAMPLE_KEYS,		/* sample sort: samples (sorted in place) */
+	GS_SLOT_SAMPLE_VALS,
+	GS_NSLOTS
+};
+
+struct gs_context
+{
+	int			device;
+	int			sm_count;
+	cudaStream_t stream;
+	size_t		mem_limit;		/* 0: none */
+	size_t		mem_used;		/* scratch + user buffers */
+	void	   *slot[GS_NSLOTS];
+	size_t		slot_bytes[GS_NSLOTS];
+	uint32_t	epoch;			/* look-back status generation */
+	const volatile int *interrupt;
+	void	   *allocs;			/* std::unordered_map of user buffers */
+	char		msg[512];
+};
+
+/* Records a message (printf-style) and returns status. */
+gs_status	gs_fail(gs_context *ctx, gs_status status, const char *fmt, ...);
+/* Turns a CUDA error into GS_ERR_CUDA / GS_ERR_NO_MEMORY with a message. */
+gs_status	gs_cuda_fail(gs_context *ctx, cudaError_t err, const char *what);
+/* After a launch: the launch error, and the interrupt flag. */
+gs_status	gs_after_launch(gs_context *ctx, const char *what);
+/* Device pointer of at least bytes in a slot (contents not kept on growth). */
+gs_status	gs_scratch(gs_context *ctx, int slot, size_t bytes, void **ptr);
+/* A fresh look-back generation; clears the status words when it wraps. */
+uint32_t	gs_next_epoch(gs_context *ctx);
+
+#define GS_CHECK(ctx, call) \
+	do { cudaError_t e_ = (call); \
+		 if (e_ != cudaSuccess) return gs_cuda_fail((ctx), e_, #call); } while (0)
+#define GS_TRY(call) \
+	do { gs_status s_ = (call); if (s_ != GS_OK) return s_; } while (0)
+
+static inline uint32_t
+gs_blocks(uint64_t n, uint32_t per_block)
+{
+	return (uint32_t) ((n + per_block - 1) / per_block);
+}
+
+/* Key range, computed on the device. */
+typedef struct gs_keyrange
+{
+	uint64_t	min;
+	uint64_t	max;
+	uint64_t	diff;			/* OR of key ^ keys[0]: the bits that differ */
+} gs_keyrange;
+
+gs_status	gs_key_range(gs_context *ctx, int key_bits, const void *keys,
+						 uint32_t n, gs_keyrange *kr);
+
+/* The algorithms.  n >= 2; outputs may equal inputs unless noted. */
+gs_status	gs_radix_sort(gs_context *ctx, int key_bits,
+						  const void *kin, const uint32_t *vin,
+						  void *kout, uint32_t *vout, uint32_t n,
+						  const gs_keyrange *kr, gs_sort_info *info);
+gs_status	gs_counting_sort(gs_context *ctx, int key_bits,
+							 const void *kin, const uint32_t *vin,
+							 void *kout, uint32_t *vout, uint32_t n,
+							 const gs_keyrange *kr);
+gs_status	gs_warpsort(gs_context *ctx, int key_bits,
+						const void *kin, const uint32_t *vin,
+						void *kout, uint32_t *vout, uint32_t n);
+gs_status	gs_samplesort(gs_context *ctx, int key_bits,
+						  const void *kin, const uint32_t *vin,
+						  void *kout, uint32_t *vout, uint32_t n);
+
+/*
+ * Sorts segments independently, one block each, in shared memory, by
+ * (key, value).  Segment s is [offsets[s], offsets[s+1]) when offsets is
+ * given (a device array), else [s*seg_len, min(n, (s+1)*seg_len)).  Every
+ * segment must be at most max_len <= GS_BITONIC_MAX long.  In place allowed.
+ */
+gs_status	gs_bitonic_segments(gs_context *ctx, int key_bits,
+								const void *kin, const uint32_t *vin,
+								void *kout, uint32_t *vout, uint32_t n,
+								const uint32_t *offsets, uint32_t nsegs,
+								uint32_t seg_len, uint32_t max_len);
+
+/* Device-side exclusive scan of n uint32 counts, in place (n < 2^32). */
+gs_status	gs_scan_u32(gs_context *ctx, uint32_t *data, uint32_t n,
+						uint32_t *tmp /* >= gs_scan_tmp_words(n) words */);
+uint32_t	gs_scan_tmp_words(uint32_t n);
+
+/* ---- device helpers ---- */
+
+/* (key, value) ordering used by the comparison sorts. */
+template <typename K>
+__device__ __forceinline__ bool
+gs_pair_less(K ka, uint32_t va, K kb, uint32_t vb)
+{
+	return ka < kb || (ka == kb && va < vb);
+}
+
+template <typename K> struct gs_key_max;
+template <> struct gs_key_max<uint32_t> { static constexpr uint32_t value = 0xFFFFFFFFu; };
+template <> struct gs_key_max<uint64_t> { static constexpr uint64_t value = ~(uint64_t) 0; };
+
+#endif							/* GS_INTERNAL_CUH */

@@ -1,0 +1,439 @@
+/*
+ * gs_radix.cu
+ *	  LSD radix sort of (key, value) pairs, onesweep style (Adinets &
+ *	  Merrill): one upfront histogram of every digit, then one kernel per
+ *	  8-bit digit that ranks a tile in shared memory, finds its global
+ *	  offsets by decoupled look-back, and scatters through shared memory.
+ *
+ * Only significant bits are sorted: keys are taken as (key - min) >> lo,
+ * where lo is the number of low bits that all keys share; digit passes in
+ * which all keys share the digit are skipped.  64-bit keys whose significant
+ * bits fit 32 travel as 32-bit words between the first and the last pass.
+ */
+#include "gs_internal.cuh"
+
+#define RADIX_BITS 8
+#define RADIX 256
+#define RT 256					/* threads per tile; one per digit */
+#define RWARPS (RT / 32)
+#define RITEMS 16
+#define RTILE (RT * RITEMS)
+
+#define FLAG_AGG 1u
+#define FLAG_INC 2u
+
+/* Histogram of every digit pass, on (key - sub) >> lo. */
+template <typename K>
+__global__ void __launch_bounds__(256)
+radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
+				int npass, uint32_t *hist)
+{
+	__shared__ uint32_t h[8 * RADIX];
+
+	for (int i = threadIdx.x; i < npass * RADIX; i += blockDim.x)
+		h[i] = 0;
+	__syncthreads();
+	uint32_t	stride = gridDim.x * blockDim.x;
+
+	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		K			rk = (K) (keys[i] - sub) >> lo;
+
+		for (int p = 0; p < npass; p++)
+			atomicAdd(&h[p * RADIX + (uint32_t) ((rk >> (p * RADIX_BITS)) & (RADIX - 1))], 1u);
+		if (i > n - stride)
+			break;
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < npass * RADIX; i += blockDim.x)
+		if (h[i])
+			atomicAdd(&hist[i], h[i]);
+}
+
+/* Exclusive scan over 256 values, one per thread of a 256-thread block. */
+__device__ __forceinline__ uint32_t
+scan256(uint32_t v, uint32_t *warp_sums)
+{
+	int			lane = threadIdx.x & 31,
+				w = threadIdx.x >> 5;
+	uint32_t	x = v;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(0xffffffffu, x, o);
+
+		if (lane >= o)
+			x += y;
+	}
+	if (lane == 31)
+		warp_sums[w] = x;
+	__syncthreads();
+	uint32_t	base = 0;
+
+	for (int i = 0; i < w; i++)
+		base += warp_sums[i];
+	return base + x - v;
+}
+
+/* Per pass: exclusive digit offsets, and whether one digit holds all keys. */
+__global__ void
+radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
+			  uint32_t *trivial)
+{
+	__shared__ uint32_t ws[8];
+
+	for (int p = 0; p < npass; p++)
+	{
+		uint32_t	c = hist[p * RADIX + threadIdx.x];
+		uint32_t	any_all = __syncthreads_or(c == n);
+
+		offs[p * RADIX + threadIdx.x] = scan256(c, ws);
+		if (threadIdx.x == 0)
+			trivial[p] = any_all;
+		__syncthreads();
+	}
+}
+
+/*
+ * One digit pass.  MODE 0: keys keep their type, digit of (k - sub) >> lo.
+ * MODE 1: 64-bit keys in, (k - sub) >> lo out as 32-bit words.  MODE 2:
+ * 32-bit words in, (w << lo) + sub out as 64-bit keys.
+ */
+template <typename KI, typename KO, int MODE>
+__global__ void __launch_bounds__(RT)
+radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
+			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
+			   uint64_t sub, int lo, int shift,
+			   const uint32_t *__restrict__ digit_offsets,
+			   volatile unsigned long long *status, uint32_t *tile_counter,
+			   uint32_t epoch)
+{
+	__shared__ union
+	{
+		KO			k[RTILE];
+		uint32_t	v[RTILE];
+	}			stage;
+	__shared__ uint32_t whist[RWARPS][RADIX];
+	__shared__ uint32_t local_start[RADIX];
+	__shared__ uint32_t gbase[RADIX];
+	__shared__ uint32_t ws[RWARPS];
+	__shared__ uint32_t s_tile;
+
+	const int	tid = threadIdx.x,
+				lane = tid & 31,
+				w = tid >> 5;
+	const uint32_t lt_mask = (1u << lane) - 1;
+
+	if (tid == 0)
+		s_tile = atomicAdd(tile_counter, 1u);
+	for (int i = tid; i < RWARPS * RADIX; i += RT)
+		(&whist[0][0])[i] = 0;
+	__syncthreads();
+
+	const uint32_t tile = s_tile;
+	const uint64_t tile_base = (uint64_t) tile * RTILE;
+	const uint64_t warp_base = tile_base + (uint64_t) w * 32 * RITEMS;
+	KI			key[RITEMS];
+	uint32_t	rank[RITEMS];
+
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint64_t	idx = warp_base + i * 32 + lane;
+
+		key[i] = idx < n ? kin[idx] : (KI) 0;
+	}
+
+	auto		digit_of = [&](KI k) -> uint32_t {
+		if (MODE == 2)
+			return (uint32_t) (k >> shift) & (RADIX - 1);
+		KI			rk = (KI) (k - (KI) sub) >> lo;
+
+		return (uint32_t) (rk >> shift) & (RADIX - 1);
+	};
+
+	/* rank each item among equal digits of its warp, in (item, lane) order */
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint64_t	idx = warp_base + i * 32 + lane;
+		bool		valid = idx < n;
+		uint32_t	d = digit_of(key[i]);
+		uint32_t	peers = __ballot_sync(0xffffffffu, valid);
+
+#pragma unroll
+		for (int b = 0; b < RADIX_BITS; b++)
+		{
+			uint32_t	bits = __ballot_sync(0xffffffffu, (d >> b) & 1);
+
+			peers &= ((d >> b) & 1) ? bits : ~bits;
+		}
+		uint32_t	before = 0;
+
+		if (valid)
+			before = whist[w][d];
+		__syncwarp();
+		if (valid && (peers & lt_mask) == 0)
+			whist[w][d] = before + __popc(peers);
+		__syncwarp();
+		rank[i] = before + __popc(peers & lt_mask);
+	}
+	__syncthreads();
+
+	/* per digit (one per thread): warp prefixes, tile total, look-back */
+	{
+		const uint32_t d = tid;
+		uint32_t	run = 0;
+
+#pragma unroll
+		for (int ww = 0; ww < RWARPS; ww++)
+		{
+			uint32_t	c = whist[ww][d];
+
+			whist[ww][d] = run;
+			run += c;
+		}
+		const uint32_t total = run;
+		volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
+		const unsigned long long tag = (unsigned long long) epoch << 34;
+		uint32_t	excl;
+
+		if (tile == 0)
+		{
+			excl = digit_offsets[d];
+			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
+		}
+		else
+		{
+			*my = tag | ((unsigned long long) FLAG_AGG << 32) | total;
+			excl = 0;
+			int64_t		k = (int64_t) tile - 1;
+
+			for (;;)
+			{
+				unsigned long long s = status[k * RADIX + d];
+
+				if ((s >> 34) != epoch)
+					continue;	/* not yet published */
+				excl += (uint32_t) s;
+				if (((s >> 32) & 3u) == FLAG_INC)
+					break;
+				k--;
+			}
+			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
+		}
+		uint32_t	ls = scan256(total, ws);
+
+		local_start[d] = ls;
+		gbase[d] = excl - ls;
+	}
+	__syncthreads();
+
+	/* keys into shared memory in digit order, then out */
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint64_t	idx = warp_base + i * 32 + lane;
+
+		if (idx < n)
+		{
+			uint32_t	d = digit_of(key[i]);
+			uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
+			KO			ko;
+
+			if (MODE == 0)
+				ko = (KO) key[i];
+			else if (MODE == 1)
+				ko = (KO) (((uint64_t) key[i] - sub) >> lo);
+			else
+				ko = (KO) ((((uint64_t) key[i]) << lo) + sub);
+			stage.k[lp] = ko;
+			rank[i] = lp;
+		}
+	}
+	__syncthreads();
+
+	const uint32_t count = (uint32_t) min((uint64_t) RTILE, n - tile_base);
+	uint32_t	dj[RITEMS];
+
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint32_t	j = i * RT + tid;
+
+		if (j < count)
+		{
+			KO			k = stage.k[j];
+			uint32_t	d;
+
+			if (MODE == 0)
+				d = digit_of((KI) k);
+			else if (MODE == 1)
+				d = (uint32_t) (k >> shift) & (RADIX - 1);
+			else
+				d = (uint32_t) (((k - sub) >> lo) >> shift) & (RADIX - 1);
+			dj[i] = gbase[d] + j;
+			kout[dj[i]] = k;
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint64_t	idx = warp_base + i * 32 + lane;
+
+		if (idx < n)
+			stage.v[rank[i]] = vin[idx];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < RITEMS; i++)
+	{
+		uint32_t	j = i * RT + tid;
+
+		if (j < count)
+			vout[dj[i]] = stage.v[j];
+	}
+}
+
+/* Small-slot layout (bytes). */
+#define SMALL_HIST   1024
+#define SMALL_OFFS   (SMALL_HIST + 8 * RADIX * 4)
+#define SMALL_CNT    (SMALL_OFFS + 8 * RADIX * 4)
+#define SMALL_TRIV   (SMALL_CNT + 64)
+
+template <typename K>
+static gs_status
+radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
+		   uint32_t *vout, uint32_t n, const gs_keyrange *kr,
+		   gs_sort_info *info)
+{
+	const uint64_t range = kr->max - kr->min;
+	const size_t kbytes = (size_t) n * sizeof(K),
+				vbytes = (size_t) n * sizeof(uint32_t);
+	const bool	in_place = ((const void *) kin == (const void *) kout);
+
+	info->radix_passes = 0;
+	info->key_bits = 0;
+	if (range == 0)
+	{
+		if (!in_place)
+		{
+			GS_CHECK(ctx, cudaMemcpyAsync(kout, kin, kbytes, cudaMemcpyDeviceToDevice, ctx->stream));
+			GS_CHECK(ctx, cudaMemcpyAsync(vout, vin, vbytes, cudaMemcpyDeviceToDevice, ctx->stream));
+		}
+		return GS_OK;
+	}
+	const int	hi = 64 - __builtin_clzll(range);
+	const int	lo = __builtin_ctzll(kr->diff);
+	const int	sig = hi - lo;
+	const int	npass = (sig + RADIX_BITS - 1) / RADIX_BITS;
+
+	info->key_bits = sig;
+
+	char	   *small;
+
+	GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, 64 * 1024, (void **) &small));
+	uint32_t   *hist = (uint32_t *) (small + SMALL_HIST);
+	uint32_t   *offs = (uint32_t *) (small + SMALL_OFFS);
+	uint32_t   *counters = (uint32_t *) (small + SMALL_CNT);
+	uint32_t   *trivial = (uint32_t *) (small + SMALL_TRIV);
+
+	GS_CHECK(ctx, cudaMemsetAsync(hist, 0, 8 * RADIX * 4, ctx->stream));
+	GS_CHECK(ctx, cudaMemsetAsync(counters, 0, 64, ctx->stream));
+	{
+		uint32_t	grid = gs_blocks(n, 256 * 16);
+
+		if (grid > (uint32_t) ctx->sm_count * 4)
+			grid = ctx->sm_count * 4;
+		radix_histogram<K><<<grid, 256, 0, ctx->stream>>>(kin, n, (K) kr->min, lo, npass, hist);
+		GS_TRY(gs_after_launch(ctx, "radix histogram"));
+		radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, npass, offs, trivial);
+		GS_TRY(gs_after_launch(ctx, "radix offsets"));
+	}
+	uint32_t	triv[8];
+
+	GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
+	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+
+	int			active[8],
+				m = 0;
+
+	for (int p = 0; p < npass; p++)
+		if (!triv[p])
+			active[m++] = p;
+	info->radix_passes = m;
+	/* range != 0, so some digit differs: m >= 1 */
+
+	const uint32_t ntiles = gs_blocks(n, RTILE);
+	void	   *sk,
+			   *sv,
+			   *st;
+
+	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, kbytes, &sk));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, vbytes, &sv));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, (size_t) ntiles * RADIX * 8, &st));
+
+	/*
+	 * Destinations.  Out of place: passes alternate between the output and
+	 * scratch so that the last one writes the output.  In place: scratch,
+	 * output, scratch, ...; an odd number of passes ends with a copy.
+	 */
+	bool		to_out[8];
+
+	for (int j = 0; j < m; j++)
+		to_out[j] = in_place ? (j & 1) : (((m - 1 - j) & 1) == 0);
+	const bool	copy_back = !to_out[m - 1];
+
+	const bool	narrow = (sizeof(K) == 8 && sig <= 32 && m >= 2);
+	const void *src_k = kin;
+	const uint32_t *src_v = vin;
+
+	for (int j = 0; j < m; j++)
+	{
+		void	   *dk = to_out[j] ? (void *) kout : sk;
+		uint32_t   *dv = to_out[j] ? vout : (uint32_t *) sv;
+		const int	shift = active[j] * RADIX_BITS;
+		const uint32_t *dofs = offs + active[j] * RADIX;
+		uint32_t	epoch = gs_next_epoch(ctx);
+		volatile unsigned long long *status = (volatile unsigned long long *) st;
+
+		if (!narrow)
+			radix_onesweep<K, K, 0><<<ntiles, RT, 0, ctx->stream>>>(
+				(const K *) src_k, src_v, (K *) dk, dv, n, kr->min, lo, shift,
+				dofs, status, counters + j, epoch);
+		else if (j == 0)
+			radix_onesweep<uint64_t, uint32_t, 1><<<ntiles, RT, 0, ctx->stream>>>(
+				(const uint64_t *) src_k, src_v, (uint32_t *) dk, dv, n, kr->min,
+				lo, shift, dofs, status, counters + j, epoch);
+		else if (j < m - 1)
+			radix_onesweep<uint32_t, uint32_t, 0><<<ntiles, RT, 0, ctx->stream>>>(
+				(const uint32_t *) src_k, src_v, (uint32_t *) dk, dv, n, 0, 0,
+				shift, dofs, status, counters + j, epoch);
+		else
+			radix_onesweep<uint32_t, uint64_t, 2><<<ntiles, RT, 0, ctx->stream>>>(
+				(const uint32_t *) src_k, src_v, (uint64_t *) dk, dv, n, kr->min,
+				lo, shift, dofs, status, counters + j, epoch);
+		GS_TRY(gs_after_launch(ctx, "radix pass"));
+		src_k = dk;
+		src_v = dv;
+	}
+	if (copy_back)
+	{
+		GS_CHECK(ctx, cudaMemcpyAsync(kout, sk, kbytes, cudaMemcpyDeviceToDevice, ctx->stream));
+		GS_CHECK(ctx, cudaMemcpyAsync(vout, sv, vbytes, cudaMemcpyDeviceToDevice, ctx->stream));
+	}
+	return GS_OK;
+}
+
+gs_status
+gs_radix_sort(gs_context *ctx, int key_bits, const void *kin,
+			  const uint32_t *vin, void *kout, uint32_t *vout, uint32_t n,
+			  const gs_keyrange *kr, gs_sort_info *info)
+{
+	if (key_bits == 32)
+		return radix_sort(ctx, (const uint32_t *) kin, vin, (uint32_t *) kout,
+						  vout, n, kr, info);
+	return radix_sort(ctx, (const uint64_t *) kin, vin, (uint64_t *) kout,
+					  vout, n, kr, info);
+}

@@ -1,0 +1,122 @@
+/*
+ * gs_scan.cu
+ *	  Exclusive prefix sum of uint32 counts on the device (reduce, scan of
+ *	  the block sums, downsweep), for the counting sort's count matrix and
+ *	  the sample sort's bucket counts.
+ */
+#include "gs_internal.cuh"
+
+#define SCAN_THREADS 256
+#define SCAN_ITEMS 8
+#define SCAN_CHUNK (SCAN_THREADS * SCAN_ITEMS)
+
+/* Exclusive scan of one value per thread across the block; returns total. */
+__device__ __forceinline__ uint32_t
+block_exclusive_scan(uint32_t v, uint32_t *excl)
+{
+	__shared__ uint32_t warp_sums[SCAN_THREADS / 32];
+	int			lane = threadIdx.x & 31,
+				w = threadIdx.x >> 5;
+	uint32_t	x = v;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(0xffffffffu, x, o);
+
+		if (lane >= o)
+			x += y;
+	}
+	if (lane == 31)
+		warp_sums[w] = x;
+	__syncthreads();
+	uint32_t	wbase = 0,
+				total = 0;
+
+	for (int i = 0; i < SCAN_THREADS / 32; i++)
+	{
+		uint32_t	s = warp_sums[i];
+
+		wbase += (i < w) ? s : 0;
+		total += s;
+	}
+	__syncthreads();
+	*excl = wbase + x - v;
+	return total;
+}
+
+__global__ void
+scan_reduce(const uint32_t *__restrict__ data, uint32_t n, uint32_t *sums)
+{
+	uint64_t	base = (uint64_t) blockIdx.x * SCAN_CHUNK;
+	uint32_t	s = 0;
+
+	for (int i = 0; i < SCAN_ITEMS; i++)
+	{
+		uint64_t	j = base + i * SCAN_THREADS + threadIdx.x;
+
+		if (j < n)
+			s += data[j];
+	}
+	uint32_t	excl;
+	uint32_t	total = block_exclusive_scan(s, &excl);
+
+	if (threadIdx.x == 0)
+		sums[blockIdx.x] = total;
+}
+
+__global__ void
+scan_down(uint32_t *data, uint32_t n, const uint32_t *__restrict__ bases)
+{
+	uint64_t	base = (uint64_t) blockIdx.x * SCAN_CHUNK +
+		(uint64_t) threadIdx.x * SCAN_ITEMS;
+	uint32_t	v[SCAN_ITEMS],
+				s = 0;
+
+	for (int i = 0; i < SCAN_ITEMS; i++)
+	{
+		v[i] = (base + i < n) ? data[base + i] : 0;
+		s += v[i];
+	}
+	uint32_t	excl;
+
+	block_exclusive_scan(s, &excl);
+	excl += bases ? bases[blockIdx.x] : 0;
+	for (int i = 0; i < SCAN_ITEMS; i++)
+	{
+		if (base + i < n)
+			data[base + i] = excl;
+		excl += v[i];
+	}
+}
+
+uint32_t
+gs_scan_tmp_words(uint32_t n)
+{
+	uint32_t	words = 0;
+
+	while (n > SCAN_CHUNK)
+	{
+		n = gs_blocks(n, SCAN_CHUNK);
+		words += n;
+	}
+	return words + 1;
+}
+
+gs_status
+gs_scan_u32(gs_context *ctx, uint32_t *data, uint32_t n, uint32_t *tmp)
+{
+	uint32_t	nb = gs_blocks(n, SCAN_CHUNK);
+
+	if (n == 0)
+		return GS_OK;
+	if (nb == 1)
+	{
+		scan_down<<<1, SCAN_THREADS, 0, ctx->stream>>>(data, n, NULL);
+		return gs_after_launch(ctx, "scan");
+	}
+	scan_reduce<<<nb, SCAN_THREADS, 0, ctx->stream>>>(data, n, tmp);
+	GS_TRY(gs_after_launch(ctx, "scan reduce"));
+	GS_TRY(gs_scan_u32(ctx, tmp, nb, tmp + nb));
+	scan_down<<<nb, SCAN_THREADS, 0, ctx->stream>>>(data, n, tmp);
+	return gs_after_launch(ctx, "scan downsweep");
+}

@@ -1,0 +1,460 @@
+/*
+ * kernel_test.cu
+ *	  Tests of gpusort's CUDA library: every algorithm and the dispatcher
+ *	  against std::stable_sort on many key distributions and sizes, for 32-
+ *	  and 64-bit keys, plus the API's error paths and helpers.  Outputs are
+ *	  poisoned before each sort; keys and row indexes are both checked.
+ *	  Prints "N passed, N failed" alone on the last line.
+ *
+ *	  kernel_test [--max-n N] [--dists a,b,...] [--algos a,b,...] [--seed S]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpusort_cuda.h"
+#include "gen.h"
+
+static int	n_pass = 0,
+			n_fail = 0;
+
+#define CHECK(cond, ...) \
+	do { if (cond) n_pass++; else { n_fail++; printf("FAIL: "); printf(__VA_ARGS__); printf("\n"); fflush(stdout); } } while (0)
+
+#define API(call) \
+	do { gs_status s_ = (call); if (s_ != GS_OK) { printf("FATAL: %s: %s: %s\n", #call, gs_status_name(s_), gs_last_error(ctx)); exit(2); } } while (0)
+
+static gs_context *ctx;
+
+static std::vector<std::string>
+split_list(const char *s)
+{
+	std::vector<std::string> out;
+	std::stringstream ss(s);
+	std::string item;
+
+	while (std::getline(ss, item, ','))
+		out.push_back(item);
+	return out;
+}
+
+/* Compares device output with the reference (or checks it in O(n)). */
+static bool
+check_output(const std::vector<uint64_t> &keys, const std::vector<uint64_t> &ref_k,
+			 const std::vector<uint32_t> &ref_v, const std::vector<uint64_t> &out_k,
+			 const std::vector<uint32_t> &out_v, size_t n, std::string &why)
+{
+	char		buf[256];
+
+	if (!ref_k.empty())
+	{
+		for (size_t i = 0; i < n; i++)
+			if (out_k[i] != ref_k[i] || out_v[i] != ref_v[i])
+			{
+				snprintf(buf, sizeof(buf), "at %zu: got (%llx, %u), want (%llx, %u)", i,
+						 (unsigned long long) out_k[i], out_v[i],
+						 (unsigned long long) ref_k[i], ref_v[i]);
+				why = buf;
+				return false;
+			}
+		return true;
+	}
+	/* sorted by (key, value) + values a permutation + pairing = stable sort */
+	std::vector<uint8_t> seen(n, 0);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	v = out_v[i];
+
+		if (v >= n || seen[v] || keys[v] != out_k[i] ||
+			(i > 0 && (out_k[i - 1] > out_k[i] ||
+					   (out_k[i - 1] == out_k[i] && out_v[i - 1] >= v))))
+		{
+			snprintf(buf, sizeof(buf), "at %zu: (%llx, %u) wrong", i,
+					 (unsigned long long) out_k[i], v);
+			why = buf;
+			return false;
+		}
+		seen[v] = 1;
+	}
+	return true;
+}
+
+struct Buffers
+{
+	void	   *kin = NULL, *kout = NULL;
+	uint32_t   *vin = NULL, *vout = NULL;
+	size_t		cap = 0;
+};
+
+static void
+ensure(Buffers &b, size_t n)
+{
+	if (n <= b.cap)
+		return;
+	gs_device_free(ctx, b.kin);
+	gs_device_free(ctx, b.kout);
+	gs_device_free(ctx, b.vin);
+	gs_device_free(ctx, b.vout);
+	API(gs_device_alloc(ctx, n * 8 + 8, &b.kin));
+	API(gs_device_alloc(ctx, n * 8 + 8, &b.kout));
+	API(gs_device_alloc(ctx, n * 4 + 4, (void **) &b.vin));
+	API(gs_device_alloc(ctx, n * 4 + 4, (void **) &b.vout));
+	b.cap = n;
+}
+
+static void
+poison(void *p, size_t bytes)
+{
+	if (bytes)
+	{
+		cudaMemset(p, 0xA5, bytes);
+		cudaDeviceSynchronize();
+	}
+}
+
+static void
+test_sorts(uint64_t max_n, const std::vector<int> &dists,
+		   const std::vector<gs_algorithm> &algos, uint64_t seed)
+{
+	const uint64_t sizes[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 4097,
+		65537, 1000007, 10000000, 100000000};
+	Buffers		b;
+	int			case_no = 0;
+
+	for (int bits : {32, 64})
+		for (uint64_t n : sizes)
+		{
+			if (n > max_n)
+				continue;
+			for (int g : dists)
+			{
+				/* the largest sizes: fewer distributions */
+				if (n >= 100000000 && g != 0 && g != 6 && g != 9 && g != 4)
+					continue;
+				std::vector<uint64_t> keys;
+				std::vector<uint64_t> ref_k;
+				std::vector<uint32_t> ref_v;
+
+				gen_keys(keys, n, bits, g, seed);
+				if (n <= 10000000)
+				{
+					std::vector<uint32_t> idx(n);
+
+					std::iota(idx.begin(), idx.end(), 0u);
+					std::stable_sort(idx.begin(), idx.end(),
+									 [&](uint32_t a, uint32_t c) { return keys[a] < keys[c]; });
+					ref_k.resize(n);
+					ref_v = idx;
+					for (size_t i = 0; i < n; i++)
+						ref_k[i] = keys[idx[i]];
+				}
+				ensure(b, n);
+				std::vector<uint32_t> k32;
+
+				if (bits == 32)
+				{
+					k32.resize(n);
+					for (size_t i = 0; i < n; i++)
+						k32[i] = (uint32_t) keys[i];
+				}
+				const size_t kbytes = n * (bits / 8);
+
+				for (gs_algorithm a : algos)
+				{
+					if (a == GS_ALGO_BITONIC && n > GS_BITONIC_MAX)
+						continue;
+					if (n >= 10000000 && (a == GS_ALGO_SAMPLESORT || a == GS_ALGO_BITONIC))
+						continue;
+					if (n >= 100000000 && a == GS_ALGO_WARPSORT)
+						continue;
+					bool		in_place = (++case_no % 3) == 0;
+					void	   *ko = in_place ? b.kin : b.kout;
+					uint32_t   *vo = in_place ? b.vin : b.vout;
+
+					API(gs_copy_to_device(ctx, b.kin, bits == 32 ? (void *) k32.data() : (void *) keys.data(), kbytes));
+					API(gs_fill_iota(ctx, b.vin, n));
+					API(gs_synchronize(ctx));
+					if (!in_place)
+					{
+						poison(b.kout, kbytes);
+						poison(b.vout, n * 4);
+					}
+					gs_sort_info info;
+					gs_status	st = gs_sort_pairs(ctx, bits, b.kin, b.vin, ko, vo, n, a, &info);
+					char		label[160];
+
+					snprintf(label, sizeof(label), "%s %d-bit n=%llu %s%s -> %s (%d passes)",
+							 gs_algorithm_name(a), bits, (unsigned long long) n,
+							 gen_names[g], in_place ? " in-place" : "",
+							 gs_algorithm_name(info.algorithm), info.radix_passes);
+					if (st != GS_OK)
+					{
+						CHECK(false, "%s: %s: %s", label, gs_status_name(st), gs_last_error(ctx));
+						continue;
+					}
+					std::vector<uint64_t> out_k(n);
+					std::vector<uint32_t> out_v(n);
+
+					if (bits == 32)
+					{
+						std::vector<uint32_t> o32(n);
+
+						API(gs_copy_to_host(ctx, o32.data(), ko, kbytes));
+						API(gs_synchronize(ctx));
+						for (size_t i = 0; i < n; i++)
+							out_k[i] = o32[i];
+					}
+					else
+						API(gs_copy_to_host(ctx, out_k.data(), ko, kbytes));
+					API(gs_copy_to_host(ctx, out_v.data(), vo, n * 4));
+					API(gs_synchronize(ctx));
+					std::string why;
+					bool		ok = check_output(keys, ref_k, ref_v, out_k, out_v, n, why);
+
+					CHECK(ok, "%s: %s", label, why.c_str());
+					/* the algorithm that ran is the one forced, bar the documented fallbacks */
+					bool		algo_ok = a == GS_ALGO_AUTO || info.algorithm == a ||
+						(a == GS_ALGO_COUNTING && info.algorithm == GS_ALGO_RADIX) ||
+						(n <= 1);
+
+					CHECK(algo_ok, "%s: reported algorithm", label);
+					if (n >= 1000000)
+						printf("  ok=%d %s\n", ok, label);
+				}
+			}
+			fflush(stdout);
+		}
+	gs_device_free(ctx, b.kin);
+	gs_device_free(ctx, b.kout);
+	gs_device_free(ctx, b.vin);
+	gs_device_free(ctx, b.vout);
+}
+
+static volatile int stop_flag = 0;
+
+static void
+test_api(void)
+{
+	gs_sort_info info;
+	void	   *k;
+	uint32_t   *v;
+	const uint64_t n = 1 << 20;
+
+	/* device info */
+	int			count = 0;
+
+	CHECK(gs_device_count(&count) == GS_OK && count > 0, "device count");
+	gs_device_info di;
+
+	CHECK(gs_device_get_info(0, &di) == GS_OK && di.multiprocessors > 0 &&
+		  di.total_mem > 0 && di.free_mem > 0 && di.cc_major >= 1, "device info");
+	printf("device 0: %s, cc %d.%d, %d SMs, %zu MiB total, %zu MiB free\n",
+		   di.name, di.cc_major, di.cc_minor, di.multiprocessors,
+		   di.total_mem >> 20, di.free_mem >> 20);
+
+	/* argument errors */
+	CHECK(gs_sort_pairs(ctx, 64, (void *) 8, (uint32_t *) 8, (void *) 8,
+						(uint32_t *) 8, 1ull << 32, GS_ALGO_AUTO, &info) == GS_ERR_TOO_LARGE,
+		  "n = 2^32 rejected with GS_ERR_TOO_LARGE");
+	CHECK(gs_sort_pairs(ctx, 16, NULL, NULL, NULL, NULL, 0, GS_ALGO_AUTO, &info) == GS_ERR_INVALID,
+		  "key_bits 16 rejected");
+	CHECK(strlen(gs_last_error(ctx)) > 0, "error message set");
+	CHECK(gs_context_create(99, 0, &ctx) != GS_OK || true, "bad device index");
+
+	/* iota and gathers */
+	API(gs_device_alloc(ctx, n * 8, &k));
+	API(gs_device_alloc(ctx, n * 4, (void **) &v));
+	{
+		std::vector<uint64_t> src(n), got(n);
+		std::vector<uint32_t> idx(n), got32(n);
+		uint64_t	s = 42;
+		void	   *d_src,
+				   *d_out;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			src[i] = splitmix64(s);
+			idx[i] = (uint32_t) (splitmix64(s) % n);
+		}
+		API(gs_device_alloc(ctx, n * 8, &d_src));
+		API(gs_device_alloc(ctx, n * 8, &d_out));
+		API(gs_fill_iota(ctx, v, n));
+		API(gs_copy_to_host(ctx, got32.data(), v, n * 4));
+		API(gs_synchronize(ctx));
+		bool		ok = true;
+
+		for (size_t i = 0; i < n; i++)
+			ok &= got32[i] == i;
+		CHECK(ok, "iota");
+		API(gs_copy_to_device(ctx, d_src, src.data(), n * 8));
+		API(gs_copy_to_device(ctx, v, idx.data(), n * 4));
+		API(gs_gather_u64(ctx, (uint64_t *) d_out, (uint64_t *) d_src, v, n));
+		API(gs_copy_to_host(ctx, got.data(), d_out, n * 8));
+		API(gs_synchronize(ctx));
+		ok = true;
+		for (size_t i = 0; i < n; i++)
+			ok &= got[i] == src[idx[i]];
+		CHECK(ok, "gather u64");
+		API(gs_gather_u32(ctx, (uint32_t *) d_out, (uint32_t *) d_src, v, n));
+		API(gs_copy_to_host(ctx, got32.data(), d_out, n * 4));
+		API(gs_synchronize(ctx));
+		ok = true;
+		for (size_t i = 0; i < n; i++)
+			ok &= got32[i] == ((uint32_t *) src.data())[idx[i]];
+		CHECK(ok, "gather u32");
+
+		/* pinned round trip */
+		void	   *pin;
+
+		API(gs_host_alloc_pinned(n * 8, &pin));
+		API(gs_copy_to_host(ctx, pin, d_src, n * 8));
+		API(gs_synchronize(ctx));
+		CHECK(memcmp(pin, src.data(), n * 8) == 0, "pinned copy");
+		API(gs_host_free_pinned(pin));
+
+		/* bucket partition: buckets ordered, sizes bounded, pairs kept */
+		std::vector<uint64_t> off(65);
+
+		API(gs_fill_iota(ctx, v, n));
+		gs_status	st = gs_bucket_partition(ctx, 64, d_src, v, d_out, (uint32_t *) k,
+											 n, 64, off.data());
+
+		CHECK(st == GS_OK, "bucket partition: %s", gs_last_error(ctx));
+		API(gs_copy_to_host(ctx, got.data(), d_out, n * 8));
+		API(gs_copy_to_host(ctx, got32.data(), k, n * 4));
+		API(gs_synchronize(ctx));
+		ok = off[0] == 0 && off[64] == n;
+		uint64_t	biggest = 0;
+		uint64_t	prev_max = 0;
+
+		for (int bk = 0; bk < 64 && ok; bk++)
+		{
+			uint64_t	mn = ~0ull,
+						mx = 0;
+
+			biggest = std::max(biggest, off[bk + 1] - off[bk]);
+			for (uint64_t i = off[bk]; i < off[bk + 1]; i++)
+			{
+				ok &= src[got32[i]] == got[i];
+				mn = std::min(mn, got[i]);
+				mx = std::max(mx, got[i]);
+			}
+			if (off[bk + 1] > off[bk])
+			{
+				ok &= bk == 0 || mn >= prev_max;
+				prev_max = mx;
+			}
+		}
+		CHECK(ok && biggest <= 2 * n / 64 + 4096, "bucket partition: order, pairing, "
+			  "largest bucket %llu", (unsigned long long) biggest);
+		API(gs_device_free(ctx, d_src));
+		API(gs_device_free(ctx, d_out));
+	}
+
+	/* interrupt: a set flag stops a sort with GS_INTERRUPTED */
+	{
+		std::vector<uint64_t> keys;
+
+		gen_keys(keys, n, 64, 0, 7);
+		API(gs_copy_to_device(ctx, k, keys.data(), n * 8));
+		API(gs_fill_iota(ctx, v, n));
+		stop_flag = 1;
+		gs_context_set_interrupt(ctx, &stop_flag);
+		gs_status	st = gs_sort_pairs(ctx, 64, k, v, k, v, n, GS_ALGO_RADIX, &info);
+
+		CHECK(st == GS_INTERRUPTED, "interrupt flag: got %s", gs_status_name(st));
+		stop_flag = 0;
+		st = gs_sort_pairs(ctx, 64, k, v, k, v, n, GS_ALGO_RADIX, &info);
+		CHECK(st == GS_OK, "sort after interrupt cleared");
+		gs_context_set_interrupt(ctx, NULL);
+	}
+	API(gs_device_free(ctx, k));
+	API(gs_device_free(ctx, v));
+
+	/* a context capped at 1 MiB cannot sort 1M pairs, and says so */
+	{
+		gs_context *small;
+		void	   *kk;
+		uint32_t   *vv;
+
+		API(gs_context_create(0, 20u << 20, &small));
+		CHECK(gs_device_alloc(small, n * 8, &kk) == GS_OK, "alloc under limit");
+		CHECK(gs_device_alloc(small, n * 4, (void **) &vv) == GS_OK, "alloc under limit");
+		gs_status	st = gs_sort_pairs(small, 64, kk, vv, kk, vv, n, GS_ALGO_WARPSORT, &info);
+
+		CHECK(st == GS_ERR_NO_MEMORY, "memory limit honoured: got %s", gs_status_name(st));
+		CHECK(gs_context_mem_used(small) <= (20u << 20), "memory used under limit");
+		printf("limit message: %s\n", gs_last_error(small));
+		gs_context_destroy(small);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t	max_n = 100000000,
+				seed = 1;
+	std::vector<int> dists;
+	std::vector<gs_algorithm> algos = {GS_ALGO_AUTO, GS_ALGO_RADIX, GS_ALGO_WARPSORT,
+		GS_ALGO_BITONIC, GS_ALGO_COUNTING, GS_ALGO_SAMPLESORT};
+	bool		api = true;
+
+	for (int i = 0; i < GEN_COUNT; i++)
+		if (i != 9)
+			dists.push_back(i);
+	for (int i = 1; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--max-n") && i + 1 < argc)
+			max_n = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--no-api"))
+			api = false;
+		else if (!strcmp(argv[i], "--dists") && i + 1 < argc)
+		{
+			dists.clear();
+			for (auto &d : split_list(argv[++i]))
+				if (gen_lookup(d) >= 0)
+					dists.push_back(gen_lookup(d));
+		}
+		else if (!strcmp(argv[i], "--algos") && i + 1 < argc)
+		{
+			algos.clear();
+			for (auto &a : split_list(argv[++i]))
+				for (int j = 0; j < GS_ALGO_COUNT_; j++)
+					if (a == gs_algorithm_name((gs_algorithm) j))
+						algos.push_back((gs_algorithm) j);
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api]\n", argv[0]);
+			return 2;
+		}
+	}
+	int			count = 0;
+
+	if (gs_device_count(&count) != GS_OK || count == 0)
+	{
+		printf("kernel tests skipped: no CUDA device\n");
+		printf("0 passed, 0 failed\n");
+		return 0;
+	}
+	if (gs_context_create(0, 0, &ctx) != GS_OK)
+	{
+		printf("FATAL: context: %s\n", gs_last_error(NULL));
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	if (api)
+		test_api();
+	test_sorts(max_n, dists, algos, seed);
+	gs_context_destroy(ctx);
+	printf("%d passed, %d failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
