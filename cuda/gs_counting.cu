@@ -14,9 +14,24 @@
 #define CITEMS 16
 #define CSUB (CT * CITEMS)		/* elements per sub-tile */
 
+/* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
+__device__ __forceinline__ uint32_t
+match_bits(uint32_t o, bool valid, int bits)
+{
+	uint32_t	peers = __ballot_sync(0xffffffffu, valid);
+
+	for (int b = 0; b < bits; b++)
+	{
+		uint32_t	x = __ballot_sync(0xffffffffu, (o >> b) & 1);
+
+		peers &= ((o >> b) & 1) ? x : ~x;
+	}
+	return peers;
+}
+
 template <typename K>
 __global__ void __launch_bounds__(CT)
-counting_count(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
+counting_count(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range, int bits,
 			   uint32_t subs_per_tile, uint32_t ntiles, uint32_t *matrix)
 {
 	extern __shared__ uint32_t hist[];
@@ -31,7 +46,7 @@ counting_count(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
 	{
 		bool		valid = i < end;
 		uint32_t	o = valid ? (uint32_t) (keys[i] - kmin) : 0xFFFFFFFFu;
-		uint32_t	peers = __match_any_sync(0xffffffffu, o);
+		uint32_t	peers = match_bits(o, valid, bits);
 
 		if (valid && (peers & ((1u << lane) - 1)) == 0)
 			atomicAdd(&hist[o], __popc(peers));
@@ -45,7 +60,7 @@ template <typename K>
 __global__ void __launch_bounds__(CT)
 counting_scatter(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				 K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
-				 K kmin, uint32_t range, uint32_t subs_per_tile,
+				 K kmin, uint32_t range, int bits, uint32_t subs_per_tile,
 				 uint32_t ntiles, const uint32_t *__restrict__ matrix)
 {
 	extern __shared__ uint32_t smem[];
@@ -89,7 +104,7 @@ counting_scatter(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			uint64_t	idx = wb + i * 32 + lane;
 			bool		valid = idx < end;
 			uint32_t	o = valid ? (uint32_t) (key[i] - kmin) : 0xFFFFFFFFu;
-			uint32_t	peers = __match_any_sync(0xffffffffu, o);
+			uint32_t	peers = match_bits(o, valid, bits);
 			uint32_t	before = 0;
 
 			if (valid)
@@ -144,6 +159,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 			  uint32_t *vout, uint32_t n, const gs_keyrange *kr)
 {
 	const uint32_t range = (uint32_t) (kr->max - kr->min) + 1;
+	const int	bits = range > 1 ? 32 - __builtin_clz(range - 1) : 0;
 	const uint32_t nsub = gs_blocks(n, CSUB);
 	uint32_t	ntiles = (uint32_t) ctx->sm_count * 8;
 
@@ -172,7 +188,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		vin = sv;
 	}
 	counting_count<K><<<ntiles, CT, range * 4, ctx->stream>>>(
-		kin, n, (K) kr->min, range, subs_per_tile, ntiles, matrix);
+		kin, n, (K) kr->min, range, bits, subs_per_tile, ntiles, matrix);
 	GS_TRY(gs_after_launch(ctx, "counting: count"));
 	GS_TRY(gs_scan_u32(ctx, matrix, (uint32_t) entries, matrix + entries));
 
@@ -182,7 +198,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 									   cudaFuncAttributeMaxDynamicSharedMemorySize,
 									   (int) smem));
 	counting_scatter<K><<<ntiles, CT, smem, ctx->stream>>>(
-		kin, vin, kout, vout, n, (K) kr->min, range, subs_per_tile, ntiles, matrix);
+		kin, vin, kout, vout, n, (K) kr->min, range, bits, subs_per_tile, ntiles, matrix);
 	return gs_after_launch(ctx, "counting: scatter");
 }
 

@@ -14,10 +14,13 @@
 
 #define RADIX_BITS 8
 #define RADIX 256
-#define RT 256					/* threads per tile; one per digit */
+#define RT 384					/* threads per tile (the first 256: one per digit) */
 #define RWARPS (RT / 32)
-#define RITEMS 16
-#define RTILE (RT * RITEMS)
+/* pairs per thread: by the width of the keys read and written */
+#define RITEMS_NARROW 21		/* 32-bit keys in and out */
+#define RITEMS_WIDE 16			/* 64-bit keys in or out */
+#define RITEMS_MAX 21
+#define RTILE_MIN (RT * RITEMS_WIDE)
 
 #define FLAG_AGG 1u
 #define FLAG_INC 2u
@@ -35,14 +38,24 @@ radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 	__syncthreads();
 	uint32_t	stride = gridDim.x * blockDim.x;
 
-	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	/* four loads in flight per thread */
+	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4ull * stride)
 	{
-		K			rk = (K) (keys[i] - sub) >> lo;
+		K			k[4];
 
-		for (int p = 0; p < npass; p++)
-			atomicAdd(&h[p * RADIX + (uint32_t) ((rk >> (p * RADIX_BITS)) & (RADIX - 1))], 1u);
-		if (i > n - stride)
-			break;
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			k[u] = i + u * stride < n ? keys[i + u * stride] : sub;
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+		{
+			if (i + u * stride >= n)
+				break;
+			K			rk = (K) (k[u] - sub) >> lo;
+
+			for (int p = 0; p < npass; p++)
+				atomicAdd(&h[p * RADIX + (uint32_t) ((rk >> (p * RADIX_BITS)) & (RADIX - 1))], 1u);
+		}
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < npass * RADIX; i += blockDim.x)
@@ -50,9 +63,9 @@ radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 			atomicAdd(&hist[i], h[i]);
 }
 
-/* Exclusive scan over 256 values, one per thread of a 256-thread block. */
+/* Exclusive scan over one value per thread of the block (all must call). */
 __device__ __forceinline__ uint32_t
-scan256(uint32_t v, uint32_t *warp_sums)
+scan_block(uint32_t v, uint32_t *warp_sums)
 {
 	int			lane = threadIdx.x & 31,
 				w = threadIdx.x >> 5;
@@ -87,7 +100,7 @@ radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
 		uint32_t	c = hist[p * RADIX + threadIdx.x];
 		uint32_t	any_all = __syncthreads_or(c == n);
 
-		offs[p * RADIX + threadIdx.x] = scan256(c, ws);
+		offs[p * RADIX + threadIdx.x] = scan_block(c, ws);
 		if (threadIdx.x == 0)
 			trivial[p] = any_all;
 		__syncthreads();
@@ -95,12 +108,13 @@ radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
 }
 
 /*
- * One digit pass.  MODE 0: keys keep their type, digit of (k - sub) >> lo.
- * MODE 1: 64-bit keys in, (k - sub) >> lo out as 32-bit words.  MODE 2:
- * 32-bit words in, (w << lo) + sub out as 64-bit keys.
+ * One digit pass over a tile of RT * IT pairs.  MODE 0: keys keep their
+ * type, digit of (k - sub) >> lo.  MODE 1: 64-bit keys in, (k - sub) >> lo
+ * out as 32-bit words.  MODE 2: 32-bit words in, (w << lo) + sub out as
+ * 64-bit keys.  Dynamic shared memory: the staging tile and its digits.
  */
-template <typename KI, typename KO, int MODE>
-__global__ void __launch_bounds__(RT)
+template <typename KI, typename KO, int MODE, int IT>
+__global__ void __launch_bounds__(RT, 2)
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
@@ -108,11 +122,11 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   volatile unsigned long long *status, uint32_t *tile_counter,
 			   uint32_t epoch)
 {
-	__shared__ union
-	{
-		KO			k[RTILE];
-		uint32_t	v[RTILE];
-	}			stage;
+	constexpr int TILE = RT * IT;
+	extern __shared__ __align__(16) unsigned char dyn[];
+	KO		   *stage_k = (KO *) dyn;
+	uint32_t   *stage_v = (uint32_t *) dyn;
+	uint8_t    *sdig = dyn + TILE * sizeof(KO);
 	__shared__ uint32_t whist[RWARPS][RADIX];
 	__shared__ uint32_t local_start[RADIX];
 	__shared__ uint32_t gbase[RADIX];
@@ -131,13 +145,13 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	__syncthreads();
 
 	const uint32_t tile = s_tile;
-	const uint64_t tile_base = (uint64_t) tile * RTILE;
-	const uint64_t warp_base = tile_base + (uint64_t) w * 32 * RITEMS;
-	KI			key[RITEMS];
-	uint32_t	rank[RITEMS];
+	const uint64_t tile_base = (uint64_t) tile * TILE;
+	const uint64_t warp_base = tile_base + (uint64_t) w * 32 * IT;
+	KI			key[IT];
+	uint32_t	rank[IT];
 
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint64_t	idx = warp_base + i * 32 + lane;
 
@@ -154,7 +168,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	/* rank each item among equal digits of its warp, in (item, lane) order */
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint64_t	idx = warp_base + i * 32 + lane;
 		bool		valid = idx < n;
@@ -180,7 +194,11 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	}
 	__syncthreads();
 
-	/* per digit (one per thread): warp prefixes, tile total, look-back */
+	/* per digit (threads 0..255): warp prefixes, tile total, look-back */
+	uint32_t	total = 0,
+				excl = 0;
+
+	if (tid < RADIX)
 	{
 		const uint32_t d = tid;
 		uint32_t	run = 0;
@@ -193,10 +211,9 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			whist[ww][d] = run;
 			run += c;
 		}
-		const uint32_t total = run;
+		total = run;
 		volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
 		const unsigned long long tag = (unsigned long long) epoch << 34;
-		uint32_t	excl;
 
 		if (tile == 0)
 		{
@@ -206,7 +223,6 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		else
 		{
 			*my = tag | ((unsigned long long) FLAG_AGG << 32) | total;
-			excl = 0;
 			int64_t		k = (int64_t) tile - 1;
 
 			for (;;)
@@ -222,16 +238,21 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			}
 			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
 		}
-		uint32_t	ls = scan256(total, ws);
+	}
+	{
+		uint32_t	ls = scan_block(total, ws);
 
-		local_start[d] = ls;
-		gbase[d] = excl - ls;
+		if (tid < RADIX)
+		{
+			local_start[tid] = ls;
+			gbase[tid] = excl - ls;
+		}
 	}
 	__syncthreads();
 
 	/* keys into shared memory in digit order, then out */
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint64_t	idx = warp_base + i * 32 + lane;
 
@@ -247,53 +268,60 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 				ko = (KO) (((uint64_t) key[i] - sub) >> lo);
 			else
 				ko = (KO) ((((uint64_t) key[i]) << lo) + sub);
-			stage.k[lp] = ko;
+			stage_k[lp] = ko;
+			sdig[lp] = (uint8_t) d;
 			rank[i] = lp;
 		}
 	}
 	__syncthreads();
 
-	const uint32_t count = (uint32_t) min((uint64_t) RTILE, n - tile_base);
-	uint32_t	dj[RITEMS];
+	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
 
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint32_t	j = i * RT + tid;
 
 		if (j < count)
-		{
-			KO			k = stage.k[j];
-			uint32_t	d;
-
-			if (MODE == 0)
-				d = digit_of((KI) k);
-			else if (MODE == 1)
-				d = (uint32_t) (k >> shift) & (RADIX - 1);
-			else
-				d = (uint32_t) (((k - sub) >> lo) >> shift) & (RADIX - 1);
-			dj[i] = gbase[d] + j;
-			kout[dj[i]] = k;
-		}
+			kout[gbase[sdig[j]] + j] = stage_k[j];
 	}
 	__syncthreads();
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint64_t	idx = warp_base + i * 32 + lane;
 
 		if (idx < n)
-			stage.v[rank[i]] = vin[idx];
+			stage_v[rank[i]] = vin[idx];
 	}
 	__syncthreads();
 #pragma unroll
-	for (int i = 0; i < RITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint32_t	j = i * RT + tid;
 
 		if (j < count)
-			vout[dj[i]] = stage.v[j];
+			vout[gbase[sdig[j]] + j] = stage_v[j];
 	}
+}
+
+/* Launches one pass; returns the launch status. */
+template <typename KI, typename KO, int MODE>
+static gs_status
+launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
+			uint32_t *vout, uint32_t n, uint64_t sub, int lo, int shift,
+			const uint32_t *dofs, volatile unsigned long long *status,
+			uint32_t *counter, uint32_t epoch)
+{
+	constexpr int IT = (sizeof(KI) == 4 && sizeof(KO) == 4) ? RITEMS_NARROW : RITEMS_WIDE;
+	const size_t smem = (size_t) RT * IT * (sizeof(KO) + 1);
+	auto		kernel = radix_onesweep<KI, KO, MODE, IT>;
+
+	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
+		(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
+		status, counter, epoch);
+	return gs_after_launch(ctx, "radix pass");
 }
 
 /* Small-slot layout (bytes). */
@@ -365,7 +393,7 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	info->radix_passes = m;
 	/* range != 0, so some digit differs: m >= 1 */
 
-	const uint32_t ntiles = gs_blocks(n, RTILE);
+	const uint32_t ntiles = gs_blocks(n, RTILE_MIN);
 	void	   *sk,
 			   *sv,
 			   *st;
@@ -399,22 +427,20 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		volatile unsigned long long *status = (volatile unsigned long long *) st;
 
 		if (!narrow)
-			radix_onesweep<K, K, 0><<<ntiles, RT, 0, ctx->stream>>>(
-				(const K *) src_k, src_v, (K *) dk, dv, n, kr->min, lo, shift,
-				dofs, status, counters + j, epoch);
+			GS_TRY((launch_pass<K, K, 0>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
+										shift, dofs, status, counters + j, epoch)));
 		else if (j == 0)
-			radix_onesweep<uint64_t, uint32_t, 1><<<ntiles, RT, 0, ctx->stream>>>(
-				(const uint64_t *) src_k, src_v, (uint32_t *) dk, dv, n, kr->min,
-				lo, shift, dofs, status, counters + j, epoch);
+			GS_TRY((launch_pass<uint64_t, uint32_t, 1>(ctx, src_k, src_v, dk, dv, n,
+													   kr->min, lo, shift, dofs,
+													   status, counters + j, epoch)));
 		else if (j < m - 1)
-			radix_onesweep<uint32_t, uint32_t, 0><<<ntiles, RT, 0, ctx->stream>>>(
-				(const uint32_t *) src_k, src_v, (uint32_t *) dk, dv, n, 0, 0,
-				shift, dofs, status, counters + j, epoch);
+			GS_TRY((launch_pass<uint32_t, uint32_t, 0>(ctx, src_k, src_v, dk, dv, n,
+													   0, 0, shift, dofs, status,
+													   counters + j, epoch)));
 		else
-			radix_onesweep<uint32_t, uint64_t, 2><<<ntiles, RT, 0, ctx->stream>>>(
-				(const uint32_t *) src_k, src_v, (uint64_t *) dk, dv, n, kr->min,
-				lo, shift, dofs, status, counters + j, epoch);
-		GS_TRY(gs_after_launch(ctx, "radix pass"));
+			GS_TRY((launch_pass<uint32_t, uint64_t, 2>(ctx, src_k, src_v, dk, dv, n,
+													   kr->min, lo, shift, dofs,
+													   status, counters + j, epoch)));
 		src_k = dk;
 		src_v = dv;
 	}

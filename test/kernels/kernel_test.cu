@@ -228,6 +228,8 @@ test_sorts(uint64_t max_n, const std::vector<int> &dists,
 						printf("  ok=%d %s\n", ok, label);
 				}
 			}
+			printf("  %d-bit n=%llu done (%d passed, %d failed so far)\n", bits,
+				   (unsigned long long) n, n_pass, n_fail);
 			fflush(stdout);
 		}
 	gs_device_free(ctx, b.kin);
@@ -265,7 +267,9 @@ test_api(void)
 	CHECK(gs_sort_pairs(ctx, 16, NULL, NULL, NULL, NULL, 0, GS_ALGO_AUTO, &info) == GS_ERR_INVALID,
 		  "key_bits 16 rejected");
 	CHECK(strlen(gs_last_error(ctx)) > 0, "error message set");
-	CHECK(gs_context_create(99, 0, &ctx) != GS_OK || true, "bad device index");
+	gs_context *bad = NULL;
+
+	CHECK(gs_context_create(99, 0, &bad) == GS_ERR_INVALID && bad == NULL, "bad device index rejected");
 
 	/* iota and gathers */
 	API(gs_device_alloc(ctx, n * 8, &k));
