@@ -287,14 +287,17 @@ gs_scratch(gs_context *ctx, int slot, size_t bytes, void **ptr)
 		ctx->mem_used -= ctx->slot_bytes[slot];
 		ctx->slot[slot] = NULL;
 		ctx->slot_bytes[slot] = 0;
-		if (slot == GS_SLOT_WORK)
-			ctx->epoch = 0;		/* new status words: clear on next use */
+		if (slot == GS_SLOT_STATUS)
+			ctx->epoch = 0;
 	}
 	GS_TRY(bounded_malloc(ctx, bytes, &ctx->slot[slot]));
 	ctx->slot_bytes[slot] = bytes;
-	if (slot == GS_SLOT_WORK)
+	if (slot == GS_SLOT_STATUS)
 	{
-		/* look-back status words must start at generation 0 */
+		/*
+		 * Look-back status words must start at generation 0; the slot holds
+		 * nothing else, so a stale word never carries a live generation.
+		 */
 		GS_CHECK(ctx, cudaMemsetAsync(ctx->slot[slot], 0, bytes, ctx->stream));
 		ctx->epoch = 0;
 	}
@@ -309,8 +312,8 @@ gs_next_epoch(gs_context *ctx)
 	ctx->epoch++;
 	if (ctx->epoch >= (1u << 30))
 	{
-		cudaMemsetAsync(ctx->slot[GS_SLOT_WORK], 0,
-						ctx->slot_bytes[GS_SLOT_WORK], ctx->stream);
+		cudaMemsetAsync(ctx->slot[GS_SLOT_STATUS], 0,
+						ctx->slot_bytes[GS_SLOT_STATUS], ctx->stream);
 		ctx->epoch = 1;
 	}
 	return ctx->epoch;

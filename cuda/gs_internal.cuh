@@ -20,7 +20,8 @@ enum gs_slot
 {
 	GS_SLOT_ALT_KEYS = 0,		/* second key buffer (radix, warpsort) */
 	GS_SLOT_ALT_VALS,			/* second value buffer */
-	GS_SLOT_WORK,				/* look-back status, count matrix, partitions */
+	GS_SLOT_WORK,				/* count matrix, merge partitions */
+	GS_SLOT_STATUS,				/* radix look-back status words, nothing else */
 	GS_SLOT_SMALL,				/* key range, histograms, offsets */
 	GS_SLOT_BUCKET_KEYS,		/* sample sort: relocated keys */
 	GS_SLOT_BUCKET_VALS,		/* sample sort: relocated values */

@@ -400,7 +400,7 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, kbytes, &sk));
 	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, vbytes, &sv));
-	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, (size_t) ntiles * RADIX * 8, &st));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_STATUS, (size_t) ntiles * RADIX * 8, &st));
 
 	/*
 	 * Destinations.  Out of place: passes alternate between the output and

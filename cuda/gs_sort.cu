@@ -4,7 +4,10 @@
  *	  algorithm from n, the key width and the key range.
  *
  *	  n <= GS_BITONIC_MAX                 one-block bitonic sort
- *	  max - min < GS_COUNTING_MAX_RANGE   counting sort
+ *	  max - min < GS_COUNTING_MAX_RANGE   counting sort, up to
+ *	  and n <= GS_COUNTING_AUTO_MAX_N     GS_COUNTING_AUTO_MAX_N pairs (beyond,
+ *	                                      its scattered writes lose to the
+ *	                                      radix sort's 1-2 passes: NOTES.md)
  *	  otherwise                           LSD radix sort on the bits that
  *	                                      differ
  *	  The warpsort and the sample sort run when forced.
@@ -12,6 +15,8 @@
 #include <string.h>
 
 #include "gs_internal.cuh"
+
+#define GS_COUNTING_AUTO_MAX_N 2000000
 
 gs_status
 gs_sort_pairs(gs_context *ctx, int key_bits, const void *keys_in,
@@ -67,8 +72,12 @@ gs_sort_pairs(gs_context *ctx, int key_bits, const void *keys_in,
 		have_range = true;
 		info->key_min = kr.min;
 		info->key_max = kr.max;
-		if (algo == GS_ALGO_AUTO || algo == GS_ALGO_COUNTING)
+		if (algo == GS_ALGO_COUNTING)
 			algo = (kr.max - kr.min < GS_COUNTING_MAX_RANGE) ? GS_ALGO_COUNTING
+				: GS_ALGO_RADIX;
+		else if (algo == GS_ALGO_AUTO)
+			algo = (kr.max - kr.min < GS_COUNTING_MAX_RANGE &&
+					n <= GS_COUNTING_AUTO_MAX_N) ? GS_ALGO_COUNTING
 				: GS_ALGO_RADIX;
 	}
 	info->algorithm = algo;

@@ -7,7 +7,7 @@
  *	  24-bit and narrow (1000-value) key ranges.  Every result is checked.
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
- *	  kernel_bench [--csv FILE] [--runs R] [--max-n N]
+ *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +208,7 @@ main(int argc, char **argv)
 {
 	const char *csv_path = "kernel_bench.csv";
 	uint64_t	max_n = 100000000;
+	std::string only;			/* "bits:n:dist": one case (for profiling) */
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -217,9 +218,11 @@ main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--max-n") && i + 1 < argc)
 			max_n = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+			only = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -261,6 +264,8 @@ main(int argc, char **argv)
 			for (auto &d : dists)
 			{
 				if (n > max_n)
+					continue;
+				if (!only.empty() && only != std::to_string(bits) + ":" + std::to_string(n) + ":" + d.name)
 					continue;
 				if (bits == 32)
 					bench_case<uint32_t>(bits, n, d.name, d.g, res, csv, di.name);
