@@ -1,0 +1,53 @@
+# gpusort: PostgreSQL extension that sorts on NVIDIA GPUs (PGXS build).
+#
+#   make                      build gpusort.so (with CUDA when nvcc is found)
+#   make GPUSORT_CUDA=no      build the CPU-only library
+#   make install              install into the PostgreSQL that pg_config names
+#   make installcheck         run the regression suites against a server
+#
+# PG_CONFIG picks the PostgreSQL to build against; NVCC the CUDA compiler.
+
+MODULE_big = gpusort
+EXTENSION = gpusort
+DATA = sql/gpusort--1.0.sql
+PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
+
+SRCS = $(sort $(wildcard src/*.c))
+OBJS = $(SRCS:.c=.o)
+
+REGRESS = node_plan node_types node_contexts node_fallback differential array_sort
+
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
+
+# CUDA: device code for sm_90 plus PTX that newer GPUs can compile at load.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall $(CUDA_ARCH)
+CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
+GPUSORT_CUDA ?= $(if $(NVCC),yes,no)
+
+ifeq ($(GPUSORT_CUDA),yes)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+OBJS += $(CUDA_SRCS:.cu=.o)
+PG_CPPFLAGS += -DGPUSORT_WITH_CUDA
+SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+$(info gpusort: building with CUDA ($(NVCC)))
+else
+$(info gpusort: nvcc not found or GPUSORT_CUDA=no: building the CPU-only library)
+endif
+
+# No LLVM bitcode: the .cu objects have none, and the node is not JIT-relevant.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(OBJS): $(wildcard src/*.h)
+
+print-cuda:
+	@echo $(GPUSORT_CUDA)

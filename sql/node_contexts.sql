@@ -1,0 +1,106 @@
+-- GpuSort wherever plans use Sort: merge joins, grouping, DISTINCT, window
+-- functions, subqueries, CTEs, cursors, prepared statements, rescans and
+-- parallel plans.
+SET gpusort.min_rows = 0;
+SET gpusort.device = 'cpu';
+SET work_mem = '64MB';
+
+CREATE TABLE ctx_a AS
+  SELECT g AS id, (g * 7) % 1000 AS k, (g % 37)::int2 AS grp, md5(g::text) AS t
+  FROM generate_series(1, 5000) g;
+CREATE TABLE ctx_b AS
+  SELECT g AS id, (g * 11) % 1000 AS k, g % 5 AS v
+  FROM generate_series(1, 3000) g;
+ANALYZE ctx_a;
+ANALYZE ctx_b;
+
+-- Merge join: both inputs sorted by GpuSort, the inner one marked and restored.
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM ctx_a a JOIN ctx_b b ON a.k = b.k;
+SELECT count(*), sum(a.id * b.id) FROM ctx_a a JOIN ctx_b b ON a.k = b.k;
+SET gpusort.enabled = off;
+SELECT count(*), sum(a.id * b.id) FROM ctx_a a JOIN ctx_b b ON a.k = b.k;
+RESET gpusort.enabled;
+SELECT same_as_native('SELECT a.id, b.id FROM ctx_a a FULL JOIN ctx_b b ON a.k = b.k ORDER BY a.id, b.id');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- GROUP BY, DISTINCT and window functions over sorted input.
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT grp, count(*) FROM ctx_a GROUP BY grp;
+SELECT same_as_native('SELECT grp, count(*), min(t) FROM ctx_a GROUP BY grp');
+EXPLAIN (COSTS OFF) SELECT DISTINCT k FROM ctx_a;
+SELECT same_as_native('SELECT DISTINCT k FROM ctx_a');
+RESET enable_hashagg;
+EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY grp ORDER BY k) FROM ctx_a;
+SELECT same_as_native('SELECT id, rank() OVER (PARTITION BY grp ORDER BY k), sum(id) OVER (ORDER BY k, id) FROM ctx_a ORDER BY id');
+
+-- Subqueries and CTEs.
+SELECT same_as_native('SELECT * FROM (SELECT id, k FROM ctx_a ORDER BY k DESC, id OFFSET 0) s WHERE id % 2 = 0');
+SELECT same_as_native('WITH s AS MATERIALIZED (SELECT id, k FROM ctx_a ORDER BY k, id) SELECT * FROM s, (SELECT count(*) FROM s) c');
+SELECT same_as_native('SELECT id, k FROM ctx_a WHERE k IN (SELECT k FROM ctx_b ORDER BY v) ORDER BY k, id');
+
+-- Prepared statements, with a parameter, planned again and cached.
+PREPARE by_grp(int) AS SELECT id, k FROM ctx_a WHERE grp < $1 ORDER BY k, id;
+SELECT n, uses_gpusort(format('EXECUTE by_grp(%s)', n)) AS gpusort,
+       result_text(format('EXECUTE by_grp(%s)', n)) =
+         native_text(format('SELECT id, k FROM ctx_a WHERE grp < %s ORDER BY k, id', n)) AS same
+FROM generate_series(5, 40, 5) n;
+DEALLOCATE by_grp;
+
+-- Cursors, forward and backward.
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k FROM ctx_a ORDER BY k DESC, id;
+EXPLAIN (COSTS OFF) DECLARE c2 SCROLL CURSOR FOR SELECT id, k FROM ctx_a ORDER BY k DESC, id;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH 2 FROM c;
+FETCH LAST FROM c;
+FETCH 1 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE 100 FROM c;
+FETCH RELATIVE -3 FROM c;
+MOVE FORWARD ALL IN c;
+FETCH PRIOR FROM c;
+CLOSE c;
+DECLARE nc CURSOR FOR SELECT id FROM ctx_a ORDER BY grp, id;
+FETCH 3 FROM nc;
+CLOSE nc;
+COMMIT;
+
+-- Rescans: with new parameters (correlated subquery) and without (nested loop).
+SELECT same_as_native($$
+  SELECT b.id, (SELECT string_agg(s.id::text, ',') FROM
+                  (SELECT a.id FROM ctx_a a WHERE a.grp = b.v ORDER BY a.k DESC, a.id) s)
+  FROM ctx_b b WHERE b.id <= 20 ORDER BY b.id$$);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+  SELECT b.id, s.id FROM ctx_b b,
+    LATERAL (SELECT id FROM (SELECT a.id, a.k FROM ctx_a a WHERE a.id <= 300 ORDER BY a.k OFFSET 0) x WHERE x.k = b.k) s
+  WHERE b.id <= 50;
+SELECT same_as_native($$
+  SELECT b.id, s.id FROM ctx_b b,
+    LATERAL (SELECT id FROM (SELECT a.id, a.k FROM ctx_a a WHERE a.id <= 300 ORDER BY a.k OFFSET 0) x WHERE x.k = b.k) s
+  WHERE b.id <= 50 ORDER BY 1, 2$$);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- Parallel plans: GpuSort runs in the workers, under Gather Merge.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT id, k FROM ctx_a ORDER BY k, id;
+SELECT same_as_native('SELECT id, k FROM ctx_a ORDER BY k, id');
+SELECT same_as_native('SELECT grp, count(*) FROM ctx_a GROUP BY grp ORDER BY grp');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;

@@ -1,0 +1,59 @@
+-- GpuSort hands its input to tuplesort when it cannot sort it itself, and
+-- honours cancels: the rows are always those Sort returns.
+SET gpusort.min_rows = 0;
+SET gpusort.device = 'cpu';
+SET work_mem = '64MB';
+
+CREATE TABLE fb_t AS
+  SELECT g AS id, (g * 7919) % 100000 AS k, repeat('x', 100) AS pad
+  FROM generate_series(1, 50000) g;
+ANALYZE fb_t;
+
+-- The input outgrows the memory budget while it is read: everything read so
+-- far and the rest go to tuplesort, which spills to disk under work_mem.
+PREPARE big AS SELECT id, k FROM fb_t ORDER BY k, id;
+SELECT uses_gpusort('EXECUTE big');
+SET gpusort.work_mem = '1MB';
+SET work_mem = '1MB';
+SELECT explain_analyze('EXECUTE big');
+SELECT same_as_native('EXECUTE big');
+RESET gpusort.work_mem;
+SET work_mem = '64MB';
+
+-- gpusort.enabled = off at run time, in a plan made while it was on.
+SET gpusort.enabled = off;
+SELECT explain_analyze('EXECUTE big');
+RESET gpusort.enabled;
+DEALLOCATE big;
+
+-- Filters the planner cannot estimate make it expect a small input that
+-- turns out larger than the budget.  Under a scrollable cursor the tuplesort
+-- fallback still goes backward.
+CREATE TABLE fb_narrow AS
+  SELECT g AS id, (g * 7919) % 100000 AS k FROM generate_series(1, 60000) g;
+ANALYZE fb_narrow;
+SET gpusort.work_mem = '1MB';
+SET work_mem = '1MB';
+SELECT explain_analyze('SELECT * FROM fb_narrow WHERE id + 0 > 0 AND k + 0 >= 0 ORDER BY k DESC, id');
+SELECT same_as_native('SELECT * FROM fb_narrow WHERE id + 0 > 0 AND k + 0 >= 0 ORDER BY k DESC, id');
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k FROM fb_narrow WHERE id + 0 > 0 AND k + 0 >= 0 ORDER BY k DESC, id;
+FETCH 2 FROM c;
+FETCH BACKWARD 1 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 2 FROM c;
+COMMIT;
+RESET gpusort.work_mem;
+SET work_mem = '64MB';
+
+-- A cancel (here statement_timeout) stops a long sort with a clean error,
+-- and the session goes on.
+SET gpusort.work_mem = '2GB';
+SELECT uses_gpusort('SELECT g FROM generate_series(1, 10000000) g ORDER BY g DESC');
+SET statement_timeout = '200ms';
+SELECT count(*) FROM (
+  SELECT g FROM generate_series(1, 10000000) g ORDER BY g DESC OFFSET 0
+) s;
+RESET statement_timeout;
+RESET gpusort.work_mem;
+SELECT count(*) FROM (SELECT id FROM fb_t ORDER BY k OFFSET 0) s;

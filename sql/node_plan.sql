@@ -1,0 +1,141 @@
+-- GpuSort plan shapes: where the node replaces Sort, and where it does not.
+CREATE EXTENSION IF NOT EXISTS gpusort;
+SET gpusort.min_rows = 1000;
+SET work_mem = '64MB';
+
+CREATE TABLE plan_t (id int8, a int4, b int2, c text, d float8);
+INSERT INTO plan_t
+  SELECT i, (i * 7919) % 1000, (i % 50)::int2, 'row ' || i, i / 3.0
+  FROM generate_series(1, 10000) i;
+ANALYZE plan_t;
+
+-- EXPLAIN shows the node, its sort keys like Sort, and the input.
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY a DESC, c;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY b NULLS FIRST, a DESC NULLS LAST, d;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY a + b, id;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id, c FROM plan_t ORDER BY a, b;
+
+-- The leading key must be an integer; other keys may be anything.
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY c, a;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY d;
+
+-- LIMIT (top-N) stays with the bounded Sort; OFFSET alone does not bound.
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id OFFSET 10;
+
+-- Estimated input below gpusort.min_rows: PostgreSQL's Sort.
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t WHERE id < 100 ORDER BY id;
+SET gpusort.min_rows = 10000;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+SET gpusort.min_rows = 10001;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+SET gpusort.min_rows = 1000;
+
+-- Estimated input above the memory budget: Sort, which can spill.
+SET gpusort.work_mem = '64kB';
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+RESET gpusort.work_mem;
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+SET work_mem = '64MB';
+
+-- gpusort.enabled = off leaves plans alone.
+SET gpusort.enabled = off;
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY id;
+RESET gpusort.enabled;
+
+-- Settings and their defaults.
+SELECT name, setting, unit, context FROM pg_settings
+WHERE name LIKE 'gpusort.%' ORDER BY name;
+SET gpusort.device = 'tpu';
+
+-- EXPLAIN ANALYZE tells what ran; numbers that vary are masked.
+CREATE FUNCTION explain_analyze(query text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query
+  LOOP
+    line := regexp_replace(line, 'Memory Used: \d+', 'Memory Used: N');
+    line := regexp_replace(line, 'Space Used: \d+', 'Space Used: N');
+    line := regexp_replace(line, 'Memory: \d+', 'Memory: N');
+    line := regexp_replace(line, 'Fallback Reason: (gpusort was built without CUDA|the GPU engine.*|no GPU.*|.*CUDA.*)$', 'Fallback Reason: (no GPU)');
+    RETURN NEXT line;
+  END LOOP;
+END
+$$;
+
+SET gpusort.device = 'cpu';
+SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id');
+SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c');
+SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id OFFSET 10000');
+RESET gpusort.device;
+
+-- Helpers for the suites that follow.
+-- Does the query's plan use GpuSort?
+CREATE FUNCTION uses_gpusort(query text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line LIKE '%GpuSort%' THEN
+      RETURN true;
+    END IF;
+  END LOOP;
+  RETURN false;
+END
+$$;
+
+-- The query's rows, in order, as one text (with gpusort as it is set).
+CREATE FUNCTION result_text(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  rows text[] := '{}';
+  result text;
+BEGIN
+  IF query ~* '^\s*EXECUTE' THEN
+    FOR r IN EXECUTE query LOOP
+      rows := rows || r::text;
+    END LOOP;
+    RETURN array_to_string(rows, E'\n');
+  END IF;
+  EXECUTE format('SELECT string_agg(r::text, E''\n'') FROM (%s) r', query) INTO result;
+  RETURN coalesce(result, '');
+END
+$$;
+
+-- The same, with gpusort.enabled off: what PostgreSQL alone returns.
+CREATE FUNCTION native_text(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  result text;
+BEGIN
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  result := result_text(query);
+  PERFORM set_config('gpusort.enabled', 'on', true);
+  RETURN result;
+END
+$$;
+
+-- Does GpuSort run the query and return exactly what Sort returns?
+CREATE FUNCTION same_as_native(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  ours text;
+  native text;
+BEGIN
+  IF NOT uses_gpusort(query) THEN
+    RETURN 'no GpuSort in plan';
+  END IF;
+  ours := result_text(query);
+  native := native_text(query);
+  IF ours = native THEN
+    RETURN 'same';
+  END IF;
+  RETURN 'DIFFERENT';
+END
+$$;

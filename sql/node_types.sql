@@ -1,0 +1,77 @@
+-- GpuSort orders every integer key type, in every direction and NULL
+-- placement, with trailing keys of any type, as Sort does.
+SET gpusort.min_rows = 0;
+SET gpusort.device = 'cpu';
+SET work_mem = '64MB';
+
+CREATE DOMAIN posint AS int4 CHECK (VALUE > 0);
+CREATE TABLE types_t (i2 int2, i4 int4, i8 int8, p posint, t text, f float8, n numeric);
+INSERT INTO types_t VALUES
+  (0, 0, 0, 1, 'a', 0.5, 1.5),
+  (-32768, -2147483648, -9223372036854775808, 2, 'b', -1, 2),
+  (32767, 2147483647, 9223372036854775807, 3, 'c', 'NaN', -3),
+  (NULL, NULL, NULL, 4, NULL, NULL, NULL),
+  (-1, -1, -1, 5, 'e', '-Infinity', 0),
+  (1, 1, 1, 6, 'f', 'Infinity', 0.001),
+  (1, 1, 1, 7, 'g', -0.0, -0.001),
+  (NULL, 5, NULL, 8, 'h', 2, NULL),
+  (7, NULL, 7, 9, 'i', 3, 7);
+
+SELECT i2, p FROM types_t ORDER BY i2, p;
+SELECT i4, p FROM types_t ORDER BY i4 DESC, p;
+SELECT i8, p FROM types_t ORDER BY i8 NULLS FIRST, p DESC;
+SELECT i8, p FROM types_t ORDER BY i8 DESC NULLS LAST, p;
+SELECT p, i2 FROM types_t ORDER BY p DESC;
+SELECT i2, t FROM types_t ORDER BY i2 DESC, t NULLS FIRST;
+SELECT i4, f FROM types_t ORDER BY i4, f DESC;
+SELECT i2, i8, n FROM types_t ORDER BY i2, i8 DESC NULLS FIRST, n;
+SELECT i4 % 2 AS odd, i8 FROM types_t ORDER BY i4 % 2, i8 DESC;
+SELECT uses_gpusort('SELECT * FROM types_t ORDER BY i2, p');
+
+-- Empty input and a single row.
+SELECT * FROM types_t WHERE false ORDER BY i4;
+SELECT i4, p FROM types_t WHERE p = 3 ORDER BY i4;
+
+-- Larger inputs against Sort: duplicates, extremes, NULLs, many key shapes.
+CREATE TABLE types_big AS
+  SELECT g AS id,
+         (CASE WHEN g % 17 = 0 THEN NULL ELSE (g * 31) % 200 - 100 END)::int2 AS i2,
+         (CASE WHEN g % 13 = 0 THEN NULL
+               WHEN g % 101 = 0 THEN -2147483648
+               WHEN g % 103 = 0 THEN 2147483647
+               ELSE (g::int8 * 2654435761) % 4294967296 - 2147483648 END)::int4 AS i4,
+         (CASE WHEN g % 11 = 0 THEN NULL
+               WHEN g % 97 = 0 THEN -9223372036854775808
+               WHEN g % 89 = 0 THEN 9223372036854775807
+               ELSE (g::int8 * 1000003) % 1000 END)::int8 AS i8,
+         md5(g::text) AS t,
+         (g % 7) / 3.0 AS f
+  FROM generate_series(1, 20000) g;
+ANALYZE types_big;
+
+SELECT same_as_native('SELECT i2, id FROM types_big ORDER BY i2, id');
+SELECT same_as_native('SELECT i2, id FROM types_big ORDER BY i2 DESC NULLS LAST, id');
+SELECT same_as_native('SELECT i4, id FROM types_big ORDER BY i4 NULLS FIRST, id DESC');
+SELECT same_as_native('SELECT i8, id FROM types_big ORDER BY i8 DESC, id');
+SELECT same_as_native('SELECT i8, i4, id FROM types_big ORDER BY i8, i4 DESC, id');
+SELECT same_as_native('SELECT i2, i8, id FROM types_big ORDER BY i2 NULLS FIRST, i8 NULLS FIRST, id');
+SELECT same_as_native('SELECT i2, i8, id FROM types_big ORDER BY i2, i8 DESC NULLS LAST, id DESC');
+SELECT same_as_native('SELECT i2, t FROM types_big ORDER BY i2, t');
+SELECT same_as_native('SELECT i2, f, t FROM types_big ORDER BY i2 DESC, f DESC, t DESC');
+SELECT same_as_native('SELECT i4 % 10, id FROM types_big ORDER BY i4 % 10, id');
+SELECT same_as_native('SELECT * FROM types_big ORDER BY id DESC');
+SELECT same_as_native('SELECT * FROM types_big ORDER BY i2, i4, i8, id');
+
+-- At run time, exactly gpusort.min_rows rows run on the engine, and fewer
+-- go to tuplesort (a plan made for more rows, as with stale statistics).
+SET gpusort.min_rows = 100;
+PREPARE at_min AS SELECT id, i4 FROM types_big WHERE id > 1 ORDER BY i4, id;
+SELECT uses_gpusort('EXECUTE at_min');
+SET gpusort.min_rows = 19999;
+SELECT explain_analyze('EXECUTE at_min');
+SELECT same_as_native('EXECUTE at_min');
+SET gpusort.min_rows = 20000;
+SELECT explain_analyze('EXECUTE at_min');
+SELECT same_as_native('EXECUTE at_min');
+DEALLOCATE at_min;
+RESET gpusort.min_rows;

@@ -1,0 +1,145 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner.c
+ *	  The planner hook that puts GpuSort in place of Sort.
+ *
+ * After the standard planner has built the plan, every Sort node that
+ * GpuSort can run is replaced by a GpuSort custom scan over the same input:
+ * ORDER BY, and the Sorts that feed merge joins, grouping, DISTINCT and
+ * window functions.  The plan is otherwise left as the planner made it, so
+ * its shape and costs stay those of the Sort plan.
+ *
+ * A Sort that a LIMIT bounds (top-N) is left to PostgreSQL's bounded sort.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "optimizer/planner.h"
+
+#include "gpusort.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* Bytes a collected row costs GpuSort beyond its tuple (see sort_node.c). */
+#define ROW_OVERHEAD_ESTIMATE	64
+
+static Plan *replace_sorts(Plan *plan, bool bounded);
+
+static List *
+replace_sorts_in_list(List *plans, bool bounded)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), bounded);
+	return plans;
+}
+
+/* Would this Sort be worth running as GpuSort, by the planner's estimate? */
+static bool
+worth_replacing(Sort *sort)
+{
+	double		rows = sort->plan.plan_rows;
+	double		bytes = rows * (MAXALIGN(sort->plan.plan_width) + ROW_OVERHEAD_ESTIMATE);
+
+	if (rows < gpusort_min_rows)
+		return false;
+	if (bytes > (double) gpusort_memory_budget_kb() * 1024.0)
+		return false;
+	return gpusort_sort_supported(sort);
+}
+
+/*
+ * Returns the plan with its eligible Sorts replaced.  "bounded" says that a
+ * LIMIT above may pass a tuple bound down to this node (as
+ * ExecSetTupleBound does through these node types).
+ */
+static Plan *
+replace_sorts(Plan *plan, bool bounded)
+{
+	bool		child_bounded = false;
+
+	if (plan == NULL)
+		return NULL;
+	check_stack_depth();
+
+	switch (nodeTag(plan))
+	{
+		case T_Limit:
+			child_bounded = ((Limit *) plan)->limitCount != NULL;
+			break;
+		case T_Result:
+		case T_SubqueryScan:
+		case T_Gather:
+		case T_GatherMerge:
+		case T_Append:
+		case T_MergeAppend:
+			child_bounded = bounded;
+			break;
+		default:
+			break;
+	}
+
+	plan->lefttree = replace_sorts(plan->lefttree, child_bounded);
+	plan->righttree = replace_sorts(plan->righttree, child_bounded);
+
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			replace_sorts_in_list(((Append *) plan)->appendplans, child_bounded);
+			break;
+		case T_MergeAppend:
+			replace_sorts_in_list(((MergeAppend *) plan)->mergeplans, child_bounded);
+			break;
+		case T_BitmapAnd:
+			replace_sorts_in_list(((BitmapAnd *) plan)->bitmapplans, false);
+			break;
+		case T_BitmapOr:
+			replace_sorts_in_list(((BitmapOr *) plan)->bitmapplans, false);
+			break;
+		case T_SubqueryScan:
+			((SubqueryScan *) plan)->subplan =
+				replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded);
+			break;
+		case T_CustomScan:
+			replace_sorts_in_list(((CustomScan *) plan)->custom_plans, false);
+			break;
+		case T_Sort:
+			if (!bounded && worth_replacing((Sort *) plan))
+				return (Plan *) gpusort_make_node((Sort *) plan);
+			break;
+		default:
+			break;
+	}
+	return plan;
+}
+
+static PlannedStmt *
+gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!gpusort_enabled)
+		return stmt;
+
+	stmt->planTree = replace_sorts(stmt->planTree, false);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), false);
+	return stmt;
+}
+
+void
+gpusort_planner_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = gpusort_planner;
+}

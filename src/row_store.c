@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ *
+ * row_store.c
+ *	  Compact in-memory storage of the rows a GpuSort node collects: the
+ *	  tuples, and the encoded integer keys the sort engines order them by.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "row_store.h"
+#include "sort_keys.h"
+
+#define FIRST_BLOCK_SIZE	(32 * 1024)
+#define MAX_BLOCK_SIZE		(8 * 1024 * 1024)
+#define MIN_CAPACITY		1024
+
+static inline uint64
+encode_key(const KeyColumn *column, Datum value)
+{
+	uint64		key;
+
+	switch (column->width)
+	{
+		case 16:
+			key = sort_key_int2(DatumGetInt16(value));
+			break;
+		case 32:
+			key = sort_key_int4(DatumGetInt32(value));
+			break;
+		default:
+			key = sort_key_int8(DatumGetInt64(value));
+			break;
+	}
+	return column->descending ? sort_key_descending(key, column->width) : key;
+}
+
+void
+row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
+			   const KeyColumn *columns, Size budget, Size rowbytes,
+			   double expected_rows)
+{
+	memset(store, 0, sizeof(RowStore));
+	store->cxt = AllocSetContextCreate(parent, "GpuSort rows",
+									   ALLOCSET_DEFAULT_SIZES);
+	store->ncolumns = ncolumns;
+	store->columns = MemoryContextAlloc(parent, sizeof(KeyColumn) * ncolumns);
+	memcpy(store->columns, columns, sizeof(KeyColumn) * ncolumns);
+	store->budget = budget;
+	store->rowbytes = rowbytes;
+	/* start near the expected size, so that few arrays are copied */
+	store->capacity = (uint32) Max(MIN_CAPACITY, Min(expected_rows * 1.1, budget / rowbytes));
+	row_store_reset(store);
+}
+
+/* Empties the store, keeping its settings and initial capacity. */
+void
+row_store_reset(RowStore *store)
+{
+	MemoryContextReset(store->cxt);
+	store->rows = MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * store->capacity);
+	store->nrows = 0;
+	store->nullrows = NULL;
+	store->nnullrows = 0;
+	store->nullcapacity = 0;
+	for (int i = 0; i < store->ncolumns; i++)
+	{
+		KeyColumn  *column = &store->columns[i];
+
+		column->keys = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->capacity);
+		column->nulls = NULL;
+		column->min = PG_UINT64_MAX;
+		column->max = 0;
+	}
+	store->block = NULL;
+	store->blockfree = 0;
+	store->blocksize = FIRST_BLOCK_SIZE;
+	store->tuplebytes = 0;
+}
+
+/* Memory the store holds now, in bytes. */
+Size
+row_store_memory(RowStore *store)
+{
+	return MemoryContextMemAllocated(store->cxt, true);
+}
+
+static void
+grow_rows(RowStore *store)
+{
+	uint32		old = store->capacity;
+	uint32		capacity;
+
+	capacity = (uint32) Min((uint64) old * 2, (uint64) PG_UINT32_MAX);
+	capacity = Max(Min(capacity, store->budget / store->rowbytes), old + 1);
+	store->rows = repalloc_huge(store->rows, sizeof(MinimalTuple) * capacity);
+	for (int i = 0; i < store->ncolumns; i++)
+	{
+		KeyColumn  *column = &store->columns[i];
+
+		column->keys = repalloc_huge(column->keys, sizeof(uint64) * capacity);
+		if (column->nulls)
+		{
+			column->nulls = repalloc_huge(column->nulls, capacity / 8 + 1);
+			memset(column->nulls + old / 8 + 1, 0, capacity / 8 - old / 8);
+		}
+	}
+	store->capacity = capacity;
+}
+
+/* Copies a tuple's bytes into the current block, starting a new one if full. */
+static MinimalTuple
+copy_tuple(RowStore *store, const char *data, uint32 len)
+{
+	Size		size = MAXALIGN(len);
+	MinimalTuple tuple;
+
+	if (size > store->blockfree)
+	{
+		Size		blocksize = Max(store->blocksize, size);
+
+		store->block = MemoryContextAllocHuge(store->cxt, blocksize);
+		store->blockfree = blocksize;
+		store->tuplebytes += blocksize;
+		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
+	}
+	tuple = (MinimalTuple) store->block;
+	memcpy(tuple, data, len);
+	tuple->t_len = len;
+	store->block += size;
+	store->blockfree -= size;
+	return tuple;
+}
+
+/*
+ * Adds the slot's row to the store.  Returns false, storing nothing, when
+ * the row would take the store over its budget or over 2^32 - 1 rows.
+ */
+bool
+row_store_add(RowStore *store, TupleTableSlot *slot)
+{
+	KeyColumn  *lead = &store->columns[0];
+	const char *data;
+	uint32		len;
+	bool		isnull;
+	Datum		value;
+	MinimalTuple tuple;
+	MinimalTuple fetched = NULL;
+	bool		shouldfree = false;
+	Size		newblock;
+
+	value = slot_getattr(slot, lead->attno, &isnull);
+
+	/* Heap tuples are copied straight to the store, not through a palloc. */
+	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+	{
+		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+
+		data = (char *) htup->t_data + MINIMAL_TUPLE_OFFSET;
+		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	}
+	else
+	{
+		fetched = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+		data = (char *) fetched;
+		len = fetched->t_len;
+	}
+
+	newblock = (MAXALIGN(len) > store->blockfree) ? Max(store->blocksize, MAXALIGN(len)) : 0;
+	if (store->tuplebytes + newblock +
+		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
+		store->nrows + store->nnullrows >= PG_UINT32_MAX)
+	{
+		if (shouldfree)
+			pfree(fetched);
+		return false;
+	}
+
+	tuple = copy_tuple(store, data, len);
+	if (shouldfree)
+		pfree(fetched);
+
+	if (isnull)
+	{
+		if (store->nnullrows == store->nullcapacity)
+		{
+			store->nullcapacity = Max(MIN_CAPACITY, store->nullcapacity * 2);
+			if (store->nullrows == NULL)
+				store->nullrows = MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * store->nullcapacity);
+			else
+				store->nullrows = repalloc_huge(store->nullrows, sizeof(MinimalTuple) * store->nullcapacity);
+		}
+		store->nullrows[store->nnullrows++] = tuple;
+		return true;
+	}
+
+	if (store->nrows == store->capacity)
+		grow_rows(store);
+
+	for (int i = 0; i < store->ncolumns; i++)
+	{
+		KeyColumn  *column = &store->columns[i];
+		uint64		key = 0;
+
+		if (i > 0)
+			value = slot_getattr(slot, column->attno, &isnull);
+		if (isnull)
+		{
+			if (column->nulls == NULL)
+				column->nulls = MemoryContextAllocExtended(store->cxt, store->capacity / 8 + 1,
+														   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			column->nulls[store->nrows / 8] |= 1 << (store->nrows % 8);
+		}
+		else
+		{
+			key = encode_key(column, value);
+			column->min = Min(column->min, key);
+			column->max = Max(column->max, key);
+		}
+		column->keys[store->nrows] = key;
+	}
+	store->rows[store->nrows++] = tuple;
+	return true;
+}

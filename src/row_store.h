@@ -1,0 +1,81 @@
+/*-------------------------------------------------------------------------
+ *
+ * row_store.h
+ *	  Compact in-memory storage of the rows a GpuSort node collects.
+ *
+ * Tuples are copied as MinimalTuples, back to back, into large blocks (no
+ * per-tuple allocation header); the store keeps a pointer to each.  Rows
+ * whose leading sort key is NULL are kept apart from the others, which are
+ * the rows the sort engines order.  For each leading integer sort key, the
+ * store keeps a column of encoded keys (sort_keys.h) of the non-NULL-led
+ * rows, with the column's range and its NULLs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ROW_STORE_H
+#define ROW_STORE_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+
+/* One leading integer sort key of the rows. */
+typedef struct KeyColumn
+{
+	AttrNumber	attno;			/* attribute in the input tuples */
+	int			width;			/* 16, 32 or 64 bits */
+	bool		descending;
+	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */
+	uint8	   *nulls;			/* bitmap of NULL keys, or NULL if none yet */
+	uint64		min;			/* range of the non-NULL keys */
+	uint64		max;
+} KeyColumn;
+
+typedef struct RowStore
+{
+	MemoryContext cxt;			/* holds everything below */
+	int			ncolumns;		/* integer key columns, the first leading */
+	KeyColumn  *columns;
+
+	MinimalTuple *rows;			/* rows whose leading key is not NULL */
+	uint32		nrows;
+	uint32		capacity;		/* of rows and the key columns */
+	MinimalTuple *nullrows;		/* rows whose leading key is NULL */
+	uint32		nnullrows;
+	uint32		nullcapacity;
+
+	char	   *block;			/* free space of the current tuple block */
+	Size		blockfree;
+	Size		blocksize;		/* size of the next block */
+	Size		tuplebytes;		/* all blocks allocated so far */
+	Size		rowbytes;		/* bytes each row costs beyond its tuple */
+	Size		budget;			/* bytes the store and its sort may use */
+} RowStore;
+
+extern void row_store_init(RowStore *store, MemoryContext parent,
+						   int ncolumns, const KeyColumn *columns,
+						   Size budget, Size rowbytes, double expected_rows);
+extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
+extern Size row_store_memory(RowStore *store);
+extern void row_store_reset(RowStore *store);
+
+static inline bool
+key_column_isnull(const KeyColumn *column, uint32 row)
+{
+	return column->nulls && (column->nulls[row / 8] & (1 << (row % 8)));
+}
+
+/* Fetches an attribute of a stored tuple, as heap_getattr does. */
+static inline Datum
+minimal_tuple_getattr(MinimalTuple tuple, int attno, TupleDesc desc,
+					  bool *isnull)
+{
+	HeapTupleData htup;
+
+	htup.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
+	return heap_getattr(&htup, attno, desc, isnull);
+}
+
+#endif							/* ROW_STORE_H */

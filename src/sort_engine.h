@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort_engine.h
+ *	  The seam between the code that builds sort keys (the GpuSort node, the
+ *	  array functions) and the engines that sort them: the CPU radix sort and
+ *	  the GPU.
+ *
+ * A sort job is a set of rows numbered 0..nrows-1 and one or more columns of
+ * order-preserving unsigned 64-bit keys (see sort_keys.h), the most
+ * significant column first.  An engine produces the permutation of row
+ * numbers that orders the rows by the columns, lexicographically and stably
+ * (rows whose keys are all equal keep their original order).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SORT_ENGINE_H
+#define SORT_ENGINE_H
+
+#include "postgres.h"
+
+typedef struct SortJob
+{
+	uint32		nrows;			/* rows to sort */
+	int			nkeys;			/* key columns */
+	const uint64 *const *keys;	/* nkeys arrays of nrows keys, in row order;
+								 * engines must not modify them */
+	uint32	   *perm;			/* out: nrows row numbers in sorted order */
+} SortJob;
+
+/* The engines that can run a job; what EXPLAIN ANALYZE reports. */
+typedef enum SortEngineKind
+{
+	SORT_ENGINE_CPU,
+	SORT_ENGINE_GPU
+} SortEngineKind;
+
+/* What happened to one job, for EXPLAIN ANALYZE and the statistics. */
+typedef struct SortJobReport
+{
+	SortEngineKind engine;		/* the engine that produced the result */
+	char	   *fallback_reason;	/* why the GPU was not used, or NULL */
+} SortJobReport;
+
+/*
+ * Runs a job on the engine that gpusort.device selects, falling back to the
+ * CPU engine when the GPU cannot do it.  Never fails but for out-of-memory and
+ * interrupts, which are raised as errors in the usual way.
+ */
+extern void sort_job_run(SortJob *job, SortJobReport *report);
+
+/* The CPU engine: LSD radix sort.  Always succeeds. */
+extern void cpu_sort_job(SortJob *job);
+
+/*
+ * Bytes of scratch memory the CPU engine needs for a job of nrows rows, so
+ * that callers can respect their memory budget before they start.
+ */
+extern Size cpu_sort_scratch_bytes(uint32 nrows);
+
+/*
+ * The GPU engine (engine_gpu.c, built with CUDA).  Returns false, with the
+ * reason in *why, when it cannot run the job; the caller then uses the CPU.
+ */
+extern bool gpu_sort_job(SortJob *job, char **why);
+
+extern const char *sort_engine_name(SortEngineKind engine);
+
+#endif							/* SORT_ENGINE_H */

@@ -1,0 +1,80 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort_keys.h
+ *	  Order-preserving unsigned keys for the sort engines.
+ *
+ * Each encoder maps a value to an unsigned integer whose unsigned order is
+ * the value's order under the type's default btree operator class: signed
+ * integers have their sign bit flipped, floats are mapped so that -0 equals
+ * 0 and NaN sorts after everything, as PostgreSQL orders them.  A key of a
+ * w-bit type stays below 2^w, so that narrow keys leave room above them
+ * (the GpuSort node uses it to place NULLs).  Descending order complements
+ * the key within its width.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SORT_KEYS_H
+#define SORT_KEYS_H
+
+#include "postgres.h"
+
+#include <math.h>
+
+static inline uint64
+sort_key_int2(int16 v)
+{
+	return (uint16) v ^ UINT64CONST(0x8000);
+}
+
+static inline uint64
+sort_key_int4(int32 v)
+{
+	return (uint32) v ^ UINT64CONST(0x80000000);
+}
+
+static inline uint64
+sort_key_int8(int64 v)
+{
+	return (uint64) v ^ (UINT64CONST(1) << 63);
+}
+
+static inline uint64
+sort_key_float4(float4 v)
+{
+	union
+	{
+		float4		f;
+		uint32		u;
+	}			x;
+
+	if (isnan(v))
+		return PG_UINT32_MAX;
+	x.f = (v == 0.0f) ? 0.0f : v;	/* -0 sorts as 0 */
+	return (x.u & 0x80000000) ? (uint32) ~x.u : (x.u | 0x80000000);
+}
+
+static inline uint64
+sort_key_float8(float8 v)
+{
+	union
+	{
+		float8		f;
+		uint64		u;
+	}			x;
+
+	if (isnan(v))
+		return PG_UINT64_MAX;
+	x.f = (v == 0.0) ? 0.0 : v;		/* -0 sorts as 0 */
+	return (x.u >> 63) ? ~x.u : (x.u | (UINT64CONST(1) << 63));
+}
+
+/* Reverses the order of keys that are below 2^bits (bits in 1..64). */
+static inline uint64
+sort_key_descending(uint64 key, int bits)
+{
+	uint64		mask = (bits >= 64) ? PG_UINT64_MAX : ((UINT64CONST(1) << bits) - 1);
+
+	return mask - key;
+}
+
+#endif							/* SORT_KEYS_H */

@@ -1,0 +1,770 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort_node.c
+ *	  The GpuSort custom scan node: the executor's Sort, with the sorting
+ *	  done by a sort engine (GPU or CPU radix sort) on integer keys.
+ *
+ * The node reads its whole input into a row store (row_store.c), sorts the
+ * rows by their leading integer keys with a sort engine, resolves the ties
+ * that remain by the other sort keys with PostgreSQL's comparators, and
+ * returns the rows in order.  It behaves like Sort in every other way: it
+ * supports backward scans, mark/restore and rescans.
+ *
+ * Inputs that turn out smaller than gpusort.min_rows, or larger than the
+ * memory budget, are handed to PostgreSQL's tuplesort, rows already read
+ * included.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "gpusort.h"
+#include "row_store.h"
+#include "sort_engine.h"
+
+/* How far ahead the emit phase prefetches the tuples it will return. */
+#define PREFETCH_DISTANCE	16
+
+typedef enum NodePhase
+{
+	PHASE_START,				/* nothing read yet */
+	PHASE_SORTED,				/* rows sorted in the row store */
+	PHASE_TUPLESORT				/* rows sorted by tuplesort */
+} NodePhase;
+
+/* What ran, for EXPLAIN ANALYZE. */
+typedef enum RunKind
+{
+	RUN_NONE,
+	RUN_ENGINE,
+	RUN_TUPLESORT
+} RunKind;
+
+typedef struct GpuSortState
+{
+	CustomScanState css;
+
+	/* sort keys, from the plan */
+	int			nkeys;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nullsfirst;
+	SortSupport ssups;			/* comparators for all keys */
+	int			nintkeys;		/* leading keys that are integers */
+	TupleDesc	indesc;			/* the input's tuple descriptor */
+	bool		random_access;	/* backward scan, mark or rewind wanted */
+
+	NodePhase	phase;
+	RowStore	store;
+	uint32	   *perm;			/* sorted order of store.rows */
+	int64		ntotal;			/* rows to return */
+	int64		current;		/* last row returned: -1 before the first,
+								 * ntotal after the last */
+	int64		marked;
+	Tuplesortstate *tuplesort;
+
+	/* EXPLAIN ANALYZE */
+	RunKind		ran;
+	SortJobReport report;
+	const char *tuplesort_reason;
+	int64		rows_sorted;
+	int			radix_keys;
+	Size		memory_used;
+	double		collect_ms;
+	double		sort_ms;
+	double		emit_ms;
+} GpuSortState;
+
+static Node *gpusort_create_state(CustomScan *cscan);
+static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpusort_exec(CustomScanState *node);
+static void gpusort_end(CustomScanState *node);
+static void gpusort_rescan(CustomScanState *node);
+static void gpusort_mark(CustomScanState *node);
+static void gpusort_restore(CustomScanState *node);
+static void gpusort_explain(CustomScanState *node, List *ancestors,
+							ExplainState *es);
+
+static CustomScanMethods gpusort_plan_methods = {
+	.CustomName = "GpuSort",
+	.CreateCustomScanState = gpusort_create_state,
+};
+
+static CustomExecMethods gpusort_exec_methods = {
+	.CustomName = "GpuSort",
+	.BeginCustomScan = gpusort_begin,
+	.ExecCustomScan = gpusort_exec,
+	.EndCustomScan = gpusort_end,
+	.ReScanCustomScan = gpusort_rescan,
+	.MarkPosCustomScan = gpusort_mark,
+	.RestrPosCustomScan = gpusort_restore,
+	.ExplainCustomScan = gpusort_explain,
+};
+
+void
+gpusort_node_init(void)
+{
+	/* lets plans with GpuSort be copied to parallel workers */
+	RegisterCustomScanMethods(&gpusort_plan_methods);
+}
+
+static double
+elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * The width in bits of an integer sort key that the engines can sort, or 0:
+ * the key must be int2, int4 or int8 (or a domain over one) ordered by the
+ * integer btree operator family.
+ */
+static int
+integer_key_width(Oid sortop, Oid keytype, bool *descending)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+
+	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy) ||
+		opfamily != INTEGER_BTREE_FAM_OID ||
+		getBaseType(keytype) != opcintype)
+		return 0;
+	*descending = (strategy == BTGreaterStrategyNumber);
+	switch (opcintype)
+	{
+		case INT2OID:
+			return 16;
+		case INT4OID:
+			return 32;
+		case INT8OID:
+			return 64;
+	}
+	return 0;
+}
+
+/* Can GpuSort run this Sort?  Its leading key must be an integer. */
+bool
+gpusort_sort_supported(Sort *sort)
+{
+	TargetEntry *tle;
+	bool		descending;
+
+	if (sort->numCols < 1 || sort->plan.lefttree == NULL)
+		return false;
+	tle = get_tle_by_resno(sort->plan.lefttree->targetlist, sort->sortColIdx[0]);
+	if (tle == NULL)
+		return false;
+	return integer_key_width(sort->sortOperators[0], exprType((Node *) tle->expr),
+							 &descending) != 0;
+}
+
+/*
+ * Builds the GpuSort node that takes the place of a Sort, after set_plan_refs:
+ * the Sort's input becomes the node's outer plan, the Sort's targetlist its
+ * scan tuple, and its own targetlist returns the scan tuple unchanged.
+ */
+CustomScan *
+gpusort_make_node(Sort *sort)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+	List	   *cols = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	List	   *nullsfirst = NIL;
+	ListCell   *lc;
+
+	memcpy(plan, &sort->plan, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->targetlist = NIL;
+	foreach(lc, sort->plan.targetlist)
+	{
+		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		tle->expr = (Expr *) makeVarFromTargetEntry(INDEX_VAR, tle);
+		plan->targetlist = lappend(plan->targetlist, tle);
+	}
+	plan->qual = NIL;
+	plan->righttree = NULL;
+
+	for (int i = 0; i < sort->numCols; i++)
+	{
+		cols = lappend_int(cols, sort->sortColIdx[i]);
+		ops = lappend_oid(ops, sort->sortOperators[i]);
+		colls = lappend_oid(colls, sort->collations[i]);
+		nullsfirst = lappend_int(nullsfirst, sort->nullsFirst[i]);
+	}
+
+	cscan->scan.scanrelid = 0;
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_private = list_make4(cols, ops, colls, nullsfirst);
+	cscan->custom_scan_tlist = sort->plan.targetlist;
+	cscan->methods = &gpusort_plan_methods;
+	return cscan;
+}
+
+static Node *
+gpusort_create_state(CustomScan *cscan)
+{
+	GpuSortState *state = palloc0(sizeof(GpuSortState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &gpusort_exec_methods;
+	return (Node *) state;
+}
+
+static void
+gpusort_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *cols = linitial(cscan->custom_private);
+	List	   *ops = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	List	   *nullsfirst = lfourth(cscan->custom_private);
+	TupleDesc	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	KeyColumn  *columns;
+	int			ncolumns = 0;
+	Size		rowbytes;
+
+	/* As Sort does: we can go back and rewind; our input need not. */
+	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
+									  EXEC_FLAG_MARK)) != 0;
+	eflags &= ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	state->indesc = ExecGetResultType(outerPlanState(node));
+
+	/*
+	 * The rows returned are MinimalTuples: make the scan slot one of that
+	 * kind, so that the nodes above us deform it correctly.
+	 */
+	node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+												   &TTSOpsMinimalTuple);
+	node->ss.ps.scanops = &TTSOpsMinimalTuple;
+	ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		elog(ERROR, "GpuSort node must not project");
+
+	state->nkeys = list_length(cols);
+	state->attnos = palloc(sizeof(AttrNumber) * state->nkeys);
+	state->sortops = palloc(sizeof(Oid) * state->nkeys);
+	state->collations = palloc(sizeof(Oid) * state->nkeys);
+	state->nullsfirst = palloc(sizeof(bool) * state->nkeys);
+	state->ssups = palloc0(sizeof(SortSupportData) * state->nkeys);
+	columns = palloc0(sizeof(KeyColumn) * state->nkeys);
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		SortSupport ssup = &state->ssups[i];
+		int			width;
+		bool		descending = false;
+
+		state->attnos[i] = list_nth_int(cols, i);
+		state->sortops[i] = list_nth_oid(ops, i);
+		state->collations[i] = list_nth_oid(colls, i);
+		state->nullsfirst[i] = list_nth_int(nullsfirst, i);
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = state->collations[i];
+		ssup->ssup_nulls_first = state->nullsfirst[i];
+		ssup->ssup_attno = state->attnos[i];
+		PrepareSortSupportFromOrderingOp(state->sortops[i], ssup);
+
+		width = integer_key_width(state->sortops[i],
+								  TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
+								  &descending);
+		if (width == 0 || ncolumns < i)
+			continue;
+		columns[ncolumns].attno = state->attnos[i];
+		columns[ncolumns].width = width;
+		columns[ncolumns].descending = descending;
+		ncolumns++;
+	}
+	if (ncolumns == 0)
+		elog(ERROR, "GpuSort needs an integer leading sort key");
+	state->nintkeys = ncolumns;
+
+	/* a row's pointer, its keys, its place in the order and sort scratch */
+	rowbytes = sizeof(MinimalTuple) + ncolumns * sizeof(uint64) + sizeof(uint32) +
+		cpu_sort_scratch_bytes(1);
+	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
+				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
+				   cscan->scan.plan.plan_rows);
+	state->phase = PHASE_START;
+	state->ran = RUN_NONE;
+}
+
+/* Starts a tuplesort configured as the Sort node's would be. */
+static Tuplesortstate *
+begin_tuplesort(GpuSortState *state)
+{
+	return tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
+								state->sortops, state->collations,
+								state->nullsfirst, work_mem, NULL,
+								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+}
+
+/*
+ * Sorts with tuplesort: the rows collected so far, the pending slot (if not
+ * NULL), and the rest of the input.
+ */
+static void
+sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
+					const char *reason, instr_time start)
+{
+	PlanState  *outer = outerPlanState(state);
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	RowStore   *store = &state->store;
+	Tuplesortstate *tuplesort = begin_tuplesort(state);
+	instr_time	sort_start;
+
+	for (uint32 i = 0; i < store->nnullrows; i++)
+		tuplesort_puttupleslot(tuplesort,
+							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
+	for (uint32 i = 0; i < store->nrows; i++)
+		tuplesort_puttupleslot(tuplesort,
+							   ExecStoreMinimalTuple(store->rows[i], slot, false));
+	ExecClearTuple(slot);
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	row_store_reset(store);
+
+	if (!TupIsNull(pending))
+	{
+		tuplesort_puttupleslot(tuplesort, pending);
+		for (;;)
+		{
+			TupleTableSlot *next = ExecProcNode(outer);
+
+			if (TupIsNull(next))
+				break;
+			tuplesort_puttupleslot(tuplesort, next);
+		}
+	}
+	state->collect_ms = elapsed_ms(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	tuplesort_performsort(tuplesort);
+	state->sort_ms = elapsed_ms(sort_start);
+
+	state->tuplesort = tuplesort;
+	state->tuplesort_reason = reason;
+	state->ran = RUN_TUPLESORT;
+	state->phase = PHASE_TUPLESORT;
+}
+
+/* Orders two stored rows by the sort keys from firstkey on. */
+static int
+compare_rows(MinimalTuple a, MinimalTuple b, GpuSortState *state, int firstkey)
+{
+	for (int i = firstkey; i < state->nkeys; i++)
+	{
+		bool		anull;
+		bool		bnull;
+		Datum		adatum = minimal_tuple_getattr(a, state->attnos[i], state->indesc, &anull);
+		Datum		bdatum = minimal_tuple_getattr(b, state->attnos[i], state->indesc, &bnull);
+		int			cmp = ApplySortComparator(adatum, anull, bdatum, bnull, &state->ssups[i]);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	return 0;
+}
+
+static int
+compare_null_rows(const void *a, const void *b, void *arg)
+{
+	return compare_rows(*(MinimalTuple *) a, *(MinimalTuple *) b, arg, 1);
+}
+
+static int
+compare_tied_rows(const void *a, const void *b, void *arg)
+{
+	GpuSortState *state = arg;
+
+	return compare_rows(state->store.rows[*(const uint32 *) a],
+						state->store.rows[*(const uint32 *) b],
+						state, state->radix_keys);
+}
+
+/* Are two rows equal in the integer keys that the engine sorted? */
+static bool
+radix_keys_equal(GpuSortState *state, uint32 a, uint32 b)
+{
+	for (int i = 0; i < state->radix_keys; i++)
+		if (state->store.columns[i].keys[a] != state->store.columns[i].keys[b])
+			return false;
+	return true;
+}
+
+/*
+ * Gives the NULLs of the integer key columns after the first a key in the
+ * column's order, so that the engines can sort them, and returns how many
+ * leading columns can be sorted so.  A column whose keys leave no room for
+ * a NULL key ends the columns the engine sorts; comparators sort the rest.
+ */
+static int
+place_key_nulls(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+
+	for (int i = 1; i < store->ncolumns; i++)
+	{
+		KeyColumn  *column = &store->columns[i];
+		bool		first = state->nullsfirst[i];
+		uint64		nullkey;
+
+		if (column->nulls == NULL)
+			continue;
+		if (column->min > column->max)
+			nullkey = 0;		/* all NULL */
+		else if (first ? column->min == 0 : column->max == PG_UINT64_MAX)
+			return i;
+		else
+			nullkey = first ? column->min - 1 : column->max + 1;
+		for (uint32 row = 0; row < store->nrows; row++)
+			if (key_column_isnull(column, row))
+				column->keys[row] = nullkey;
+	}
+	return store->ncolumns;
+}
+
+/* Sorts the collected rows with a sort engine and the comparators. */
+static void
+sort_rows(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	const uint64 **keys;
+	SortJob		job;
+
+	state->radix_keys = place_key_nulls(state);
+	keys = palloc(sizeof(uint64 *) * state->radix_keys);
+	for (int i = 0; i < state->radix_keys; i++)
+		keys[i] = store->columns[i].keys;
+
+	state->perm = MemoryContextAllocHuge(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
+	job.nrows = store->nrows;
+	job.nkeys = state->radix_keys;
+	job.keys = keys;
+	job.perm = state->perm;
+	sort_job_run(&job, &state->report);
+	pfree(keys);
+
+	/* Rows equal in the engine's keys are ordered by the remaining keys. */
+	if (state->radix_keys < state->nkeys)
+	{
+		uint32		start = 0;
+
+		for (uint32 i = 1; i <= store->nrows; i++)
+		{
+			if (i < store->nrows && radix_keys_equal(state, state->perm[start], state->perm[i]))
+				continue;
+			if (i - start > 1)
+			{
+				CHECK_FOR_INTERRUPTS();
+				qsort_arg(state->perm + start, i - start, sizeof(uint32),
+						  compare_tied_rows, state);
+			}
+			start = i;
+		}
+	}
+
+	/* Rows whose leading key is NULL are ordered by the other keys. */
+	if (store->nnullrows > 1 && state->nkeys > 1)
+		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
+				  compare_null_rows, state);
+}
+
+/* Reads the input and sorts it, with an engine or with tuplesort. */
+static void
+collect_and_sort(GpuSortState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	RowStore   *store = &state->store;
+	instr_time	start;
+	instr_time	sort_start;
+
+	INSTR_TIME_SET_CURRENT(start);
+
+	if (!gpusort_enabled)
+	{
+		sort_with_tuplesort(state, ExecProcNode(outer), "gpusort.enabled is off", start);
+		return;
+	}
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		if (!row_store_add(store, slot))
+		{
+			sort_with_tuplesort(state, slot, "memory budget exceeded", start);
+			return;
+		}
+	}
+
+	state->ntotal = (int64) store->nrows + store->nnullrows;
+	if (state->ntotal < gpusort_min_rows)
+	{
+		sort_with_tuplesort(state, NULL, "input below gpusort.min_rows", start);
+		return;
+	}
+	state->collect_ms = elapsed_ms(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	sort_rows(state);
+	state->sort_ms = elapsed_ms(sort_start);
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	state->rows_sorted = state->ntotal;
+	state->ran = RUN_ENGINE;
+	state->phase = PHASE_SORTED;
+	state->current = -1;
+}
+
+/* The row at a position of the sorted order. */
+static inline MinimalTuple
+sorted_row(GpuSortState *state, int64 pos)
+{
+	RowStore   *store = &state->store;
+
+	if (state->nullsfirst[0])
+		return pos < store->nnullrows ? store->nullrows[pos] :
+			store->rows[state->perm[pos - store->nnullrows]];
+	return pos < store->nrows ? store->rows[state->perm[pos]] :
+		store->nullrows[pos - store->nrows];
+}
+
+static TupleTableSlot *
+gpusort_exec(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	bool		timing = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
+	instr_time	start;
+
+	if (state->phase == PHASE_START)
+		collect_and_sort(state);
+
+	if (state->phase == PHASE_TUPLESORT)
+	{
+		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+
+	if (timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (forward)
+		state->current = Min(state->current + 1, state->ntotal);
+	else
+		state->current = Max(state->current - 1, -1);
+
+	if (state->current < 0 || state->current >= state->ntotal)
+		ExecClearTuple(slot);
+	else
+	{
+		int64		ahead = state->current + PREFETCH_DISTANCE;
+
+		/* The rows lie in memory in input order: fetch ahead of our reads. */
+		if (forward && ahead < state->ntotal)
+			__builtin_prefetch(sorted_row(state, ahead));
+		ExecStoreMinimalTuple(sorted_row(state, state->current), slot, false);
+	}
+	if (timing)
+		state->emit_ms += elapsed_ms(start);
+	return slot;
+}
+
+/* Forgets the sorted rows, so that the next fetch reads the input again. */
+static void
+forget_rows(GpuSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	row_store_reset(&state->store);
+	state->perm = NULL;
+	state->phase = PHASE_START;
+}
+
+static void
+gpusort_end(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	MemoryContextDelete(state->store.cxt);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+gpusort_rescan(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (state->phase == PHASE_START)
+		return;					/* not read yet: the input rescans itself */
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+
+	/*
+	 * With new parameters the input must be read again; a tuplesort that was
+	 * not made for random access cannot go back to the start.
+	 */
+	if (outer->chgParam != NULL ||
+		(state->phase == PHASE_TUPLESORT && !state->random_access))
+	{
+		forget_rows(state);
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+		return;
+	}
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_rescan(state->tuplesort);
+	else
+		state->current = -1;
+}
+
+static void
+gpusort_mark(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_markpos(state->tuplesort);
+	else
+		state->marked = state->current;
+}
+
+static void
+gpusort_restore(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_restorepos(state->tuplesort);
+	else
+		state->current = state->marked;
+}
+
+/* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
+static void
+append_sort_options(StringInfo buf, Node *expr, Oid sortop, Oid collation,
+					bool nullsfirst)
+{
+	Oid			type = exprType(expr);
+	TypeCacheEntry *typentry = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+		appendStringInfo(buf, " COLLATE %s",
+						 quote_identifier(get_collation_name(collation)));
+	if (sortop == typentry->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != typentry->lt_opr)
+	{
+		appendStringInfo(buf, " USING %s", get_opname(sortop));
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nullsfirst && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nullsfirst && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+static void
+explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(cscan->custom_scan_tlist, state->attnos[i]);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context,
+														useprefix, true));
+		append_sort_options(&buf, (Node *) tle->expr, state->sortops[i],
+							state->collations[i], state->nullsfirst[i]);
+		keys = lappend(keys, buf.data);
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+}
+
+static void
+gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	explain_sort_keys(state, ancestors, es);
+	if (!es->analyze || state->ran == RUN_NONE)
+		return;
+
+	if (state->ran == RUN_TUPLESORT)
+	{
+		TuplesortInstrumentation stats;
+
+		ExplainPropertyText("Sort Engine", "tuplesort", es);
+		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+		if (state->tuplesort)
+		{
+			tuplesort_get_stats(state->tuplesort, &stats);
+			ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
+			ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
+			ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
+		}
+	}
+	else
+	{
+		ExplainPropertyText("Sort Engine", sort_engine_name(state->report.engine), es);
+		if (state->report.fallback_reason)
+			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
+		ExplainPropertyInteger("Sorted Rows", NULL, state->rows_sorted, es);
+		ExplainPropertyInteger("Engine Keys", NULL, state->radix_keys, es);
+	}
+	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Collect Time", "ms", state->collect_ms, 3, es);
+		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
+		if (state->ran == RUN_ENGINE)
+			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+	}
+}

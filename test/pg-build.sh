@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# test/pg-build.sh VERSION [PREFIX]
+#
+# Build and install a minimal PostgreSQL VERSION (e.g. 17, 18) from the Debian
+# source package postgresql-VERSION (upstream orig tarball only, Debian patches
+# are ignored) into PREFIX (default /opt/postgresql-VERSION), so that gpusort can
+# be built and tested against it with PGXS:
+#   make PG_CONFIG=PREFIX/bin/pg_config && make PG_CONFIG=... installcheck
+# Installs the server, client tools, PGXS (incl. pg_regress) and contrib/intarray.
+#
+# - Must run as root (adds a deb-src entry, installs build deps with apt-get).
+# - The deb-src entry is derived from the machine's own Debian apt sources
+#   (Types: deb -> deb-src, Suites: <this release> trixie sid); added once.
+# - No-op (prints the pg_config path) when PREFIX already holds a complete
+#   install of the right major version, so CI can reuse a cached prefix.
+# - The last line of output is always PREFIX/bin/pg_config.
+#
+# Environment:
+#   PGBUILD_CACHE       download/build directory (default /var/cache/gpusort-pg)
+#   PGBUILD_JOBS        parallel make jobs (default: nproc)
+#   PGBUILD_CONFIGURE   extra configure options (e.g. "--enable-cassert --enable-debug")
+set -euo pipefail
+
+usage() { echo "usage: $0 VERSION [PREFIX]" >&2; exit 2; }
+log()   { echo "pg-build: $*" >&2; }
+die()   { log "error: $*"; exit 1; }
+
+[[ $# -ge 1 && $# -le 2 ]] || usage
+VERSION=$1
+[[ $VERSION =~ ^[0-9]+$ && $VERSION -ge 10 ]] || die "VERSION must be a major version number such as 17, got '$VERSION'"
+PREFIX=${2:-/opt/postgresql-$VERSION}
+[[ $PREFIX == /* ]] || die "PREFIX must be an absolute path, got '$PREFIX'"
+PREFIX=${PREFIX%/}
+CACHE=${PGBUILD_CACHE:-/var/cache/gpusort-pg}
+JOBS=${PGBUILD_JOBS:-$(nproc)}
+PG_CONFIG=$PREFIX/bin/pg_config
+SRC_LIST=/etc/apt/sources.list.d/gpusort-src.sources
+
+# Major version reported by a pg_config binary ("PostgreSQL 17.11" -> 17).
+pg_major() { "$1" --version 2>/dev/null | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p'; }
+
+# Everything CI needs from the prefix.  Paths come from pg_config: configure
+# appends /postgresql to lib/share dirs unless PREFIX contains "postgres" or
+# "pgsql" (for /opt/postgresql-N pg_regress is PREFIX/lib/pgxs/src/test/regress).
+prefix_complete() {
+    [[ -x $PG_CONFIG && "$(pg_major "$PG_CONFIG")" == "$VERSION" ]] || return 1
+    local pgxs bindir sharedir pkglibdir
+    pgxs=$("$PG_CONFIG" --pgxs) bindir=$("$PG_CONFIG" --bindir) \
+        sharedir=$("$PG_CONFIG" --sharedir) pkglibdir=$("$PG_CONFIG" --pkglibdir) || return 1
+    [[ -f $pgxs && -x ${pgxs%/src/makefiles/pgxs.mk}/src/test/regress/pg_regress ]] || return 1
+    [[ -f $sharedir/extension/intarray.control && -f $pkglibdir/_int.so ]] || return 1
+    [[ -x $bindir/initdb && -x $bindir/postgres && -x $bindir/psql && -x $bindir/pg_ctl ]] || return 1
+}
+
+# --- 4. reuse an existing prefix --------------------------------------------
+if [[ -x $PG_CONFIG ]]; then
+    have=$(pg_major "$PG_CONFIG")
+    [[ $have == "$VERSION" ]] || die "$PG_CONFIG reports major version '${have:-?}', expected $VERSION; remove $PREFIX or choose another PREFIX"
+    if prefix_complete; then
+        log "$PREFIX already holds PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'); nothing to do"
+        echo "$PG_CONFIG"
+        exit 0
+    fi
+    log "$PREFIX is incomplete (binaries, pg_regress or intarray missing); rebuilding"
+fi
+
+[[ $EUID -eq 0 ]] || die "must run as root (apt-get); PostgreSQL itself is built without needing root"
+export DEBIAN_FRONTEND=noninteractive
+
+# --- 1. deb-src entry ---------------------------------------------------------
+# Prints a deb822 deb-src stanza derived from the machine's main Debian archive
+# entry (deb822 debian.sources, or a one-line "deb URI SUITE COMPONENTS" entry).
+derive_src_stanza() {
+    local codename suites
+    # shellcheck disable=SC1091
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [[ -n $codename ]] || codename=$(sed -n 's/^Suites:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+    [[ -n $codename ]] || return 1
+    # <this release> trixie sid, without duplicates, in that order
+    suites=$(printf '%s\n' "$codename" trixie sid | awk '!seen[$0]++' | paste -sd' ')
+    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+        # First stanza whose Suites contain the release itself (not -security/-updates).
+        awk -v cn="$codename" -v suites="$suites" '
+            BEGIN { RS = ""; FS = "\n" }
+            {
+                ok = 0
+                for (i = 1; i <= NF; i++)
+                    if ($i ~ /^Suites:/) { n = split($i, w, /[ \t]+/); for (j = 2; j <= n; j++) if (w[j] == cn) ok = 1 }
+                if (!ok) next
+                for (i = 1; i <= NF; i++) {
+                    line = $i
+                    if (line ~ /^Types:/)       line = "Types: deb-src"
+                    else if (line ~ /^Suites:/) line = "Suites: " suites
+                    print line
+                }
+                exit
+            }' /etc/apt/sources.list.d/debian.sources
+    else
+        # One-line format: first "deb [opts] URI CODENAME ..." line.
+        awk -v cn="$codename" -v suites="$suites" '
+            $1 == "deb" {
+                i = 2; signed = ""
+                if ($2 ~ /^\[/) { for (; i <= NF; i++) { if ($i ~ /signed-by=/) { signed = $i; sub(/.*signed-by=/, "", signed); sub(/\]$/, "", signed) } if ($i ~ /\]$/) break } i++ }
+                if ($(i + 1) != cn) next
+                print "Types: deb-src"; print "URIs: " $i; print "Suites: " suites; print "Components: main"
+                if (signed == "" && (getline _ < "/usr/share/keyrings/debian-archive-keyring.gpg") > 0) signed = "/usr/share/keyrings/debian-archive-keyring.gpg"
+                if (signed != "") print "Signed-By: " signed
+                exit
+            }' /etc/apt/sources.list 2>/dev/null
+    fi
+}
+
+need_update=0
+if [[ ! -f $SRC_LIST ]]; then
+    stanza=$(derive_src_stanza) || true
+    [[ -n ${stanza:-} ]] || die "could not derive a deb-src entry from the Debian apt sources of this machine"
+    printf '%s\n' "$stanza" > "$SRC_LIST"
+    log "added $SRC_LIST"
+    need_update=1
+elif ! apt-cache showsrc "postgresql-$VERSION" 2>/dev/null | grep -q '^Package:'; then
+    need_update=1   # entry present but source indexes not fetched yet
+fi
+if (( need_update )); then
+    apt-get update -qq
+fi
+
+# --- 2. build dependencies (minimal: no LLVM, ICU, readline, OpenSSL) ---------
+deps=(gcc make libc6-dev bison flex perl zlib1g-dev bzip2 xz-utils)
+missing=()
+for p in "${deps[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+    log "installing build dependencies: ${missing[*]}"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- 3. fetch, unpack, configure, build, install ------------------------------
+mkdir -p "$CACHE"
+cd "$CACHE"
+# The cache is root-owned: download as root instead of the _apt sandbox user.
+fetch() { apt-get source --download-only -qq -o APT::Sandbox::User=root "postgresql-$VERSION" >/dev/null; }
+if ! fetch; then
+    log "apt-get source failed; refreshing indexes and retrying"
+    if ! { apt-get update -qq && fetch; }; then
+        log "download failed; falling back to a cached tarball if any"
+    fi
+fi
+orig=
+for f in "postgresql-${VERSION}_"*.orig.tar.*; do
+    if [[ -f $f && $f != *.asc ]]; then orig+="$f"$'\n'; fi
+done
+orig=$(printf '%s' "$orig" | sort -V | tail -n1)
+[[ -n $orig ]] || die "no orig tarball for postgresql-$VERSION in $CACHE"
+log "using $CACHE/$orig"
+
+build=$CACHE/build-$VERSION
+rm -rf "$build"
+mkdir -p "$build"
+tar -xf "$orig" -C "$build"
+srcdir=$(find "$build" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n1)
+[[ -n $srcdir ]] || die "unexpected layout of $orig"
+cd "$srcdir"
+
+logf=$build/build.log
+log "building in $srcdir (log: $logf)"
+# shellcheck disable=SC2086  # PGBUILD_CONFIGURE is a word list on purpose
+if ! { ./configure --prefix="$PREFIX" \
+            --without-llvm --without-icu --without-readline \
+            --disable-nls ${PGBUILD_CONFIGURE:-} \
+       && make -j"$JOBS" \
+       && make -j"$JOBS" -C contrib/intarray \
+       && make install \
+       && make -C contrib/intarray install; } >"$logf" 2>&1; then
+    tail -n 40 "$logf" >&2
+    die "build of PostgreSQL $VERSION failed (full log: $logf)"
+fi
+
+prefix_complete || die "install into $PREFIX is incomplete (pg_config, binaries, pg_regress or intarray missing)"
+log "installed PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}') into $PREFIX"
+echo "$PG_CONFIG"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Runs gpusort's test suites on a throwaway cluster, on a machine with or
+# without a GPU:
+#   1. builds and installs gpusort into the PostgreSQL that PG_CONFIG names
+#      (default: pg_config on PATH; PostgreSQL 15 is installed if missing);
+#   2. starts a cluster with shared_preload_libraries = gpusort and runs the
+#      regression suites, the differential test among them (make installcheck);
+#   3. starts a cluster without it and runs the suite that loads gpusort with
+#      LOAD and session_preload_libraries;
+#   4. builds the CUDA kernel tests when nvcc is there (they run on a GPU
+#      host, through test/gpu-tests.sh).
+# Extra arguments go to make (e.g. COPT=-Werror).  Ends with a line
+# "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PG_CONFIG=${PG_CONFIG:-pg_config}
+source test/deps.sh
+source test/cluster.sh
+gpusort_install_deps || exit 1
+
+echo "== building against $("$PG_CONFIG" --version)"
+make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
+gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
+
+passed=0
+failed=0
+# Runs one installcheck and adds its results to the counts.
+run_suites() {
+	local log=test/regress.log
+	make -s installcheck PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$log"
+	passed=$((passed + $(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$log")))
+	failed=$((failed + $(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$log")))
+	if grep -q -E '(\.\.\. FAILED|^not ok )' "$log" && [ -f regression.diffs ]; then
+		cat regression.diffs
+	fi
+	rm -f "$log"
+}
+
+trap cluster_stop EXIT
+echo "== regression suites (shared_preload_libraries = gpusort)"
+cluster_start -c shared_preload_libraries=gpusort -c max_worker_processes=8 || exit 1
+run_suites
+cluster_stop
+
+echo "== loading suite (no preloading)"
+cluster_start || exit 1
+run_suites REGRESS=loading
+cluster_stop
+
+if [ "$(make -s print-cuda 2>/dev/null)" = yes ] && [ -f test/kernels/Makefile ]; then
+	echo "== building the CUDA kernel tests"
+	if make -s -C test/kernels; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
