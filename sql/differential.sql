@@ -6,7 +6,6 @@
 -- must be identical (any valid order has the same one) and the rows must be
 -- the same multiset.
 SET gpusort.min_rows = 0;
-SET gpusort.device = 'cpu';
 SET work_mem = '256MB';
 SELECT setseed(0.42);
 

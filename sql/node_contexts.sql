@@ -2,7 +2,6 @@
 -- functions, subqueries, CTEs, cursors, prepared statements, rescans and
 -- parallel plans.
 SET gpusort.min_rows = 0;
-SET gpusort.device = 'cpu';
 SET work_mem = '64MB';
 
 CREATE TABLE ctx_a AS

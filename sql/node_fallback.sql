@@ -1,7 +1,6 @@
 -- GpuSort hands its input to tuplesort when it cannot sort it itself, and
 -- honours cancels: the rows are always those Sort returns.
 SET gpusort.min_rows = 0;
-SET gpusort.device = 'cpu';
 SET work_mem = '64MB';
 
 CREATE TABLE fb_t AS

@@ -1,7 +1,6 @@
 -- GpuSort orders every integer key type, in every direction and NULL
 -- placement, with trailing keys of any type, as Sort does.
 SET gpusort.min_rows = 0;
-SET gpusort.device = 'cpu';
 SET work_mem = '64MB';
 
 CREATE DOMAIN posint AS int4 CHECK (VALUE > 0);

@@ -36,6 +36,9 @@ run_suites() {
 	rm -f "$log"
 }
 
+# The suites run on the engine GPUSORT_DEVICE names (cpu, or gpu on a GPU host).
+export PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=${GPUSORT_DEVICE:-cpu}"
+
 trap cluster_stop EXIT
 echo "== regression suites (shared_preload_libraries = gpusort)"
 cluster_start -c shared_preload_libraries=gpusort -c max_worker_processes=8 || exit 1
@@ -43,8 +46,8 @@ run_suites
 cluster_stop
 
 echo "== loading suite (no preloading)"
-cluster_start || exit 1
-run_suites REGRESS=loading
+PGOPTIONS= cluster_start || exit 1
+PGOPTIONS= run_suites REGRESS=loading
 cluster_stop
 
 if [ "$(make -s print-cuda 2>/dev/null)" = yes ] && [ -f test/kernels/Makefile ]; then
