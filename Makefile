@@ -15,7 +15,7 @@ PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
 SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(SRCS:.c=.o)
 
-REGRESS = node_plan node_types node_contexts node_fallback differential array_sort
+REGRESS = node_plan node_types node_contexts node_fallback differential array_sort gpu_info
 
 
 PG_CONFIG ?= pg_config

@@ -1,18 +1,27 @@
 /*
  * gs_counting.cu
  *	  Stable counting sort for narrow key ranges (max - min + 1 <=
- *	  GS_COUNTING_MAX_RANGE): comparison-free, after Abdel-hafeez et al.
- *	  The input is cut into T contiguous tiles; one kernel counts each key
- *	  per tile into a key-major matrix, one exclusive scan turns the counts
- *	  into output positions, one kernel scatters every pair to its place,
- *	  ranking equal keys by input position (warp match + per-warp counters).
+ *	  GS_COUNTING_MAX_RANGE): comparison-free, after Abdel-hafeez et al.,
+ *	  in one pass over the pairs, like one radix pass whose digit is the
+ *	  whole key (up to 4096 buckets):
+ *	  1. a histogram of the keys (reads the keys once) and its exclusive
+ *	     scan: where each key's run starts in the output;
+ *	  2. one kernel over tiles of CTILE pairs: ranks each pair among equal
+ *	     keys of its tile (warp match + per-warp counters), publishes the
+ *	     tile's count per key and finds the counts of the tiles before it by
+ *	     decoupled look-back, stages the tile in shared memory in key order
+ *	     and writes it out, so that each key's pairs leave as one contiguous
+ *	     run per tile, next to the runs of the tiles just before and after.
  */
 #include "gs_internal.cuh"
 
-#define CT 256					/* threads per block */
+#define CT 512					/* threads per block */
 #define CWARPS (CT / 32)
 #define CITEMS 16
-#define CSUB (CT * CITEMS)		/* elements per sub-tile */
+#define CTILE (CT * CITEMS)		/* pairs per tile */
+
+#define CFLAG_AGG 1u
+#define CFLAG_INC 2u
 
 /* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
 __device__ __forceinline__ uint32_t
@@ -30,127 +39,245 @@ match_bits(uint32_t o, bool valid, int bits)
 }
 
 template <typename K>
-__global__ void __launch_bounds__(CT)
-counting_count(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range, int bits,
-			   uint32_t subs_per_tile, uint32_t ntiles, uint32_t *matrix)
+__global__ void __launch_bounds__(256)
+counting_hist(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
+			  uint32_t *counts)
 {
 	extern __shared__ uint32_t hist[];
-	const uint64_t begin = (uint64_t) blockIdx.x * subs_per_tile * CSUB;
-	const uint64_t end = min((uint64_t) n, begin + (uint64_t) subs_per_tile * CSUB);
-	const int	lane = threadIdx.x & 31;
+	const uint32_t stride = gridDim.x * blockDim.x;
 
-	for (uint32_t i = threadIdx.x; i < range; i += CT)
+	for (uint32_t i = threadIdx.x; i < range; i += blockDim.x)
 		hist[i] = 0;
 	__syncthreads();
-	for (uint64_t i = begin + threadIdx.x; i - lane < end; i += CT)
+	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4ull * stride)
 	{
-		bool		valid = i < end;
-		uint32_t	o = valid ? (uint32_t) (keys[i] - kmin) : 0xFFFFFFFFu;
-		uint32_t	peers = match_bits(o, valid, bits);
+		K			k[4];
 
-		if (valid && (peers & ((1u << lane) - 1)) == 0)
-			atomicAdd(&hist[o], __popc(peers));
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			k[u] = i + u * stride < n ? keys[i + u * stride] : kmin;
+#pragma unroll
+		for (int u = 0; u < 4; u++)
+			if (i + u * stride < n)
+				atomicAdd(&hist[(uint32_t) (k[u] - kmin)], 1u);
 	}
 	__syncthreads();
-	for (uint32_t i = threadIdx.x; i < range; i += CT)
-		matrix[(uint64_t) i * ntiles + blockIdx.x] = hist[i];
+	for (uint32_t i = threadIdx.x; i < range; i += blockDim.x)
+		if (hist[i])
+			atomicAdd(&counts[i], hist[i]);
 }
 
+/*
+ * Dynamic shared memory: stage[CTILE] keys (then values), wcnt[CWARPS][range]
+ * (uint16), lstart[range], gbase[range] (uint32).
+ */
 template <typename K>
-__global__ void __launch_bounds__(CT)
-counting_scatter(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
-				 K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
-				 K kmin, uint32_t range, int bits, uint32_t subs_per_tile,
-				 uint32_t ntiles, const uint32_t *__restrict__ matrix)
+__global__ void __launch_bounds__(CT, 2)
+counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
+				  K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
+				  K kmin, uint32_t range, int bits,
+				  const uint32_t *__restrict__ key_offsets,
+				  volatile unsigned long long *status, uint32_t *tile_counter,
+				  uint32_t epoch)
 {
-	extern __shared__ uint32_t smem[];
-	uint32_t   *cursor = smem;	/* [range] next output position per key */
-	uint16_t   *wcnt = (uint16_t *) (cursor + range);	/* [CWARPS][range] */
-	uint16_t   *tot = wcnt + CWARPS * range;	/* [range] */
+	extern __shared__ __align__(16) unsigned char dyn[];
+	K		   *stage_k = (K *) dyn;
+	uint32_t   *stage_v = (uint32_t *) dyn;
+	uint16_t   *wcnt = (uint16_t *) (dyn + CTILE * sizeof(K));
+	uint32_t   *lstart = (uint32_t *) (wcnt + ((CWARPS * range + 1) & ~1u));
+	uint32_t   *gbase = lstart + range;
+	__shared__ uint32_t ws[CWARPS];
+	__shared__ uint32_t s_tile;
+
 	const int	tid = threadIdx.x,
 				lane = tid & 31,
 				w = tid >> 5;
 	const uint32_t lt = (1u << lane) - 1;
-	const uint64_t begin = (uint64_t) blockIdx.x * subs_per_tile * CSUB;
-	const uint64_t end = min((uint64_t) n, begin + (uint64_t) subs_per_tile * CSUB);
 
-	for (uint32_t i = tid; i < range; i += CT)
-		cursor[i] = matrix[(uint64_t) i * ntiles + blockIdx.x];
-	for (uint64_t sub = begin; sub < end; sub += CSUB)
+	if (tid == 0)
+		s_tile = atomicAdd(tile_counter, 1u);
+	for (uint32_t i = tid; i < (CWARPS * range + 1) / 2; i += CT)
+		((uint32_t *) wcnt)[i] = 0;
+	__syncthreads();
+
+	const uint32_t tile = s_tile;
+	const uint64_t tile_base = (uint64_t) tile * CTILE;
+	const uint64_t wb = tile_base + (uint64_t) w * 32 * CITEMS;
+	K			key[CITEMS];
+	uint32_t	rank[CITEMS];
+
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
 	{
-		for (uint32_t i = tid; i < CWARPS * range / 2; i += CT)
-			((uint32_t *) wcnt)[i] = 0;
-		__syncthreads();
+		uint64_t	idx = wb + i * 32 + lane;
 
-		const uint64_t wb = sub + (uint64_t) w * 32 * CITEMS;
-		K			key[CITEMS];
-		uint32_t	val[CITEMS];
-		uint32_t	rank[CITEMS];
-
-#pragma unroll
-		for (int i = 0; i < CITEMS; i++)
-		{
-			uint64_t	idx = wb + i * 32 + lane;
-
-			if (idx < end)
-			{
-				key[i] = kin[idx];
-				val[i] = vin[idx];
-			}
-		}
-#pragma unroll
-		for (int i = 0; i < CITEMS; i++)
-		{
-			uint64_t	idx = wb + i * 32 + lane;
-			bool		valid = idx < end;
-			uint32_t	o = valid ? (uint32_t) (key[i] - kmin) : 0xFFFFFFFFu;
-			uint32_t	peers = match_bits(o, valid, bits);
-			uint32_t	before = 0;
-
-			if (valid)
-				before = wcnt[w * range + o];
-			__syncwarp();
-			if (valid && (peers & lt) == 0)
-				wcnt[w * range + o] = (uint16_t) (before + __popc(peers));
-			__syncwarp();
-			rank[i] = before + __popc(peers & lt);
-		}
-		__syncthreads();
-		for (uint32_t o = tid; o < range; o += CT)
-		{
-			uint32_t	run = 0;
-
-#pragma unroll
-			for (int ww = 0; ww < CWARPS; ww++)
-			{
-				uint32_t	c = wcnt[ww * range + o];
-
-				wcnt[ww * range + o] = (uint16_t) run;
-				run += c;
-			}
-			tot[o] = (uint16_t) run;
-		}
-		__syncthreads();
-#pragma unroll
-		for (int i = 0; i < CITEMS; i++)
-		{
-			uint64_t	idx = wb + i * 32 + lane;
-
-			if (idx < end)
-			{
-				uint32_t	o = (uint32_t) (key[i] - kmin);
-				uint32_t	pos = cursor[o] + wcnt[w * range + o] + rank[i];
-
-				kout[pos] = key[i];
-				vout[pos] = val[i];
-			}
-		}
-		__syncthreads();
-		for (uint32_t o = tid; o < range; o += CT)
-			cursor[o] += tot[o];
-		/* the next sub-tile's zeroing is ordered by this barrier */
-		__syncthreads();
+		key[i] = idx < n ? kin[idx] : kmin;
 	}
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
+	{
+		uint64_t	idx = wb + i * 32 + lane;
+		bool		valid = idx < n;
+		uint32_t	o = valid ? (uint32_t) (key[i] - kmin) : 0xFFFFFFFFu;
+		uint32_t	peers = match_bits(o, valid, bits);
+		uint32_t	before = 0;
+
+		if (valid)
+			before = wcnt[w * range + o];
+		__syncwarp();
+		if (valid && (peers & lt) == 0)
+			wcnt[w * range + o] = (uint16_t) (before + __popc(peers));
+		__syncwarp();
+		rank[i] = before + __popc(peers & lt);
+	}
+	__syncthreads();
+
+	/*
+	 * Per key: warp prefixes and the tile's count, published at once; then
+	 * the look-back.  Each thread takes keys tid, tid + CT, ...
+	 */
+	const unsigned long long tag = (unsigned long long) epoch << 34;
+	volatile unsigned long long *mine = status + (uint64_t) tile * range;
+
+	for (uint32_t o = tid; o < range; o += CT)
+	{
+		uint32_t	run = 0;
+
+#pragma unroll
+		for (int ww = 0; ww < CWARPS; ww++)
+		{
+			uint32_t	c = wcnt[ww * range + o];
+
+			wcnt[ww * range + o] = (uint16_t) run;
+			run += c;
+		}
+		lstart[o] = run;		/* the tile's count, for now */
+		if (tile == 0)
+			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (key_offsets[o] + run);
+		else
+			mine[o] = tag | ((unsigned long long) CFLAG_AGG << 32) | run;
+	}
+	for (uint32_t o = tid; o < range; o += CT)
+	{
+		uint32_t	excl = 0;
+
+		if (tile == 0)
+			excl = key_offsets[o];
+		else
+		{
+			int64_t		k = (int64_t) tile - 1;
+
+			for (;;)
+			{
+				unsigned long long s = status[(uint64_t) k * range + o];
+
+				if ((s >> 34) != epoch)
+					continue;	/* not yet published */
+				excl += (uint32_t) s;
+				if (((s >> 32) & 3u) == CFLAG_INC)
+					break;
+				k--;
+			}
+			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl + lstart[o]);
+		}
+		gbase[o] = excl;
+	}
+	__syncthreads();
+
+	/* exclusive scan of the tile's counts over the keys (in lstart) */
+	{
+		const uint32_t per = (range + CT - 1) / CT;
+		const uint32_t o0 = min(range, tid * per),
+					o1 = min(range, o0 + per);
+		uint32_t	sum = 0;
+
+		for (uint32_t o = o0; o < o1; o++)
+			sum += lstart[o];
+		uint32_t	x = sum;
+
+		for (int d = 1; d < 32; d <<= 1)
+		{
+			uint32_t	y = __shfl_up_sync(0xffffffffu, x, d);
+
+			if (lane >= d)
+				x += y;
+		}
+		if (lane == 31)
+			ws[w] = x;
+		__syncthreads();
+		uint32_t	base = x - sum;
+
+		for (int i = 0; i < w; i++)
+			base += ws[i];
+		for (uint32_t o = o0; o < o1; o++)
+		{
+			uint32_t	c = lstart[o];
+
+			lstart[o] = base;
+			gbase[o] -= base;	/* output position of staged slot j: gbase + j */
+			base += c;
+		}
+	}
+	__syncthreads();
+
+	/* keys into shared memory in key order, then out in contiguous runs */
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
+	{
+		uint64_t	idx = wb + i * 32 + lane;
+
+		if (idx < n)
+		{
+			uint32_t	o = (uint32_t) (key[i] - kmin);
+			uint32_t	lp = lstart[o] + wcnt[w * range + o] + rank[i];
+
+			stage_k[lp] = key[i];
+			rank[i] = lp;
+		}
+	}
+	__syncthreads();
+
+	const uint32_t count = (uint32_t) min((uint64_t) CTILE, n - tile_base);
+	uint32_t	dst[CITEMS];
+
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
+	{
+		uint32_t	j = i * CT + tid;
+
+		dst[i] = 0;
+		if (j < count)
+		{
+			K			kk = stage_k[j];
+
+			dst[i] = gbase[(uint32_t) (kk - kmin)] + j;
+			kout[dst[i]] = kk;
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
+	{
+		uint64_t	idx = wb + i * 32 + lane;
+
+		if (idx < n)
+			stage_v[rank[i]] = vin[idx];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < CITEMS; i++)
+	{
+		uint32_t	j = i * CT + tid;
+
+		if (j < count)
+			vout[dst[i]] = stage_v[j];
+	}
+}
+
+static size_t
+onesweep_smem(size_t key_bytes, uint32_t range)
+{
+	return CTILE * key_bytes + (size_t) ((CWARPS * range + 1) & ~1u) * 2 + (size_t) range * 8;
 }
 
 template <typename K>
@@ -160,26 +287,22 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 {
 	const uint32_t range = (uint32_t) (kr->max - kr->min) + 1;
 	const int	bits = range > 1 ? 32 - __builtin_clz(range - 1) : 0;
-	const uint32_t nsub = gs_blocks(n, CSUB);
-	uint32_t	ntiles = (uint32_t) ctx->sm_count * 8;
+	const uint32_t ntiles = gs_blocks(n, CTILE);
+	uint32_t   *counts;
+	void	   *st;
+	K		   *sk;
+	uint32_t   *sv;
 
-	if (ntiles > nsub)
-		ntiles = nsub;
-	const uint32_t subs_per_tile = gs_blocks(nsub, ntiles);
+	/* work slot: counts[range], the scan's temporary words, the tile counter */
+	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, ((size_t) range + gs_scan_tmp_words(range) + 1) * 4,
+					  (void **) &counts));
+	uint32_t   *tmp = counts + range;
+	uint32_t   *counter = tmp + gs_scan_tmp_words(range);
 
-	ntiles = gs_blocks(nsub, subs_per_tile);
-
-	const uint64_t entries = (uint64_t) range * ntiles;
-	uint32_t   *matrix;
-	K		   *sk = kout;
-	uint32_t   *sv = vout;
-
-	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK,
-					  (entries + gs_scan_tmp_words((uint32_t) entries)) * 4,
-					  (void **) &matrix));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_STATUS, (size_t) ntiles * range * 8, &st));
 	if ((const void *) kin == (const void *) kout)
 	{
-		/* in place: scatter from a copy */
+		/* in place: sort from a copy */
 		GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, (size_t) n * sizeof(K), (void **) &sk));
 		GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, (size_t) n * 4, (void **) &sv));
 		GS_CHECK(ctx, cudaMemcpyAsync(sk, kin, (size_t) n * sizeof(K), cudaMemcpyDeviceToDevice, ctx->stream));
@@ -187,19 +310,28 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		kin = sk;
 		vin = sv;
 	}
-	counting_count<K><<<ntiles, CT, range * 4, ctx->stream>>>(
-		kin, n, (K) kr->min, range, bits, subs_per_tile, ntiles, matrix);
-	GS_TRY(gs_after_launch(ctx, "counting: count"));
-	GS_TRY(gs_scan_u32(ctx, matrix, (uint32_t) entries, matrix + entries));
+	GS_CHECK(ctx, cudaMemsetAsync(counts, 0, (size_t) range * 4, ctx->stream));
+	GS_CHECK(ctx, cudaMemsetAsync(counter, 0, 4, ctx->stream));
+	{
+		uint32_t	grid = gs_blocks(n, 256 * 16);
 
-	size_t		smem = (size_t) range * 4 + (size_t) CWARPS * range * 2 + (size_t) range * 2 + 8;
+		if (grid > (uint32_t) ctx->sm_count * 4)
+			grid = ctx->sm_count * 4;
+		counting_hist<K><<<grid, 256, range * 4, ctx->stream>>>(kin, n, (K) kr->min, range, counts);
+		GS_TRY(gs_after_launch(ctx, "counting: histogram"));
+	}
+	GS_TRY(gs_scan_u32(ctx, counts, range, tmp));
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(counting_scatter<K>,
+	const size_t smem = onesweep_smem(sizeof(K), range);
+	const uint32_t epoch = gs_next_epoch(ctx);
+
+	GS_CHECK(ctx, cudaFuncSetAttribute(counting_onesweep<K>,
 									   cudaFuncAttributeMaxDynamicSharedMemorySize,
 									   (int) smem));
-	counting_scatter<K><<<ntiles, CT, smem, ctx->stream>>>(
-		kin, vin, kout, vout, n, (K) kr->min, range, bits, subs_per_tile, ntiles, matrix);
-	return gs_after_launch(ctx, "counting: scatter");
+	counting_onesweep<K><<<ntiles, CT, smem, ctx->stream>>>(
+		kin, vin, kout, vout, n, (K) kr->min, range, bits, counts,
+		(volatile unsigned long long *) st, counter, epoch);
+	return gs_after_launch(ctx, "counting: pass");
 }
 
 gs_status

@@ -10,6 +10,9 @@
  * which all keys share the digit are skipped.  64-bit keys whose significant
  * bits fit 32 travel as 32-bit words between the first and the last pass.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "gs_internal.cuh"
 
 #define RADIX_BITS 8
@@ -17,10 +20,17 @@
 #define RT 384					/* threads per tile (the first 256: one per digit) */
 #define RWARPS (RT / 32)
 /* pairs per thread: by the width of the keys read and written */
+/*
+ * Two tile shapes: large tiles at 2 blocks per SM (80 registers), or small
+ * tiles at 3 blocks per SM (56 registers).  GPUSORT_RADIX_TILES=small|large
+ * overrides the default (for tuning).
+ */
 #define RITEMS_NARROW 21		/* 32-bit keys in and out */
 #define RITEMS_WIDE 16			/* 64-bit keys in or out */
-#define RITEMS_MAX 21
-#define RTILE_MIN (RT * RITEMS_WIDE)
+#define RITEMS_NARROW_S 13
+#define RITEMS_WIDE_S 10
+#define RTILE_MIN (RT * RITEMS_WIDE_S)
+#define RADIX_SMALL_DEFAULT false
 
 #define FLAG_AGG 1u
 #define FLAG_INC 2u
@@ -111,10 +121,12 @@ radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
  * One digit pass over a tile of RT * IT pairs.  MODE 0: keys keep their
  * type, digit of (k - sub) >> lo.  MODE 1: 64-bit keys in, (k - sub) >> lo
  * out as 32-bit words.  MODE 2: 32-bit words in, (w << lo) + sub out as
- * 64-bit keys.  Dynamic shared memory: the staging tile and its digits.
+ * 64-bit keys.  Dynamic shared memory: the staging tile (keys, then values);
+ * a staged key's digit is recomputed from the key itself.  MINB: blocks per
+ * SM the registers are budgeted for.
  */
-template <typename KI, typename KO, int MODE, int IT>
-__global__ void __launch_bounds__(RT, 2)
+template <typename KI, typename KO, int MODE, int IT, int MINB>
+__global__ void __launch_bounds__(RT, MINB)
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
@@ -126,7 +138,6 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	extern __shared__ __align__(16) unsigned char dyn[];
 	KO		   *stage_k = (KO *) dyn;
 	uint32_t   *stage_v = (uint32_t *) dyn;
-	uint8_t    *sdig = dyn + TILE * sizeof(KO);
 	__shared__ uint32_t whist[RWARPS][RADIX];
 	__shared__ uint32_t local_start[RADIX];
 	__shared__ uint32_t gbase[RADIX];
@@ -146,17 +157,24 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	const uint32_t tile = s_tile;
 	const uint64_t tile_base = (uint64_t) tile * TILE;
-	const uint64_t warp_base = tile_base + (uint64_t) w * 32 * IT;
+	/* local indices are 32-bit: the tile's pairs are [0, count) */
+	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
+	const KI   *tkin = kin + tile_base;
+	const uint32_t *tvin = vin + tile_base;
+	const uint32_t wofs = (uint32_t) w * 32 * IT;
 	KI			key[IT];
 	uint32_t	rank[IT];
 
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
-		uint64_t	idx = warp_base + i * 32 + lane;
+		uint32_t	li = wofs + i * 32 + lane;
 
-		key[i] = idx < n ? kin[idx] : (KI) 0;
+		key[i] = li < count ? tkin[li] : (KI) 0;
 	}
+	/* the values are read last: ask for their lines in L2 now */
+	if (lane < IT && wofs + lane * 32 < count)
+		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
 
 	auto		digit_of = [&](KI k) -> uint32_t {
 		if (MODE == 2)
@@ -165,13 +183,20 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 		return (uint32_t) (rk >> shift) & (RADIX - 1);
 	};
+	/* the digit of a staged (output) key */
+	auto		digit_out = [&](KO k) -> uint32_t {
+		if (MODE == 0)
+			return digit_of((KI) k);
+		if (MODE == 1)
+			return (uint32_t) (k >> shift) & (RADIX - 1);
+		return (uint32_t) ((((uint64_t) k - sub) >> lo) >> shift) & (RADIX - 1);
+	};
 
 	/* rank each item among equal digits of its warp, in (item, lane) order */
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
-		uint64_t	idx = warp_base + i * 32 + lane;
-		bool		valid = idx < n;
+		bool		valid = wofs + i * 32 + lane < count;
 		uint32_t	d = digit_of(key[i]);
 		uint32_t	peers = __ballot_sync(0xffffffffu, valid);
 
@@ -254,9 +279,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
-		uint64_t	idx = warp_base + i * 32 + lane;
-
-		if (idx < n)
+		if (wofs + i * 32 + lane < count)
 		{
 			uint32_t	d = digit_of(key[i]);
 			uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
@@ -269,30 +292,36 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			else
 				ko = (KO) ((((uint64_t) key[i]) << lo) + sub);
 			stage_k[lp] = ko;
-			sdig[lp] = (uint8_t) d;
 			rank[i] = lp;
 		}
 	}
 	__syncthreads();
 
-	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
+	/* output slots kept for the values (the keys' buffer is reused) */
+	uint32_t	dst[IT];
 
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
 		uint32_t	j = i * RT + tid;
 
+		dst[i] = 0;
 		if (j < count)
-			kout[gbase[sdig[j]] + j] = stage_k[j];
+		{
+			KO			ko = stage_k[j];
+
+			dst[i] = gbase[digit_out(ko)] + j;
+			kout[dst[i]] = ko;
+		}
 	}
 	__syncthreads();
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
-		uint64_t	idx = warp_base + i * 32 + lane;
+		uint32_t	li = wofs + i * 32 + lane;
 
-		if (idx < n)
-			stage_v[rank[i]] = vin[idx];
+		if (li < count)
+			stage_v[rank[i]] = tvin[li];
 	}
 	__syncthreads();
 #pragma unroll
@@ -301,7 +330,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		uint32_t	j = i * RT + tid;
 
 		if (j < count)
-			vout[gbase[sdig[j]] + j] = stage_v[j];
+			vout[dst[i]] = stage_v[j];
 	}
 }
 
@@ -313,14 +342,37 @@ launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 			const uint32_t *dofs, volatile unsigned long long *status,
 			uint32_t *counter, uint32_t epoch)
 {
-	constexpr int IT = (sizeof(KI) == 4 && sizeof(KO) == 4) ? RITEMS_NARROW : RITEMS_WIDE;
-	const size_t smem = (size_t) RT * IT * (sizeof(KO) + 1);
-	auto		kernel = radix_onesweep<KI, KO, MODE, IT>;
+	constexpr bool narrow = (sizeof(KI) == 4 && sizeof(KO) == 4);
+	static int	small = -1;
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-	kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
-		(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
-		status, counter, epoch);
+	if (small < 0)
+	{
+		const char *e = getenv("GPUSORT_RADIX_TILES");
+
+		small = e ? (strcmp(e, "small") == 0) : RADIX_SMALL_DEFAULT;
+	}
+	if (small)
+	{
+		constexpr int IT = narrow ? RITEMS_NARROW_S : RITEMS_WIDE_S;
+		const size_t smem = (size_t) RT * IT * sizeof(KO);
+		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 3>;
+
+		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
+			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
+			status, counter, epoch);
+	}
+	else
+	{
+		constexpr int IT = narrow ? RITEMS_NARROW : RITEMS_WIDE;
+		const size_t smem = (size_t) RT * IT * sizeof(KO);
+		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 2>;
+
+		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
+			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
+			status, counter, epoch);
+	}
 	return gs_after_launch(ctx, "radix pass");
 }
 

@@ -4,10 +4,9 @@
  *	  algorithm from n, the key width and the key range.
  *
  *	  n <= GS_BITONIC_MAX                 one-block bitonic sort
- *	  max - min < GS_COUNTING_MAX_RANGE   counting sort, up to
- *	  and n <= GS_COUNTING_AUTO_MAX_N     GS_COUNTING_AUTO_MAX_N pairs (beyond,
- *	                                      its scattered writes lose to the
- *	                                      radix sort's 1-2 passes: NOTES.md)
+ *	  max - min < GS_COUNTING_MAX_RANGE   counting sort (one pass over the
+ *	                                      pairs after a histogram of the keys;
+ *	                                      the radix sort needs 1-2: NOTES.md)
  *	  otherwise                           LSD radix sort on the bits that
  *	                                      differ
  *	  The warpsort and the sample sort run when forced.
@@ -15,8 +14,6 @@
 #include <string.h>
 
 #include "gs_internal.cuh"
-
-#define GS_COUNTING_AUTO_MAX_N 2000000
 
 gs_status
 gs_sort_pairs(gs_context *ctx, int key_bits, const void *keys_in,
@@ -76,8 +73,7 @@ gs_sort_pairs(gs_context *ctx, int key_bits, const void *keys_in,
 			algo = (kr.max - kr.min < GS_COUNTING_MAX_RANGE) ? GS_ALGO_COUNTING
 				: GS_ALGO_RADIX;
 		else if (algo == GS_ALGO_AUTO)
-			algo = (kr.max - kr.min < GS_COUNTING_MAX_RANGE &&
-					n <= GS_COUNTING_AUTO_MAX_N) ? GS_ALGO_COUNTING
+			algo = (kr.max - kr.min < GS_COUNTING_MAX_RANGE) ? GS_ALGO_COUNTING
 				: GS_ALGO_RADIX;
 	}
 	info->algorithm = algo;

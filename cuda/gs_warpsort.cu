@@ -2,7 +2,9 @@
  * gs_warpsort.cu
  *	  GPU-Warpsort (Ye, Xiao, Huang, Wang): the comparison-based sort.
  *	  1. Each warp sorts a tile of WS_T pairs in registers with a bitonic
- *	     network (barrier-free: shuffles and register swaps only).
+ *	     network (barrier-free: shuffles and register swaps only); then one
+ *	     block per WS_RUN0 pairs merges its 16 tiles in shared memory with
+ *	     bitonic merge stages (a 4096-pair run: 4 global merge levels fewer).
  *	  2. Sorted runs are merged pairwise, level by level.  Each merge is
  *	     split into independent pieces of at most WS_PIECE outputs by
  *	     splitters found on the merge path (exact, so pieces are balanced),
@@ -19,6 +21,7 @@
 #define WS_T (32 * WS_E)		/* pairs per warp tile / merge step */
 #define WS_PIECE 2048			/* outputs per warp in a merge */
 #define WS_WARPS 4				/* warps per block */
+#define WS_RUN0 4096			/* first runs of the global merges */
 
 template <typename K>
 __device__ __forceinline__ void
@@ -133,6 +136,61 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 			kout[i] = k[j];
 			vout[i] = v[j];
 		}
+	}
+}
+
+/*
+ * Merges the sorted WS_T-pair warp tiles of one WS_RUN0-pair segment into
+ * one sorted run, in shared memory, in place: bitonic merge stages only
+ * (k = 2 WS_T .. WS_RUN0), the first step of each comparing an element with
+ * its mirror so that both halves may be ascending.
+ */
+template <typename K>
+__global__ void __launch_bounds__(1024)
+merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
+{
+	__shared__ K sk[WS_RUN0];
+	__shared__ uint32_t sv[WS_RUN0];
+	const uint64_t begin = (uint64_t) blockIdx.x * WS_RUN0;
+	const uint32_t len = (uint32_t) min((uint64_t) WS_RUN0, n - begin);
+
+	for (uint32_t i = threadIdx.x; i < WS_RUN0; i += 1024)
+	{
+		sk[i] = i < len ? keys[begin + i] : gs_key_max<K>::value;
+		sv[i] = i < len ? vals[begin + i] : 0xFFFFFFFFu;
+	}
+	__syncthreads();
+#pragma unroll 1
+	for (uint32_t k = 2 * WS_T; k <= WS_RUN0; k <<= 1)
+	{
+#pragma unroll 1
+		for (uint32_t j = k >> 1; j > 0; j >>= 1)
+		{
+#pragma unroll
+			for (uint32_t t = threadIdx.x; t < WS_RUN0 / 2; t += 1024)
+			{
+				uint32_t	i = 2 * t - (t & (j - 1));
+				uint32_t	l = (j == (k >> 1)) ? (i ^ (k - 1)) : (i + j);
+				K			ka = sk[i],
+							kb = sk[l];
+				uint32_t	va = sv[i],
+							vb = sv[l];
+
+				if (gs_pair_less(kb, vb, ka, va))
+				{
+					sk[i] = kb;
+					sk[l] = ka;
+					sv[i] = vb;
+					sv[l] = va;
+				}
+			}
+			__syncthreads();
+		}
+	}
+	for (uint32_t i = threadIdx.x; i < len; i += 1024)
+	{
+		keys[begin + i] = sk[i];
+		vals[begin + i] = sv[i];
 	}
 }
 
@@ -279,9 +337,16 @@ static gs_status
 warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		 uint32_t *vout, uint32_t n)
 {
+	/*
+	 * Warp tiles of WS_T pairs, then (when n needs merges) one block merges
+	 * each WS_RUN0 segment of tiles in shared memory.  Starting the global
+	 * merges from 4096-pair runs instead of 256-pair tiles saves 4 merge
+	 * levels, each a full pass over the pairs.
+	 */
+	const uint64_t run0 = (n > WS_T) ? WS_RUN0 : WS_T;
 	int			levels = 0;
 
-	for (uint64_t run = WS_T; run < n; run <<= 1)
+	for (uint64_t run = run0; run < n; run <<= 1)
 		levels++;
 	K		   *sk = NULL;
 	uint32_t   *sv = NULL,
@@ -296,12 +361,18 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	/* stage s writes the output when (levels - s) is even */
 	K		   *dk = (levels & 1) ? sk : kout;
 	uint32_t   *dv = (levels & 1) ? sv : vout;
+
 	uint32_t	tiles = gs_blocks(n, WS_T);
 
 	warp_tile_sort<K><<<gs_blocks(tiles, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
 		kin, vin, dk, dv, n);
 	GS_TRY(gs_after_launch(ctx, "warpsort tiles"));
-	for (uint64_t run = WS_T; run < n; run <<= 1)
+	if (run0 > WS_T)
+	{
+		merge_tiles_smem<K><<<gs_blocks(n, WS_RUN0), 1024, 0, ctx->stream>>>(dk, dv, n);
+		GS_TRY(gs_after_launch(ctx, "warpsort tile merge"));
+	}
+	for (uint64_t run = run0; run < n; run <<= 1)
 	{
 		const K    *srck = dk;
 		const uint32_t *srcv = dv;

@@ -32,7 +32,7 @@ SELECT same_as_native('SELECT grp, count(*), min(t) FROM ctx_a GROUP BY grp');
 EXPLAIN (COSTS OFF) SELECT DISTINCT k FROM ctx_a;
 SELECT same_as_native('SELECT DISTINCT k FROM ctx_a');
 RESET enable_hashagg;
-EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY grp ORDER BY k) FROM ctx_a;
+SELECT uses_gpusort('SELECT id, rank() OVER (PARTITION BY grp ORDER BY k) FROM ctx_a');
 SELECT same_as_native('SELECT id, rank() OVER (PARTITION BY grp ORDER BY k), sum(id) OVER (ORDER BY k, id) FROM ctx_a ORDER BY id');
 
 -- Subqueries and CTEs.

@@ -1,15 +1,45 @@
 /*-------------------------------------------------------------------------
  *
  * engine.c
- *	  Chooses the engine that runs a sort job (gpusort.device) and falls
- *	  back to the CPU engine when the GPU cannot run it.
+ *	  Chooses the engine that runs a sort job (gpusort.device), falls back
+ *	  to the CPU engine when the GPU cannot run it, tells the user so, and
+ *	  keeps the per-backend statistics that gpusort_stats() returns.
+ *
+ * gpusort.device = cpu never uses the GPU; gpu sends every job to it; auto
+ * sends a job to it only when that is estimated to pay:
+ *
+ *	  cpu_ms > (GPU not started yet ? start-up time : 0) + gpu_ms
+ *
+ * with cpu_ms = rows * key columns * CPU_NS_PER_ROW_KEY and gpu_ms from
+ * gpu_estimate_ms() (engine_gpu.c, which documents its constants).  The
+ * CPU engine's LSD radix sort costs about 10-30 ns per row and key column
+ * (fewer passes for narrow key ranges); we take the middle.  So, once the
+ * GPU runs, jobs of more than about 25 000 rows go to it; before, only jobs
+ * of more than about 15 million row-keys, which pay for its start-up
+ * (~300 ms: a backend that wants the GPU from its first query can start it
+ * ahead, with gpusort.gpu_prestart or gpusort_gpu_start()).
+ *
+ * A job the GPU cannot run falls back to the CPU engine with one WARNING
+ * (device = gpu) or NOTICE (auto).  In auto, "no GPU" is said once per
+ * backend and then silently, since EXPLAIN ANALYZE shows the reason.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "portability/instr_time.h"
+
+#include "engine_gpu.h"
 #include "gpusort.h"
 #include "sort_engine.h"
+
+/* The CPU engine's cost per row and key column, in nanoseconds. */
+#define CPU_NS_PER_ROW_KEY	18.0
+
+static EngineStats engine_stats[2];
+
+/* Has "no GPU" been said in this backend (auto)? */
+static bool no_gpu_reported = false;
 
 const char *
 sort_engine_name(SortEngineKind engine)
@@ -24,23 +54,126 @@ sort_engine_name(SortEngineKind engine)
 	return "unknown";
 }
 
+const EngineStats *
+sort_engine_stats(SortEngineKind engine)
+{
+	return &engine_stats[engine == SORT_ENGINE_GPU ? 1 : 0];
+}
+
+void
+sort_engine_stats_reset(void)
+{
+	memset(engine_stats, 0, sizeof(engine_stats));
+}
+
+static void
+remember_reason(EngineStats *stats, const char *reason)
+{
+	stats->fallbacks++;
+	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
+}
+
+/* Says, once, that the job runs on the CPU although the GPU was wanted. */
+static void
+report_fallback(const char *reason, bool no_gpu)
+{
+	if (gpusort_device == GPUSORT_DEVICE_GPU)
+		ereport(WARNING,
+				(errmsg("gpusort: sorting on the CPU: the GPU cannot be used"),
+				 errdetail("%s", reason)));
+	else if (!no_gpu)
+		ereport(NOTICE,
+				(errmsg("gpusort: sorting on the CPU: the GPU failed"),
+				 errdetail("%s", reason)));
+	else if (!no_gpu_reported)
+	{
+		ereport(NOTICE,
+				(errmsg("gpusort: no GPU, sorting on the CPU"),
+				 errdetail("%s", reason),
+				 errhint("This is said once per session; EXPLAIN ANALYZE shows the reason.")));
+		no_gpu_reported = true;
+	}
+}
+
+#ifdef GPUSORT_WITH_CUDA
+/*
+ * In auto: should this job go to the GPU?  If not, *why says why, unless
+ * the CPU is simply estimated faster.
+ */
+static bool
+gpu_pays(SortJob *job, const char **why)
+{
+	double		cpu_ms;
+	double		gpu_ms;
+
+	*why = NULL;
+	if (gpu_engine_unavailable(why))
+		return false;
+	if (!gpu_job_fits(job->nrows, job->nkeys))
+	{
+		*why = "the sort needs more device memory than gpusort.gpu_memory allows";
+		return false;
+	}
+	cpu_ms = (double) job->nrows * job->nkeys * CPU_NS_PER_ROW_KEY / 1e6;
+	gpu_ms = gpu_estimate_ms(job->nrows, job->nkeys);
+	if (!gpu_engine_started())
+		gpu_ms += gpu_startup_estimate_ms();
+	return cpu_ms > gpu_ms;
+}
+#endif
+
 void
 sort_job_run(SortJob *job, SortJobReport *report)
 {
+	instr_time	start;
+	instr_time	end;
+	EngineStats *stats;
+
+	INSTR_TIME_SET_CURRENT(start);
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
 
 	if (gpusort_device != GPUSORT_DEVICE_CPU)
 	{
 #ifdef GPUSORT_WITH_CUDA
-		if (gpu_sort_job(job, &report->fallback_reason))
+		const char *declined = NULL;
+
+		if (gpusort_device == GPUSORT_DEVICE_GPU || gpu_pays(job, &declined))
 		{
-			report->engine = SORT_ENGINE_GPU;
-			return;
+			char	   *why = NULL;
+
+			if (gpu_sort_job(job, &why))
+				report->engine = SORT_ENGINE_GPU;
+			else
+			{
+				report->fallback_reason = why;
+				remember_reason(&engine_stats[1], why);
+				report_fallback(why, gpu_engine_unavailable(NULL));
+			}
 		}
+		else if (declined)
+			report->fallback_reason = pstrdup(declined);
+		else
+			report->fallback_reason =
+				pstrdup("gpusort.device = auto: the CPU engine is estimated faster");
 #else
 		report->fallback_reason = pstrdup("gpusort was built without CUDA");
+		if (gpusort_device == GPUSORT_DEVICE_GPU)
+		{
+			remember_reason(&engine_stats[1], report->fallback_reason);
+			report_fallback(report->fallback_reason, true);
+		}
 #endif
 	}
-	cpu_sort_job(job);
+	if (report->engine == SORT_ENGINE_CPU)
+		cpu_sort_job(job);
+
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
+	stats->sorts++;
+	stats->rows += job->nrows;
+	stats->total_ms += INSTR_TIME_GET_MILLISEC(end);
+	if (report->fallback_reason)
+		remember_reason(&engine_stats[0], report->fallback_reason);
 }

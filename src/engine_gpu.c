@@ -1,17 +1,716 @@
 /*-------------------------------------------------------------------------
  *
  * engine_gpu.c
- *	  The GPU sort engine.
+ *	  The GPU sort engine: runs sort jobs with the CUDA kernels of
+ *	  cuda/gpusort_cuda.h, and owns this backend's GPU state.
+ *
+ * CUDA is started lazily, in the backend that first needs it (a job, the
+ * SQL function gpusort_gpu_start(), or gpusort.gpu_prestart when the library
+ * is loaded into a backend), never in the postmaster.  The context (device
+ * gpusort.gpu_id, a stream, device memory bounded by gpusort.gpu_memory),
+ * the device buffers and two pinned host staging buffers are then kept for
+ * the next jobs of the backend, and released at its exit.  A change of
+ * gpusort.gpu_id or gpusort.gpu_memory, or a CUDA error, releases them all;
+ * the next job starts afresh.
+ *
+ * A job's key columns are sorted least significant first (LSD), each by a
+ * stable sort of (key, position) pairs whose positions start as 0..n-1, so
+ * that every algorithm of the dispatcher is stable:
+ *
+ *	  last column:   keys -> device, perm = iota, sort (keys, perm)
+ *	  each earlier:  raw -> device, keys = raw[perm], vals = iota,
+ *					 sort (keys, vals), perm = perm[vals]
+ *
+ * Only the keys go to the device, and only the permutation comes back.
+ * Keys are sorted as 64-bit words; the dispatcher narrows them to the bits
+ * in which they differ.  Host memory is copied through the pinned staging
+ * buffers, in chunks: the CPU fills (or drains) one buffer while the other
+ * is being transferred.
+ *
+ * Every failure returns false with a reason (the caller sorts on the CPU).
+ * A cancel or statement_timeout stops a GPU sort between kernel launches:
+ * the kernels watch InterruptPending.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "engine_gpu.h"
+#include "gpusort.h"
 #include "sort_engine.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "access/parallel.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/ipc.h"
+
+#include "gpusort_cuda.h"
+
+/*
+ * The cost model's GPU side (see engine.c for the CPU side), from the
+ * measurements on an H200 host: CUDA starts in about 300 ms in a new
+ * backend; a job costs some launches and synchronizations per key column;
+ * per row and key column it moves 8 bytes to the device through the pinned
+ * staging buffers (about 10 GB/s, bound by the CPU's copy into them) and
+ * sorts them (the radix sort runs at 5-25 G pairs/s); per row 4 bytes of
+ * permutation come back.
+ */
+#define GPU_STARTUP_MS			300.0
+#define GPU_JOB_MS				0.2
+#define GPU_COLUMN_MS			0.1
+#define GPU_NS_PER_ROW_KEY		1.2
+#define GPU_NS_PER_ROW			0.6
+
+/* Each of the two pinned staging buffers. */
+#define STAGING_BYTES			((Size) 16 * 1024 * 1024)
+
+/* gpusort.gpu_memory = 0: this share of the device's free memory. */
+#define DEFAULT_MEMORY_SHARE	0.8
+
+/* Device memory for kernel scratch beyond the per-row estimate. */
+#define SCRATCH_SLACK_BYTES		((Size) 32 * 1024 * 1024)
+
+/* The device buffers of a job. */
+typedef enum GpuBuffer
+{
+	BUF_KEYS,					/* the column being sorted, in perm order */
+	BUF_RAW,					/* an earlier column, in row order */
+	BUF_PERM,					/* the order so far */
+	BUF_VALS,					/* positions sorted with the keys */
+	BUF_SPARE,					/* the next order */
+	NUM_BUFFERS
+} GpuBuffer;
+
+typedef struct GpuEngine
+{
+	gs_context *ctx;			/* NULL: not started */
+	int			device;			/* gpusort.gpu_id when started */
+	int			memory_setting; /* gpusort.gpu_memory when started */
+	Size		mem_limit;		/* device bytes the context may hold */
+	double		startup_ms;		/* what the last start took */
+	void	   *staging[2];		/* pinned host buffers of STAGING_BYTES */
+	void	   *buf[NUM_BUFFERS];
+	Size		buf_bytes[NUM_BUFFERS];
+	bool		exit_callback;	/* registered with on_proc_exit */
+	bool		unavailable;	/* no GPU in this backend, ever */
+	char		unavailable_reason[512];
+} GpuEngine;
+
+static GpuEngine gpu;
+
+/* The interrupt flag the current job watches, or NULL. */
+static const volatile int *interrupt_flag = NULL;
+
+/* Phase times of a job, for the DEBUG1 report. */
+typedef struct JobTimes
+{
+	double		upload_ms;
+	double		sort_ms;
+	double		download_ms;
+	gs_sort_info info;
+} JobTimes;
+
+static double
+ms_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * CUDA starts threads of its own; they must not run PostgreSQL's signal
+ * handlers.  Threads inherit the signal mask of the thread that creates
+ * them, so the calls that start CUDA run with every signal blocked (those
+ * that arrive meanwhile are delivered afterwards).
+ */
+static void
+block_signals(sigset_t *saved)
+{
+	sigset_t	all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+static void
+restore_signals(const sigset_t *saved)
+{
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* Device bytes a job of nrows rows and nkeys columns needs at most. */
+static Size
+job_device_bytes(uint32 nrows, int nkeys)
+{
+	/*
+	 * Own buffers: keys 8 and perm 4 bytes a row, plus raw 8, vals 4 and
+	 * spare 4 with several columns; the sort's scratch: a second key and
+	 * value buffer (12) and the radix look-back status (1/3).  Buffers grow
+	 * with 1/8 headroom.
+	 */
+	double		per_row = (nkeys > 1 ? 28.0 : 12.0) + 12.0 + 1.0 / 3.0;
+
+	return (Size) ((double) nrows * per_row * 9.0 / 8.0) + SCRATCH_SLACK_BYTES;
+}
+
+/* Frees the device buffers and the kernels' scratch, keeping the context. */
+static void
+release_device_memory(void)
+{
+	for (int i = 0; i < NUM_BUFFERS; i++)
+	{
+		if (gpu.buf[i])
+			(void) gs_device_free(gpu.ctx, gpu.buf[i]);
+		gpu.buf[i] = NULL;
+		gpu.buf_bytes[i] = 0;
+	}
+	(void) gs_context_release_scratch(gpu.ctx);
+}
+
+/* Releases everything: the next job starts the GPU again. */
+static void
+gpu_engine_reset(void)
+{
+	if (gpu.ctx == NULL)
+		return;
+	(void) gs_synchronize(gpu.ctx);
+	for (int i = 0; i < 2; i++)
+	{
+		(void) gs_host_free_pinned(gpu.staging[i]);
+		gpu.staging[i] = NULL;
+	}
+	/* the context frees the buffers allocated through it */
+	gs_context_destroy(gpu.ctx);
+	gpu.ctx = NULL;
+	for (int i = 0; i < NUM_BUFFERS; i++)
+	{
+		gpu.buf[i] = NULL;
+		gpu.buf_bytes[i] = 0;
+	}
+}
+
+static void
+gpu_engine_exit(int code, Datum arg)
+{
+	gpu_engine_reset();
+}
+
+static void
+mark_unavailable(const char *reason)
+{
+	gpu.unavailable = true;
+	snprintf(gpu.unavailable_reason, sizeof(gpu.unavailable_reason),
+			 "no GPU: %s", reason);
+}
+
+bool
+gpu_engine_unavailable(const char **why)
+{
+	if (gpu.unavailable && why)
+		*why = gpu.unavailable_reason;
+	return gpu.unavailable;
+}
+
+bool
+gpu_engine_started(void)
+{
+	return gpu.ctx != NULL &&
+		gpu.device == gpusort_gpu_id &&
+		gpu.memory_setting == gpusort_gpu_memory;
+}
+
+/* Starts CUDA and the context; with signals blocked, see block_signals. */
+static bool
+start_context(char **why)
+{
+	gs_device_info info;
+	int			count = 0;
+	Size		limit;
+	gs_status	st;
+
+	st = gs_device_count(&count);
+	if (st != GS_OK)
+	{
+		*why = psprintf("%s", gs_last_error(NULL));
+		if (st == GS_ERR_NO_DEVICE)
+			mark_unavailable(*why);
+		return false;
+	}
+	if (count == 0)
+	{
+		/* ask again for the details: no driver, an old driver, ... */
+		if (gs_device_get_info(0, &info) != GS_OK)
+			mark_unavailable(gs_last_error(NULL));
+		else
+			mark_unavailable("no CUDA device");
+		*why = pstrdup(gpu.unavailable_reason);
+		return false;
+	}
+	if (gpusort_gpu_id >= count)
+	{
+		*why = psprintf("gpusort.gpu_id is %d, but this host has %d GPU%s",
+						gpusort_gpu_id, count, count == 1 ? "" : "s");
+		return false;
+	}
+	st = gs_device_get_info(gpusort_gpu_id, &info);
+	if (st != GS_OK)
+	{
+		*why = psprintf("%s", gs_last_error(NULL));
+		if (st == GS_ERR_NO_DEVICE)
+			mark_unavailable(*why);
+		return false;
+	}
+	if (gpusort_gpu_memory > 0)
+		limit = (Size) gpusort_gpu_memory * 1024 * 1024;
+	else
+		limit = (Size) (info.free_mem * DEFAULT_MEMORY_SHARE);
+
+	st = gs_context_create(gpusort_gpu_id, limit, &gpu.ctx);
+	if (st != GS_OK)
+	{
+		*why = psprintf("%s", gs_last_error(NULL));
+		if (st == GS_ERR_NO_DEVICE)
+			mark_unavailable(*why);
+		gpu.ctx = NULL;
+		return false;
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		if (gs_host_alloc_pinned(STAGING_BYTES, &gpu.staging[i]) != GS_OK)
+		{
+			*why = psprintf("pinned host memory: %s", gs_last_error(NULL));
+			gpu_engine_reset();
+			return false;
+		}
+	}
+	gpu.device = gpusort_gpu_id;
+	gpu.memory_setting = gpusort_gpu_memory;
+	gpu.mem_limit = limit;
+	return true;
+}
+
+bool
+gpu_engine_start(char **why, double *ms)
+{
+	instr_time	start;
+	sigset_t	saved;
+	bool		ok;
+
+	*ms = 0;
+	if (gpu_engine_started())
+		return true;
+	/* settings changed since the start: begin anew */
+	gpu_engine_reset();
+	if (gpu.unavailable)
+	{
+		*why = pstrdup(gpu.unavailable_reason);
+		return false;
+	}
+	if (!IsUnderPostmaster && IsPostmasterEnvironment)
+	{
+		/* CUDA does not survive fork(): never in the postmaster */
+		*why = pstrdup("the GPU is not started in the postmaster");
+		return false;
+	}
+
+	INSTR_TIME_SET_CURRENT(start);
+	block_signals(&saved);
+	ok = start_context(why);
+	restore_signals(&saved);
+	*ms = ms_since(start);
+	if (!ok)
+		return false;
+
+	gpu.startup_ms = *ms;
+	if (!gpu.exit_callback)
+	{
+		on_proc_exit(gpu_engine_exit, (Datum) 0);
+		gpu.exit_callback = true;
+	}
+	elog(DEBUG1, "gpusort: GPU %d started in %.1f ms, device memory limit %zu MB",
+		 gpu.device, *ms, gpu.mem_limit >> 20);
+	return true;
+}
+
+void
+gpu_engine_prestart(void)
+{
+	char	   *why = NULL;
+	double		ms;
+
+	/* only in a regular backend, never in the postmaster or a worker */
+	if (!gpusort_gpu_prestart || !IsUnderPostmaster || IsParallelWorker() ||
+		MyBackendType != B_BACKEND)
+		return;
+	if (gpu_engine_start(&why, &ms))
+		elog(DEBUG1, "gpusort: gpusort.gpu_prestart started the GPU in %.1f ms", ms);
+	else
+		elog(LOG, "gpusort: gpusort.gpu_prestart: the GPU cannot be used: %s", why);
+}
+
+double
+gpu_startup_estimate_ms(void)
+{
+	/* a backend that started the GPU before knows what it costs */
+	return gpu.startup_ms > 0 ? gpu.startup_ms : GPU_STARTUP_MS;
+}
+
+double
+gpu_estimate_ms(uint32 nrows, int nkeys)
+{
+	return GPU_JOB_MS + nkeys * GPU_COLUMN_MS +
+		((double) nrows * (nkeys * GPU_NS_PER_ROW_KEY + GPU_NS_PER_ROW)) / 1e6;
+}
+
+bool
+gpu_job_fits(uint32 nrows, int nkeys)
+{
+	if (!gpu_engine_started())
+		return true;			/* not known before the start */
+	return job_device_bytes(nrows, nkeys) <= gpu.mem_limit;
+}
+
+/* Makes buffer b at least bytes large (with headroom when it grows). */
+static gs_status
+ensure_buffer(GpuBuffer b, Size bytes)
+{
+	gs_status	st;
+
+	if (gpu.buf[b] && gpu.buf_bytes[b] >= bytes)
+		return GS_OK;
+	if (gpu.buf[b])
+	{
+		st = gs_device_free(gpu.ctx, gpu.buf[b]);
+		gpu.buf[b] = NULL;
+		gpu.buf_bytes[b] = 0;
+		if (st != GS_OK)
+			return st;
+	}
+	bytes += bytes / 8;
+	st = gs_device_alloc(gpu.ctx, bytes, &gpu.buf[b]);
+	if (st != GS_OK)
+	{
+		gpu.buf[b] = NULL;
+		return st;
+	}
+	gpu.buf_bytes[b] = bytes;
+	return GS_OK;
+}
+
+static inline bool
+interrupted(void)
+{
+	return interrupt_flag != NULL && *interrupt_flag;
+}
+
+/*
+ * Copies host memory to the device through the staging buffers: while one
+ * chunk is being transferred the CPU fills the other buffer.
+ */
+static gs_status
+upload(void *dst, const void *src, Size bytes)
+{
+	const char *from = src;
+	char	   *to = dst;
+	int			b = 0;
+	bool		pending = false;
+	gs_status	st;
+
+	for (Size off = 0; off < bytes; off += STAGING_BYTES, b ^= 1)
+	{
+		Size		len = Min(STAGING_BYTES, bytes - off);
+
+		/* this buffer's last transfer ended at the previous synchronize */
+		memcpy(gpu.staging[b], from + off, len);
+		if (pending && (st = gs_synchronize(gpu.ctx)) != GS_OK)
+			return st;
+		if (interrupted())
+			return GS_INTERRUPTED;
+		if ((st = gs_copy_to_device(gpu.ctx, to + off, gpu.staging[b], len)) != GS_OK)
+			return st;
+		pending = true;
+	}
+	return pending ? gs_synchronize(gpu.ctx) : GS_OK;
+}
+
+/* Copies device memory to the host through the staging buffers. */
+static gs_status
+download(void *dst, const void *src, Size bytes)
+{
+	const char *from = src;
+	char	   *to = dst;
+	gs_status	st;
+	int			b = 0;
+
+	if (bytes == 0)
+		return GS_OK;
+	st = gs_copy_to_host(gpu.ctx, gpu.staging[0], from, Min(STAGING_BYTES, bytes));
+	if (st != GS_OK)
+		return st;
+	for (Size off = 0; off < bytes; off += STAGING_BYTES, b ^= 1)
+	{
+		Size		len = Min(STAGING_BYTES, bytes - off);
+		Size		next = off + STAGING_BYTES;
+
+		if ((st = gs_synchronize(gpu.ctx)) != GS_OK)
+			return st;
+		/* the other buffer was drained in the previous round */
+		if (next < bytes &&
+			(st = gs_copy_to_host(gpu.ctx, gpu.staging[b ^ 1], from + next,
+								  Min(STAGING_BYTES, bytes - next))) != GS_OK)
+			return st;
+		memcpy(to + off, gpu.staging[b], len);
+	}
+	return GS_OK;
+}
+
+#define TRY(call) \
+	do { \
+		gs_status	st_ = (call); \
+		if (st_ != GS_OK) \
+			return st_; \
+	} while (0)
+
+/* Sorts the job on the device (see the file's header). */
+static gs_status
+run_job(SortJob *job, JobTimes *times)
+{
+	uint32		n = job->nrows;
+	int			last = job->nkeys - 1;
+	Size		kbytes = (Size) n * sizeof(uint64);
+	Size		pbytes = (Size) n * sizeof(uint32);
+	uint64	   *keys;
+	uint32	   *perm;
+	instr_time	t;
+
+	TRY(ensure_buffer(BUF_KEYS, kbytes));
+	TRY(ensure_buffer(BUF_PERM, pbytes));
+	if (job->nkeys > 1)
+	{
+		TRY(ensure_buffer(BUF_RAW, kbytes));
+		TRY(ensure_buffer(BUF_VALS, pbytes));
+		TRY(ensure_buffer(BUF_SPARE, pbytes));
+	}
+	keys = gpu.buf[BUF_KEYS];
+	perm = gpu.buf[BUF_PERM];
+
+	/* the least significant column, from the rows' order */
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(upload(keys, job->keys[last], kbytes));
+	times->upload_ms += ms_since(t);
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(gs_fill_iota(gpu.ctx, perm, n));
+	TRY(gs_sort_pairs(gpu.ctx, 64, keys, perm, keys, perm, n, GS_ALGO_AUTO,
+					  &times->info));
+	times->sort_ms += ms_since(t);
+
+	/* each earlier column, from the order so far */
+	for (int c = last - 1; c >= 0; c--)
+	{
+		uint64	   *raw = gpu.buf[BUF_RAW];
+		uint32	   *vals = gpu.buf[BUF_VALS];
+		uint32	   *next = (perm == gpu.buf[BUF_PERM]) ? gpu.buf[BUF_SPARE] : gpu.buf[BUF_PERM];
+
+		INSTR_TIME_SET_CURRENT(t);
+		TRY(upload(raw, job->keys[c], kbytes));
+		times->upload_ms += ms_since(t);
+		INSTR_TIME_SET_CURRENT(t);
+		TRY(gs_gather_u64(gpu.ctx, keys, raw, perm, n));
+		TRY(gs_fill_iota(gpu.ctx, vals, n));
+		TRY(gs_sort_pairs(gpu.ctx, 64, keys, vals, keys, vals, n, GS_ALGO_AUTO,
+						  &times->info));
+		TRY(gs_gather_u32(gpu.ctx, next, perm, vals, n));
+		TRY(gs_synchronize(gpu.ctx));
+		times->sort_ms += ms_since(t);
+		perm = next;
+	}
+
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(download(job->perm, perm, pbytes));
+	times->download_ms += ms_since(t);
+	return GS_OK;
+}
 
 bool
 gpu_sort_job(SortJob *job, char **why)
 {
-	*why = pstrdup("the GPU engine is not available yet");
+	JobTimes	times;
+	double		start_ms;
+	gs_status	st;
+
+	if ((uint64) job->nrows > GS_MAX_PAIRS)
+	{
+		*why = psprintf("%u rows are more than the GPU sorts at once", job->nrows);
+		return false;
+	}
+	if (!gpu_engine_start(why, &start_ms))
+		return false;
+	if (job->nrows < 2 || job->nkeys == 0)
+	{
+		for (uint32 i = 0; i < job->nrows; i++)
+			job->perm[i] = i;
+		return true;
+	}
+	if (job_device_bytes(job->nrows, job->nkeys) > gpu.mem_limit)
+	{
+		*why = psprintf("the sort needs about %zu MB of device memory, more than "
+						"the %zu MB that gpusort.gpu_memory allows",
+						job_device_bytes(job->nrows, job->nkeys) >> 20,
+						gpu.mem_limit >> 20);
+		return false;
+	}
+
+	/*
+	 * Cancels and timeouts stop the sort: the kernels watch InterruptPending,
+	 * after anything pending now is handled, unless interrupts are held off
+	 * (then ProcessInterrupts would leave the flag set).
+	 */
+	CHECK_FOR_INTERRUPTS();
+	interrupt_flag = INTERRUPTS_CAN_BE_PROCESSED() ?
+		(const volatile int *) &InterruptPending : NULL;
+	gs_context_set_interrupt(gpu.ctx, interrupt_flag);
+
+	memset(&times, 0, sizeof(times));
+	st = run_job(job, &times);
+
+	gs_context_set_interrupt(gpu.ctx, NULL);
+	interrupt_flag = NULL;
+
+	switch (st)
+	{
+		case GS_OK:
+			elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
+				 "start %.3f ms, upload %.3f ms, sort %.3f ms, download %.3f ms "
+				 "(first key column: %s, %d passes over %d bits)",
+				 job->nrows, job->nkeys, job->nkeys == 1 ? "" : "s", start_ms,
+				 times.upload_ms, times.sort_ms, times.download_ms,
+				 gs_algorithm_name(times.info.algorithm),
+				 times.info.radix_passes, times.info.key_bits);
+			return true;
+		case GS_INTERRUPTED:
+			/* the stream is idle; a cancel raises its error here */
+			(void) gs_synchronize(gpu.ctx);
+			CHECK_FOR_INTERRUPTS();
+			*why = pstrdup("the GPU sort was interrupted");
+			return false;
+		case GS_ERR_NO_MEMORY:
+			*why = psprintf("out of device memory: %s", gs_last_error(gpu.ctx));
+			release_device_memory();
+			return false;
+		default:
+			/* a CUDA error may leave the context unusable: start anew */
+			*why = psprintf("%s: %s", gs_status_name(st), gs_last_error(gpu.ctx));
+			gpu_engine_reset();
+			return false;
+	}
+}
+
+GpuDeviceInfo *
+gpu_list_devices(int *count)
+{
+	GpuDeviceInfo *devices;
+	sigset_t	saved;
+	int			n = 0;
+	int			found = 0;
+
+	*count = 0;
+	if (!IsUnderPostmaster && IsPostmasterEnvironment)
+		return NULL;
+	block_signals(&saved);
+	if (gs_device_count(&n) != GS_OK)
+		n = 0;
+	devices = palloc0(sizeof(GpuDeviceInfo) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		gs_device_info info;
+
+		if (gs_device_get_info(i, &info) != GS_OK)
+			continue;
+		devices[found].id = i;
+		strlcpy(devices[found].name, info.name, sizeof(devices[found].name));
+		devices[found].total_mb = (int64) (info.total_mem >> 20);
+		devices[found].free_mb = (int64) (info.free_mem >> 20);
+		devices[found].multiprocessors = info.multiprocessors;
+		devices[found].cc_major = info.cc_major;
+		devices[found].cc_minor = info.cc_minor;
+		found++;
+	}
+	restore_signals(&saved);
+	*count = found;
+	return devices;
+}
+
+#else							/* !GPUSORT_WITH_CUDA */
+
+#define NO_CUDA "gpusort was built without CUDA"
+
+bool
+gpu_sort_job(SortJob *job, char **why)
+{
+	*why = pstrdup(NO_CUDA);
 	return false;
 }
+
+bool
+gpu_engine_start(char **why, double *ms)
+{
+	*ms = 0;
+	*why = pstrdup(NO_CUDA);
+	return false;
+}
+
+void
+gpu_engine_prestart(void)
+{
+	if (gpusort_gpu_prestart && IsUnderPostmaster)
+		elog(LOG, "gpusort: gpusort.gpu_prestart: %s", NO_CUDA);
+}
+
+bool
+gpu_engine_started(void)
+{
+	return false;
+}
+
+bool
+gpu_engine_unavailable(const char **why)
+{
+	if (why)
+		*why = NO_CUDA;
+	return true;
+}
+
+double
+gpu_estimate_ms(uint32 nrows, int nkeys)
+{
+	return 0;
+}
+
+double
+gpu_startup_estimate_ms(void)
+{
+	return 0;
+}
+
+bool
+gpu_job_fits(uint32 nrows, int nkeys)
+{
+	return false;
+}
+
+GpuDeviceInfo *
+gpu_list_devices(int *count)
+{
+	*count = 0;
+	return NULL;
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

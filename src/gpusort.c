@@ -5,7 +5,8 @@
  *
  * _PG_init may run in the postmaster (shared_preload_libraries): it only
  * defines settings and installs hooks.  CUDA is started lazily, in the
- * backend that first sorts on the GPU.
+ * backend that first sorts on the GPU, or when the library is loaded into a
+ * backend (session_preload_libraries, LOAD) with gpusort.gpu_prestart on.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,14 +17,19 @@
 
 #include "utils/guc.h"
 
+#include "compat.h"
+#include "engine_gpu.h"
 #include "gpusort.h"
 
-PG_MODULE_MAGIC;
+GPUSORT_MODULE_MAGIC;
 
 bool		gpusort_enabled = true;
 int			gpusort_min_rows = 20000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
+int			gpusort_gpu_id = 0;
+int			gpusort_gpu_memory = 0;
+bool		gpusort_gpu_prestart = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -70,8 +76,36 @@ _PG_init(void)
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("gpusort.gpu_id",
+							"The GPU that GpuSort uses, on hosts with several.",
+							"A CUDA device number, as CUDA_VISIBLE_DEVICES leaves them.",
+							&gpusort_gpu_id,
+							0, 0, 1023,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.gpu_memory",
+							"Device memory one backend may use for sorting; 0 uses 80% of the GPU's free memory.",
+							"Sorts that would need more run on the CPU engine.",
+							&gpusort_gpu_memory,
+							0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.gpu_prestart",
+							 "Starts the GPU when the library is loaded into a backend.",
+							 "Takes effect with session_preload_libraries or LOAD, not with "
+							 "shared_preload_libraries (the postmaster never starts CUDA).",
+							 &gpusort_gpu_prestart,
+							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("gpusort");
 
 	gpusort_node_init();
 	gpusort_planner_init();
+
+	/* last: the settings above are in place */
+	gpu_engine_prestart();
 }

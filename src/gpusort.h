@@ -26,6 +26,9 @@ extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_device;
 extern int	gpusort_work_mem;
+extern int	gpusort_gpu_id;
+extern int	gpusort_gpu_memory;
+extern bool gpusort_gpu_prestart;
 
 /* Memory budget of one GpuSort node, in kilobytes. */
 static inline int

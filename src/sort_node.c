@@ -18,10 +18,8 @@
  */
 #include "postgres.h"
 
-#include "access/stratnum.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
-#include "commands/explain.h"
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -38,6 +36,7 @@
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
 
+#include "compat.h"
 #include "gpusort.h"
 #include "row_store.h"
 #include "sort_engine.h"
@@ -149,13 +148,11 @@ integer_key_width(Oid sortop, Oid keytype, bool *descending)
 {
 	Oid			opfamily;
 	Oid			opcintype;
-	int16		strategy;
 
-	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy) ||
+	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
 		opfamily != INTEGER_BTREE_FAM_OID ||
 		getBaseType(keytype) != opcintype)
 		return 0;
-	*descending = (strategy == BTGreaterStrategyNumber);
 	switch (opcintype)
 	{
 		case INT2OID:

@@ -19,6 +19,12 @@ source test/cluster.sh
 gpusort_install_deps || exit 1
 
 echo "== building against $("$PG_CONFIG" --version)"
+# Objects built for another PostgreSQL must not be linked into this one.
+stamp=.build-pg_config
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG")" ]; then
+	make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null
+	command -v "$PG_CONFIG" >"$stamp"
+fi
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
 gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
 

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *	  What differs between the PostgreSQL versions gpusort supports (15, 17
+ *	  and 18), in one place.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_COMPAT_H
+#define GPUSORT_COMPAT_H
+
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "commands/explain.h"
+#include "utils/lsyscache.h"
+
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+/* PostgreSQL 18 names the module in its magic block. */
+#ifdef PG_MODULE_MAGIC_EXT
+#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.0")
+#else
+#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+/*
+ * The btree family and input type of an ordering operator, and whether it
+ * sorts descending (PostgreSQL 18 reports a CompareType, not a strategy).
+ */
+static inline bool
+compat_ordering_op_properties(Oid sortop, Oid *opfamily, Oid *opcintype,
+							  bool *descending)
+{
+#if PG_VERSION_NUM >= 180000
+	CompareType cmptype;
+
+	if (!get_ordering_op_properties(sortop, opfamily, opcintype, &cmptype))
+		return false;
+	*descending = (cmptype == COMPARE_GT);
+#else
+	int16		strategy;
+
+	if (!get_ordering_op_properties(sortop, opfamily, opcintype, &strategy))
+		return false;
+	*descending = (strategy == BTGreaterStrategyNumber);
+#endif
+	return true;
+}
+
+#endif							/* GPUSORT_COMPAT_H */
