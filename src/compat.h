@@ -51,4 +51,18 @@ compat_ordering_op_properties(Oid sortop, Oid *opfamily, Oid *opcintype,
 	return true;
 }
 
+/*
+ * Whether EXPLAIN qualifies column names with their relation, as Sort's
+ * keys are shown (PostgreSQL 18 does not count the RTE of a GROUP BY).
+ */
+static inline bool
+compat_explain_useprefix(ExplainState *es)
+{
+#if PG_VERSION_NUM >= 180000
+	return es->rtable_size > 1 || es->verbose;
+#else
+	return list_length(es->rtable) > 1 || es->verbose;
+#endif
+}
+
 #endif							/* GPUSORT_COMPAT_H */

@@ -9,9 +9,11 @@
  * subtracted, and digits that all keys share are skipped (radix_template.h),
  * so narrow-range keys (serial ids, dates, small codes) need few passes.
  *
- * When the significant key bits and the bits of a row position fit in 64,
- * key and position are packed into one word and sorted together (8 bytes a
- * pair); otherwise pairs of a 64-bit key and a position are sorted (16 bytes).
+ * Key and position are packed into one 64-bit word and sorted together, 8
+ * bytes a pair.  When the significant key bits and the position bits do not
+ * fit in 64, the low key bits are left out of the word; the runs of rows that
+ * tie on the bits sorted are then sorted again by their full keys, whose range
+ * is now narrow enough to fit.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,127 +25,141 @@
 
 #include "sort_engine.h"
 
-typedef struct KeyRow
-{
-	uint64		key;
-	uint64		row;
-} KeyRow;
-
 #define RT_NAME radix_sort_words
 #define RT_ELEMENT uint64
 #define RT_KEY(e) (e)
 #include "radix_template.h"
 
-#define RT_NAME radix_sort_pairs
-#define RT_ELEMENT KeyRow
-#define RT_KEY(e) ((e).key)
-#include "radix_template.h"
+/* Runs shorter than this are sorted by insertion. */
+#define SHORT_RUN	16
+
+typedef struct Scratch
+{
+	uint64	   *words;			/* packed (key, position) words */
+	uint64	   *spare;			/* the radix sort's second buffer */
+	uint32	   *rows;			/* rows in their new order */
+} Scratch;
 
 Size
 cpu_sort_scratch_bytes(uint32 nrows)
 {
-	/* two KeyRow arrays and a second permutation */
-	return (Size) nrows * (2 * sizeof(KeyRow) + sizeof(uint32));
+	return (Size) nrows * (2 * sizeof(uint64) + sizeof(uint32));
 }
 
-static void *
-alloc_huge(Size size)
+/* A run of rows that tie on the key bits sorted so far. */
+typedef struct Run
 {
-	return MemoryContextAllocHuge(CurrentMemoryContext, Max(size, 1));
+	uint32		start;
+	uint32		length;
+} Run;
+
+static void
+insertion_sort_rows(const uint64 *keys, uint32 *rows, uint32 n)
+{
+	for (uint32 i = 1; i < n; i++)
+	{
+		uint32		row = rows[i];
+		uint64		key = keys[row];
+		uint32		j = i;
+
+		for (; j > 0 && keys[rows[j - 1]] > key; j--)
+			rows[j] = rows[j - 1];
+		rows[j] = row;
+	}
 }
 
 /*
- * Sorts the rows by one key column, stably, starting from the order in
- * perm (NULL: row order) and writing the new order to out.
+ * Sorts rows[0..n) stably by keys[row], where keys is indexed by row number.
  */
 static void
-sort_column(const uint64 *keys, const uint32 *perm, uint32 *out, uint32 n,
-			void *buf1, void *buf2)
+sort_rows_by_key(const uint64 *keys, uint32 *rows, uint32 n, Scratch *scratch)
 {
 	uint64		min = PG_UINT64_MAX;
 	uint64		max = 0;
 	int			keybits;
-	int			posbits = pg_leftmost_one_pos32(n - 1) + 1;
+	int			posbits;
+	int			shift;
+	uint64		posmask;
+	uint64	   *sorted;
+	Run		   *runs = NULL;
+	uint32		nruns = 0;
+	uint32		maxruns = 0;
 
-	/* The range does not depend on the order: scan keys as they lie. */
-	for (uint32 i = 0; i < n; i++)
+	if (n < SHORT_RUN)
 	{
-		min = Min(min, keys[i]);
-		max = Max(max, keys[i]);
-	}
-	if (min == max)
-	{
-		/* all keys equal: the order stays */
-		for (uint32 i = 0; i < n; i++)
-			out[i] = perm ? perm[i] : i;
+		insertion_sort_rows(keys, rows, n);
 		return;
 	}
+	for (uint32 i = 0; i < n; i++)
+	{
+		uint64		key = keys[rows[i]];
+
+		min = Min(min, key);
+		max = Max(max, key);
+	}
+	if (min == max)
+		return;					/* all keys equal: the order stays */
+
 	keybits = pg_leftmost_one_pos64(max - min) + 1;
+	posbits = pg_leftmost_one_pos32(n - 1) + 1;
+	shift = Max(0, keybits + posbits - 64);
+	posmask = (UINT64CONST(1) << posbits) - 1;
 
-	if (keybits + posbits <= 64)
+	for (uint32 i = 0; i < n; i++)
+		scratch->words[i] = (((keys[rows[i]] - min) >> shift) << posbits) | i;
+	sorted = radix_sort_words(scratch->words, scratch->spare, n, posbits, keybits - shift);
+
+	for (uint32 i = 0; i < n; i++)
+		scratch->rows[i] = rows[sorted[i] & posmask];
+
+	/* Note the runs that tie on the key bits sorted, if any were left out. */
+	for (uint32 start = 0, i = 1; shift > 0 && i <= n; i++)
 	{
-		uint64	   *words = buf1;
-		uint64	   *sorted;
-		uint64		posmask = (UINT64CONST(1) << posbits) - 1;
-
-		for (uint32 i = 0; i < n; i++)
-			words[i] = ((keys[perm ? perm[i] : i] - min) << posbits) | i;
-		sorted = radix_sort_words(words, buf2, n, posbits, keybits);
-		for (uint32 i = 0; i < n; i++)
+		if (i < n && (sorted[i] >> posbits) == (sorted[start] >> posbits))
+			continue;
+		if (i - start > 1)
 		{
-			uint32		pos = (uint32) (sorted[i] & posmask);
-
-			out[i] = perm ? perm[pos] : pos;
+			if (nruns == maxruns)
+			{
+				maxruns = Max(64, maxruns * 2);
+				runs = runs ? repalloc_huge(runs, sizeof(Run) * maxruns) :
+					palloc(sizeof(Run) * maxruns);
+			}
+			runs[nruns].start = start;
+			runs[nruns].length = i - start;
+			nruns++;
 		}
+		start = i;
 	}
-	else
-	{
-		KeyRow	   *pairs = buf1;
-		KeyRow	   *sorted;
+	memcpy(rows, scratch->rows, sizeof(uint32) * n);
 
-		for (uint32 i = 0; i < n; i++)
-		{
-			pairs[i].key = keys[perm ? perm[i] : i] - min;
-			pairs[i].row = perm ? perm[i] : i;
-		}
-		sorted = radix_sort_pairs(pairs, buf2, n, 0, keybits);
-		for (uint32 i = 0; i < n; i++)
-			out[i] = (uint32) sorted[i].row;
-	}
+	/* Within a run the keys span fewer bits: sort it by the full keys. */
+	for (uint32 r = 0; r < nruns; r++)
+		sort_rows_by_key(keys, rows + runs[r].start, runs[r].length, scratch);
+	if (runs)
+		pfree(runs);
 }
 
 void
 cpu_sort_job(SortJob *job)
 {
 	uint32		n = job->nrows;
-	void	   *buf1;
-	void	   *buf2;
-	uint32	   *spare;
-	uint32	   *cur = NULL;		/* order so far; NULL: row order */
+	Scratch		scratch;
 
+	for (uint32 i = 0; i < n; i++)
+		job->perm[i] = i;
 	if (n < 2 || job->nkeys == 0)
-	{
-		for (uint32 i = 0; i < n; i++)
-			job->perm[i] = i;
 		return;
-	}
 
-	buf1 = alloc_huge((Size) n * sizeof(KeyRow));
-	buf2 = alloc_huge((Size) n * sizeof(KeyRow));
-	spare = alloc_huge((Size) n * sizeof(uint32));
+	scratch.words = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+	scratch.spare = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+	scratch.rows = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
 
-	/* Least significant column first; each pass is stable. */
+	/* Least significant column first; each sort is stable. */
 	for (int k = job->nkeys - 1; k >= 0; k--)
-	{
-		uint32	   *out = (cur == job->perm) ? spare : job->perm;
+		sort_rows_by_key(job->keys[k], job->perm, n, &scratch);
 
-		sort_column(job->keys[k], cur, out, n, buf1, buf2);
-		cur = out;
-	}
-	if (cur != job->perm)
-		memcpy(job->perm, cur, (Size) n * sizeof(uint32));
-
-	pfree(buf1);
-	pfree(buf2);
-	pfree(spare);
+	pfree(scratch.words);
+	pfree(scratch.spare);
+	pfree(scratch.rows);
 }

@@ -110,9 +110,9 @@ grow_rows(RowStore *store)
 	store->capacity = capacity;
 }
 
-/* Copies a tuple's bytes into the current block, starting a new one if full. */
+/* Allocates space for a tuple in the current block, starting a new one if full. */
 static MinimalTuple
-copy_tuple(RowStore *store, const char *data, uint32 len)
+allocate_tuple(RowStore *store, uint32 len)
 {
 	Size		size = MAXALIGN(len);
 	MinimalTuple tuple;
@@ -127,11 +127,42 @@ copy_tuple(RowStore *store, const char *data, uint32 len)
 		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
 	}
 	tuple = (MinimalTuple) store->block;
-	memcpy(tuple, data, len);
-	tuple->t_len = len;
 	store->block += size;
 	store->blockfree -= size;
 	return tuple;
+}
+
+/*
+ * The size of the MinimalTuple that heap_form_minimal_tuple would make of a
+ * slot's values, and the offset of its data.
+ */
+static uint32
+minimal_tuple_size(TupleTableSlot *slot, bool *hasnull, Size *hoff, Size *datalen)
+{
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(slot);
+	*hasnull = false;
+	for (int i = 0; i < natts; i++)
+		*hasnull |= slot->tts_isnull[i];
+	*hoff = MAXALIGN(SizeofMinimalTupleHeader + (*hasnull ? BITMAPLEN(natts) : 0));
+	*datalen = heap_compute_data_size(slot->tts_tupleDescriptor, slot->tts_values,
+									  slot->tts_isnull);
+	return (uint32) (*hoff + *datalen);
+}
+
+/* Forms a MinimalTuple of the slot's values in place, as heap_form_minimal_tuple. */
+static void
+form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
+				   bool hasnull, Size hoff, Size datalen)
+{
+	memset(tuple, 0, len);
+	tuple->t_len = len;
+	HeapTupleHeaderSetNatts(tuple, slot->tts_tupleDescriptor->natts);
+	tuple->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(slot->tts_tupleDescriptor, slot->tts_values, slot->tts_isnull,
+					(char *) tuple + hoff, datalen, &tuple->t_infomask,
+					hasnull ? tuple->t_bits : NULL);
 }
 
 /*
@@ -142,18 +173,22 @@ bool
 row_store_add(RowStore *store, TupleTableSlot *slot)
 {
 	KeyColumn  *lead = &store->columns[0];
-	const char *data;
+	const char *data = NULL;
 	uint32		len;
 	bool		isnull;
 	Datum		value;
 	MinimalTuple tuple;
-	MinimalTuple fetched = NULL;
-	bool		shouldfree = false;
+	bool		hasnull = false;
+	Size		hoff = 0;
+	Size		datalen = 0;
 	Size		newblock;
 
 	value = slot_getattr(slot, lead->attno, &isnull);
 
-	/* Heap tuples are copied straight to the store, not through a palloc. */
+	/*
+	 * Tuples go straight into the store: heap and minimal tuples are copied,
+	 * others are formed there, with no palloc in between.
+	 */
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 	{
 		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, NULL);
@@ -161,26 +196,30 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		data = (char *) htup->t_data + MINIMAL_TUPLE_OFFSET;
 		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 	}
-	else
+	else if (TTS_IS_MINIMALTUPLE(slot))
 	{
-		fetched = ExecFetchSlotMinimalTuple(slot, &shouldfree);
-		data = (char *) fetched;
-		len = fetched->t_len;
+		MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, NULL);
+
+		data = (char *) mtup;
+		len = mtup->t_len;
 	}
+	else
+		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
 
 	newblock = (MAXALIGN(len) > store->blockfree) ? Max(store->blocksize, MAXALIGN(len)) : 0;
 	if (store->tuplebytes + newblock +
 		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)
-	{
-		if (shouldfree)
-			pfree(fetched);
 		return false;
-	}
 
-	tuple = copy_tuple(store, data, len);
-	if (shouldfree)
-		pfree(fetched);
+	tuple = allocate_tuple(store, len);
+	if (data)
+	{
+		memcpy(tuple, data, len);
+		tuple->t_len = len;
+	}
+	else
+		form_minimal_tuple(slot, tuple, len, hasnull, hoff, datalen);
 
 	if (isnull)
 	{

@@ -76,7 +76,7 @@ typedef struct GpuSortState
 
 	NodePhase	phase;
 	RowStore	store;
-	uint32	   *perm;			/* sorted order of store.rows */
+	MinimalTuple *sorted;		/* all rows, in order */
 	int64		ntotal;			/* rows to return */
 	int64		current;		/* last row returned: -1 before the first,
 								 * ntotal after the last */
@@ -456,18 +456,20 @@ sort_rows(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	const uint64 **keys;
+	uint32	   *perm;
 	SortJob		job;
+	MinimalTuple *sorted;
 
 	state->radix_keys = place_key_nulls(state);
 	keys = palloc(sizeof(uint64 *) * state->radix_keys);
 	for (int i = 0; i < state->radix_keys; i++)
 		keys[i] = store->columns[i].keys;
 
-	state->perm = MemoryContextAllocHuge(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
+	perm = MemoryContextAllocHuge(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
 	job.nrows = store->nrows;
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
-	job.perm = state->perm;
+	job.perm = perm;
 	sort_job_run(&job, &state->report);
 	pfree(keys);
 
@@ -478,12 +480,12 @@ sort_rows(GpuSortState *state)
 
 		for (uint32 i = 1; i <= store->nrows; i++)
 		{
-			if (i < store->nrows && radix_keys_equal(state, state->perm[start], state->perm[i]))
+			if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
 				continue;
 			if (i - start > 1)
 			{
 				CHECK_FOR_INTERRUPTS();
-				qsort_arg(state->perm + start, i - start, sizeof(uint32),
+				qsort_arg(perm + start, i - start, sizeof(uint32),
 						  compare_tied_rows, state);
 			}
 			start = i;
@@ -494,6 +496,29 @@ sort_rows(GpuSortState *state)
 	if (store->nnullrows > 1 && state->nkeys > 1)
 		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
 				  compare_null_rows, state);
+
+	/*
+	 * Put the rows in their final order, NULL-led rows first or last.  The
+	 * loads of this loop are independent, so many cache misses overlap;
+	 * the emit phase then reads the array in order.
+	 */
+	sorted = MemoryContextAllocHuge(store->cxt,
+									sizeof(MinimalTuple) * Max(state->ntotal, 1));
+	if (state->nullsfirst[0])
+	{
+		memcpy(sorted, store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
+		for (uint32 i = 0; i < store->nrows; i++)
+			sorted[store->nnullrows + i] = store->rows[perm[i]];
+	}
+	else
+	{
+		for (uint32 i = 0; i < store->nrows; i++)
+			sorted[i] = store->rows[perm[i]];
+		memcpy(sorted + store->nrows, store->nullrows,
+			   sizeof(MinimalTuple) * store->nnullrows);
+	}
+	pfree(perm);
+	state->sorted = sorted;
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -545,19 +570,6 @@ collect_and_sort(GpuSortState *state)
 	state->current = -1;
 }
 
-/* The row at a position of the sorted order. */
-static inline MinimalTuple
-sorted_row(GpuSortState *state, int64 pos)
-{
-	RowStore   *store = &state->store;
-
-	if (state->nullsfirst[0])
-		return pos < store->nnullrows ? store->nullrows[pos] :
-			store->rows[state->perm[pos - store->nnullrows]];
-	return pos < store->nrows ? store->rows[state->perm[pos]] :
-		store->nullrows[pos - store->nrows];
-}
-
 static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
@@ -591,8 +603,13 @@ gpusort_exec(CustomScanState *node)
 
 		/* The rows lie in memory in input order: fetch ahead of our reads. */
 		if (forward && ahead < state->ntotal)
-			__builtin_prefetch(sorted_row(state, ahead));
-		ExecStoreMinimalTuple(sorted_row(state, state->current), slot, false);
+		{
+			char	   *next = (char *) state->sorted[ahead];
+
+			__builtin_prefetch(next);
+			__builtin_prefetch(next + 64);
+		}
+		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
 	}
 	if (timing)
 		state->emit_ms += elapsed_ms(start);
@@ -607,7 +624,7 @@ forget_rows(GpuSortState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
-	state->perm = NULL;
+	state->sorted = NULL;
 	state->phase = PHASE_START;
 }
 
@@ -707,7 +724,7 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
 	List	   *context;
 	List	   *keys = NIL;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = compat_explain_useprefix(es);
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
 	for (int i = 0; i < state->nkeys; i++)

@@ -99,5 +99,5 @@ done
 # hook's cost remains.
 n=${SMALL:-10000}
 make_table "$n"
-RUNS=$((RUNS * 4)) run_case "below gpusort.min_rows" "$n" "SELECT * FROM bench_:n ORDER BY k8 OFFSET :n"
+RUNS=$((RUNS * 40)) run_case "below gpusort.min_rows" "$n" "SELECT * FROM bench_:n ORDER BY k8 OFFSET :n"
 for m in $n $SIZES; do "${PSQL[@]}" -c "DROP TABLE IF EXISTS bench_$m"; done
