@@ -24,7 +24,7 @@
 GPUSORT_MODULE_MAGIC;
 
 bool		gpusort_enabled = true;
-int			gpusort_min_rows = 20000;
+int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
 int			gpusort_gpu_id = 0;
@@ -55,7 +55,7 @@ _PG_init(void)
 							"Inputs with fewer rows are sorted by PostgreSQL's tuplesort.",
 							"Applies to the planner's estimate and to the actual input.",
 							&gpusort_min_rows,
-							20000, 0, INT_MAX,
+							1000, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
