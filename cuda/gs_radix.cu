@@ -10,9 +10,6 @@
  * which all keys share the digit are skipped.  64-bit keys whose significant
  * bits fit 32 travel as 32-bit words between the first and the last pass.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "gs_internal.cuh"
 
 #define RADIX_BITS 8
@@ -22,15 +19,14 @@
 /* pairs per thread: by the width of the keys read and written */
 /*
  * Two tile shapes: large tiles at 2 blocks per SM (80 registers), or small
- * tiles at 3 blocks per SM (56 registers).  GPUSORT_RADIX_TILES=small|large
- * overrides the default (for tuning).
+ * tiles at 3 blocks per SM (56 registers).  Measured (NOTES.md): small tiles
+ * win for 64-bit keys narrowed to 32-bit words, large ones elsewhere.
  */
 #define RITEMS_NARROW 21		/* 32-bit keys in and out */
 #define RITEMS_WIDE 16			/* 64-bit keys in or out */
 #define RITEMS_NARROW_S 13
 #define RITEMS_WIDE_S 10
 #define RTILE_MIN (RT * RITEMS_WIDE_S)
-#define RADIX_SMALL_DEFAULT false
 
 #define FLAG_AGG 1u
 #define FLAG_INC 2u
@@ -340,17 +336,9 @@ static gs_status
 launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 			uint32_t *vout, uint32_t n, uint64_t sub, int lo, int shift,
 			const uint32_t *dofs, volatile unsigned long long *status,
-			uint32_t *counter, uint32_t epoch)
+			uint32_t *counter, uint32_t epoch, bool small)
 {
 	constexpr bool narrow = (sizeof(KI) == 4 && sizeof(KO) == 4);
-	static int	small = -1;
-
-	if (small < 0)
-	{
-		const char *e = getenv("GPUSORT_RADIX_TILES");
-
-		small = e ? (strcmp(e, "small") == 0) : RADIX_SMALL_DEFAULT;
-	}
 	if (small)
 	{
 		constexpr int IT = narrow ? RITEMS_NARROW_S : RITEMS_WIDE_S;
@@ -480,19 +468,19 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 		if (!narrow)
 			GS_TRY((launch_pass<K, K, 0>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
-										shift, dofs, status, counters + j, epoch)));
+										shift, dofs, status, counters + j, epoch, narrow)));
 		else if (j == 0)
 			GS_TRY((launch_pass<uint64_t, uint32_t, 1>(ctx, src_k, src_v, dk, dv, n,
 													   kr->min, lo, shift, dofs,
-													   status, counters + j, epoch)));
+													   status, counters + j, epoch, narrow)));
 		else if (j < m - 1)
 			GS_TRY((launch_pass<uint32_t, uint32_t, 0>(ctx, src_k, src_v, dk, dv, n,
 													   0, 0, shift, dofs, status,
-													   counters + j, epoch)));
+													   counters + j, epoch, narrow)));
 		else
 			GS_TRY((launch_pass<uint32_t, uint64_t, 2>(ctx, src_k, src_v, dk, dv, n,
 													   kr->min, lo, shift, dofs,
-													   status, counters + j, epoch)));
+													   status, counters + j, epoch, narrow)));
 		src_k = dk;
 		src_v = dv;
 	}

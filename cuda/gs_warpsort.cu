@@ -143,7 +143,8 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
  * Merges the sorted WS_T-pair warp tiles of one WS_RUN0-pair segment into
  * one sorted run, in shared memory, in place: bitonic merge stages only
  * (k = 2 WS_T .. WS_RUN0), the first step of each comparing an element with
- * its mirror so that both halves may be ascending.
+ * its mirror so that both halves may be ascending; the steps of distance
+ * < 32 by shuffles in registers (shared-memory bandwidth bounds the rest).
  */
 template <typename K>
 __global__ void __launch_bounds__(1024)
@@ -164,7 +165,7 @@ merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 	for (uint32_t k = 2 * WS_T; k <= WS_RUN0; k <<= 1)
 	{
 #pragma unroll 1
-		for (uint32_t j = k >> 1; j > 0; j >>= 1)
+		for (uint32_t j = k >> 1; j >= 32; j >>= 1)
 		{
 #pragma unroll
 			for (uint32_t t = threadIdx.x; t < WS_RUN0 / 2; t += 1024)
@@ -186,6 +187,24 @@ merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 			}
 			__syncthreads();
 		}
+		/*
+		 * Steps j = 16 .. 1 stay inside aligned groups of 32: in registers,
+		 * by shuffles (one shared-memory read and write instead of five).
+		 */
+#pragma unroll
+		for (int r = 0; r < WS_RUN0 / 1024; r++)
+		{
+			const uint32_t i = r * 1024 + threadIdx.x;
+			K			kk = sk[i];
+			uint32_t	vv = sv[i];
+
+#pragma unroll
+			for (int j = 16; j >= 1; j >>= 1)
+				shfl_cas(kk, vv, j, true, (int) (threadIdx.x & 31));
+			sk[i] = kk;
+			sv[i] = vv;
+		}
+		__syncthreads();
 	}
 	for (uint32_t i = threadIdx.x; i < len; i += 1024)
 	{
