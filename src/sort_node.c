@@ -42,7 +42,7 @@
 #include "sort_engine.h"
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
-#define PREFETCH_DISTANCE	16
+#define PREFETCH_DISTANCE	32
 
 typedef enum NodePhase
 {

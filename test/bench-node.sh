@@ -97,7 +97,7 @@ done
 
 # Below gpusort.min_rows the plan keeps PostgreSQL's Sort: only the planner
 # hook's cost remains.
-n=${SMALL:-10000}
+n=${SMALL:-500}
 make_table "$n"
 RUNS=$((RUNS * 40)) run_case "below gpusort.min_rows" "$n" "SELECT * FROM bench_:n ORDER BY k8 OFFSET :n"
 for m in $n $SIZES; do "${PSQL[@]}" -c "DROP TABLE IF EXISTS bench_$m"; done
