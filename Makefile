@@ -33,9 +33,9 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 OBJS += $(CUDA_SRCS:.cu=.o)
 PG_CPPFLAGS += -DGPUSORT_WITH_CUDA
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
-$(info gpusort: building with CUDA ($(NVCC)))
-else
-$(info gpusort: nvcc not found or GPUSORT_CUDA=no: building the CPU-only library)
+endif
+ifeq ($(MAKECMDGOALS),)
+$(info gpusort: $(if $(filter yes,$(GPUSORT_CUDA)),building with CUDA ($(NVCC)),nvcc not found or GPUSORT_CUDA=no: building the CPU-only library))
 endif
 
 # No LLVM bitcode: the .cu objects have none, and the node is not JIT-relevant.
