@@ -1,7 +1,9 @@
 -- gpu_info: the functions that show the GPU and what the sort engines did,
 -- the GPU settings, and the fallbacks to the CPU engine.  Only shapes are
 -- checked, so that the suite passes on hosts with and without a GPU.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
 SET gpusort.min_rows = 0;
 SET work_mem = '64MB';
 \set VERBOSITY terse
@@ -18,7 +20,6 @@ ORDER BY proname;
 SELECT name, boot_val, unit, context, vartype FROM pg_settings
 WHERE name LIKE 'gpusort.gpu%' ORDER BY name;
 SET gpusort.gpu_id = -1;
-SET gpusort.gpu_memory = -1;
 
 -- gpusort_devices(): one row per GPU, none without one, never an error.
 SELECT count(*) >= 0 AS listed FROM gpusort_devices();
@@ -38,10 +39,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   got text;
   want text;
+  enabled text := current_setting('gpusort.enabled');
 BEGIN
   EXECUTE 'SELECT string_agg(id::text, '','') FROM (' || query || ') s' INTO got;
-  SET LOCAL gpusort.enabled = off;
+  PERFORM set_config('gpusort.enabled', 'off', true);
   EXECUTE 'SELECT string_agg(id::text, '','') FROM (' || query || ') s' INTO want;
+  PERFORM set_config('gpusort.enabled', enabled, true);
   RETURN got = want;
 END
 $$;

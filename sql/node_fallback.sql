@@ -25,9 +25,8 @@ SELECT explain_analyze('EXECUTE big');
 RESET gpusort.enabled;
 DEALLOCATE big;
 
--- Filters the planner cannot estimate make it expect a small input that
--- turns out larger than the budget.  Under a scrollable cursor the tuplesort
--- fallback still goes backward.
+-- An input larger than the budget again, under a scrollable cursor: the
+-- tuplesort fallback still goes backward.
 CREATE TABLE fb_narrow AS
   SELECT g AS id, (g * 7919) % 100000 AS k FROM generate_series(1, 60000) g;
 ANALYZE fb_narrow;

@@ -12,12 +12,14 @@
  *
  * with cpu_ms = rows * key columns * CPU_NS_PER_ROW_KEY and gpu_ms from
  * gpu_estimate_ms() (engine_gpu.c, which documents its constants).  The
- * CPU engine's LSD radix sort costs about 10-30 ns per row and key column
- * (fewer passes for narrow key ranges); we take the middle.  So, once the
- * GPU runs, jobs of more than about 25 000 rows go to it; before, only jobs
- * of more than about 15 million row-keys, which pay for its start-up
- * (~300 ms: a backend that wants the GPU from its first query can start it
- * ahead, with gpusort.gpu_prestart or gpusort_gpu_start()).
+ * CPU engine's LSD radix sort costs 10-45 ns per row and key column: fewer
+ * for narrow key ranges and inputs that fit the caches; on the H200 host
+ * it took 29-46 ns at 1M-10M rows (EXPLAIN ANALYZE's Sort Time less the
+ * reordering of the rows).  So, once the GPU runs, jobs of more than about
+ * 50 000 rows go to it; before, only jobs of more than about 10 million
+ * row-keys, which pay for its start-up (~275 ms there: a backend that wants
+ * the GPU from its first query can start it ahead, with
+ * gpusort.gpu_prestart or gpusort_gpu_start()).
  *
  * A job the GPU cannot run falls back to the CPU engine with one WARNING
  * (device = gpu) or NOTICE (auto).  In auto, "no GPU" is said once per
@@ -34,7 +36,7 @@
 #include "sort_engine.h"
 
 /* The CPU engine's cost per row and key column, in nanoseconds. */
-#define CPU_NS_PER_ROW_KEY	18.0
+#define CPU_NS_PER_ROW_KEY	30.0
 
 static EngineStats engine_stats[2];
 

@@ -53,18 +53,19 @@
 
 /*
  * The cost model's GPU side (see engine.c for the CPU side), from the
- * measurements on an H200 host: CUDA starts in about 300 ms in a new
- * backend; a job costs some launches and synchronizations per key column;
- * per row and key column it moves 8 bytes to the device through the pinned
- * staging buffers (about 10 GB/s, bound by the CPU's copy into them) and
- * sorts them (the radix sort runs at 5-25 G pairs/s); per row 4 bytes of
- * permutation come back.
+ * engine's phase times on an H200 host (16 cores) at 1M and 10M rows:
+ * CUDA starts in about 275 ms in a new backend.  Per key column, about
+ * 1 ms of launches and synchronizations (the sort's passes) plus, per row,
+ * 8 bytes moved to the device through the pinned staging buffers (~8 GB/s,
+ * bound by the CPU's copy into them) and sorted (~0.2 ns): 1.2 ns.  Per
+ * job, 0.5 ms plus, per row, 4 bytes of permutation back (~2.5 GB/s, bound
+ * by the first touch of the caller's fresh memory): 1.6 ns.
  */
-#define GPU_STARTUP_MS			300.0
-#define GPU_JOB_MS				0.2
-#define GPU_COLUMN_MS			0.1
+#define GPU_STARTUP_MS			275.0
+#define GPU_JOB_MS				0.5
+#define GPU_COLUMN_MS			1.0
 #define GPU_NS_PER_ROW_KEY		1.2
-#define GPU_NS_PER_ROW			0.6
+#define GPU_NS_PER_ROW			1.6
 
 /* Each of the two pinned staging buffers. */
 #define STAGING_BYTES			((Size) 16 * 1024 * 1024)

@@ -22,9 +22,6 @@
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/* Bytes a collected row costs GpuSort beyond its tuple (see sort_node.c). */
-#define ROW_OVERHEAD_ESTIMATE	64
-
 static Plan *replace_sorts(Plan *plan, bool bounded);
 
 static List *
@@ -37,18 +34,16 @@ replace_sorts_in_list(List *plans, bool bounded)
 	return plans;
 }
 
-/* Would this Sort be worth running as GpuSort, by the planner's estimate? */
+/*
+ * Would this Sort be worth running as GpuSort, by the planner's estimate?
+ * The memory budget is not judged here: an input that outgrows it goes to
+ * tuplesort at run time, and EXPLAIN ANALYZE says so.
+ */
 static bool
 worth_replacing(Sort *sort)
 {
-	double		rows = sort->plan.plan_rows;
-	double		bytes = rows * (MAXALIGN(sort->plan.plan_width) + ROW_OVERHEAD_ESTIMATE);
-
-	if (rows < gpusort_min_rows)
-		return false;
-	if (bytes > (double) gpusort_memory_budget_kb() * 1024.0)
-		return false;
-	return gpusort_sort_supported(sort);
+	return sort->plan.plan_rows >= gpusort_min_rows &&
+		gpusort_sort_supported(sort);
 }
 
 /*

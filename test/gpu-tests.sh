@@ -1,0 +1,264 @@
+#!/bin/bash
+# gpu-tests.sh: gpusort's checks on a GPU host, against a running server that
+# preloads gpusort (shared_preload_libraries) and that PGHOST, PGPORT and
+# PGUSER name, as a superuser.  Needs psql, pg_regress and pg_ctl, not PGXS
+# or PostgreSQL's sources; make and nvcc only to build the kernel tests, which
+# may come prebuilt in .kbuild (make -C test/kernels BUILD=$PWD/.kbuild).
+#
+#   test/gpu-tests.sh [RESULTS_DIR]
+#
+#   1. the regression suites (the Makefile's REGRESS, but "loading", which
+#      needs a server without preloading) with gpusort.device = gpu;
+#   2. the GPU engine on 1M rows: EXPLAIN ANALYZE says "Sort Engine: gpu",
+#      and the rows of several orderings, and of an array, are PostgreSQL's;
+#   3. induced failures, which must still give the right rows: a
+#      gpusort.gpu_memory too small, and the device hidden from the server
+#      (restarted with CUDA_VISIBLE_DEVICES empty, then as it was; needs
+#      PGDATA and pg_ctl, run as the data directory's owner or root);
+#   4. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
+#   5. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
+# Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
+# gets the logs, the regression output and the benchmark's CSV and table
+# (sql-bench-<device>.*, which belong in test/results/).
+#
+# Environment:
+#   PG_REGRESS     pg_regress (default: in the PGXS beside psql's bin
+#                  directory, or in the one that pg_config names)
+#   TOTAL_BUDGET   seconds for everything (default 540): the benchmark gets
+#                  what the checks leave, less MARGIN (default 25)
+#   SKIP_TESTS     1: steps 1-4 left out (benchmark only)
+#   SKIP_BENCH     1: step 5 left out
+#   KERNEL_TEST_ARGS  arguments of kernel_test (default "--max-n 4000000")
+#   Those of bench-sql.sh (SIZES, RUNS, SKIP_100M, ...) pass through.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+RESULTS=${1:-${TMPDIR:-/tmp}/gpusort-gpu-tests}
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+TOTAL_BUDGET=${TOTAL_BUDGET:-540}
+MARGIN=${MARGIN:-25}
+START=$(date +%s)
+exec > >(tee "$RESULTS/gpu-tests.log") 2>&1
+
+elapsed() { echo $(($(date +%s) - START)); }
+left() { echo $((TOTAL_BUDGET - $(elapsed))); }
+SUMMARY=()
+record() {
+	SUMMARY+=("$1|$2|$3")
+	echo "== [$(elapsed)s] $1: $2${3:+ ($3)}"
+}
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
+DB=gpusort_gputest
+
+BINDIR=$(dirname "$(command -v psql)")
+if [ -z "${PG_REGRESS:-}" ]; then
+	for c in "$BINDIR/../lib/pgxs/src/test/regress/pg_regress" \
+		"$(dirname "$(pg_config --pgxs 2>/dev/null || echo /nonexistent/x)")/../test/regress/pg_regress"; do
+		[ -x "$c" ] && { PG_REGRESS=$c; break; }
+	done
+fi
+
+echo "== gpu-tests on $(hostname), $(nproc) cores"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "nvidia-smi: no GPU"
+psql -X -At -c "SELECT version()" || { echo "no server (PGHOST, PGPORT, PGUSER)"; exit 1; }
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" || exit 1
+export PGDATABASE=$DB
+"${PSQL[@]}" -c "CREATE EXTENSION gpusort" || exit 1
+DEVICES=$(psql -X -At -F ' ' -c "SELECT id, name, total_memory_mb || ' MB', compute_capability FROM gpusort_devices()")
+echo "gpusort_devices(): ${DEVICES:-none}"
+
+# Restarts the server with extra environment (VAR=value ...), as its owner.
+restart_server() {
+	local owner logf run=()
+	owner=$(stat -c %U "$PGDATA") || return 1
+	logf=$PGDATA/log
+	[ -f "$logf" ] || logf=$PGDATA/server.log
+	[ "$(id -un)" = "$owner" ] || run=(runuser -u "$owner" --)
+	"${run[@]}" env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@" \
+		pg_ctl -D "$PGDATA" -l "$logf" -w -m fast restart >/dev/null
+}
+
+# SQL that compares orderings on the GPU engine with PostgreSQL's Sort.
+SAME_AS_NATIVE="
+CREATE OR REPLACE FUNCTION gt_digest(query text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE d text;
+BEGIN
+  EXECUTE 'SELECT md5(string_agg(id::text, '','')) FROM (' || query || ' OFFSET 0) s' INTO d;
+  RETURN d;
+END \$\$;
+CREATE OR REPLACE FUNCTION gt_same(query text) RETURNS boolean LANGUAGE plpgsql AS \$\$
+DECLARE got text; want text; enabled text := current_setting('gpusort.enabled');
+BEGIN
+  got := gt_digest(query);
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  want := gt_digest(query);
+  PERFORM set_config('gpusort.enabled', enabled, true);
+  RETURN got = want;
+END \$\$;
+"
+ORDERINGS="
+SELECT gt_same('SELECT id FROM g1m ORDER BY k8') AS k8,
+       gt_same('SELECT id FROM g1m ORDER BY a, id') AS a_id,
+       gt_same('SELECT id FROM g1m ORDER BY a DESC, k4, id') AS a_desc_k4_id,
+       gt_same('SELECT id FROM g1m ORDER BY kn DESC NULLS FIRST, id') AS kn_desc_nf,
+       gt_same('SELECT id FROM g1m ORDER BY k4 NULLS FIRST, id DESC') AS k4_id_desc,
+       (SELECT gpusort(array_agg(k8)) = array_agg(k8 ORDER BY k8) FROM g1m) AS array_k8;
+"
+# The line of ORDERINGS' results in psql -A -t output, and is it all true?
+orderings_line() { echo "$1" | grep -E '^[tf](\|[tf]){5}$' | head -1; }
+all_true() { [ "$1" = "t|t|t|t|t|t" ]; }
+SETTINGS="SET work_mem = '2GB'; SET gpusort.work_mem = '2GB'; SET max_parallel_workers_per_gather = 0;"
+
+if [ -z "${SKIP_TESTS:-}" ]; then
+	# ---- 1. regression suites on the GPU engine ----
+	suites=$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e '' | tr '\n' ' ')
+	if [ -z "${PG_REGRESS:-}" ]; then
+		record "regression suites (device = gpu)" FAIL "pg_regress not found"
+	else
+		# pg_regress makes the database as "make installcheck" does
+		PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout 300 "$PG_REGRESS" \
+			--inputdir="$ROOT" --outputdir="$RESULTS/regress" --bindir="$BINDIR" \
+			--dbname=gpusort_regress $suites 2>&1 | tee "$RESULTS/regress.log"
+		ok=$(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$RESULTS/regress.log")
+		bad=$(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$RESULTS/regress.log")
+		[ -f "$RESULTS/regress/regression.diffs" ] && head -100 "$RESULTS/regress/regression.diffs"
+		if [ "$bad" -eq 0 ] && [ "$ok" -gt 0 ]; then
+			record "regression suites (device = gpu)" PASS "$ok suites: $suites"
+		else
+			record "regression suites (device = gpu)" FAIL "$ok passed, $bad failed"
+		fi
+	fi
+
+	# ---- 2. the GPU engine on 1M rows ----
+	"${PSQL[@]}" <<SQL
+CREATE UNLOGGED TABLE g1m AS
+  SELECT g AS id, hashint8extended(g, 1) AS k8, hashint8(g) AS k4,
+         ((hashint8extended(g, 2) & 1023) % 1000)::int4 AS a,
+         CASE WHEN (hashint8extended(g, 3) & 1023) < 102 THEN NULL ELSE g * 7 END AS kn,
+         'row ' || g AS txt
+  FROM generate_series(1, 1000000) g;
+VACUUM ANALYZE g1m;
+$SAME_AS_NATIVE
+SQL
+	plan=$({ echo "$SETTINGS SET gpusort.device = gpu;"
+		echo "EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM g1m ORDER BY k8 OFFSET 1000000;"; } |
+		"${PSQL[@]}" -A -t 2>&1)
+	echo "$plan"
+	if echo "$plan" | grep -q "Sort Engine: gpu"; then
+		record "EXPLAIN ANALYZE, 1M rows ORDER BY int8" PASS "Sort Engine: gpu; $(echo "$plan" | grep -o -E '(Collect|Sort|Emit) Time: [0-9.]+ ms' | tr '\n' ' ')"
+	else
+		record "EXPLAIN ANALYZE, 1M rows ORDER BY int8" FAIL "$(echo "$plan" | grep -E 'Sort Engine|Fallback|ERROR' | tr '\n' ' ')"
+	fi
+	same=$({ echo "$SETTINGS SET gpusort.device = gpu; SELECT gpusort_stats_reset();"
+		echo "$ORDERINGS"
+		echo "SELECT engine, sorts, fallbacks FROM gpusort_stats() ORDER BY engine;"; } |
+		"${PSQL[@]}" -A -t 2>&1)
+	echo "$same"
+	gpusorts=$(echo "$same" | sed -n 's/^gpu|\([0-9]*\)|.*/\1/p')
+	if all_true "$(orderings_line "$same")" && [ "${gpusorts:-0}" -ge 5 ]; then
+		record "GPU rows = PostgreSQL's (6 orderings)" PASS "$gpusorts sorts on the GPU"
+	else
+		record "GPU rows = PostgreSQL's (6 orderings)" FAIL "$(echo "$same" | tr '\n' ' ')"
+	fi
+
+	# ---- 3. induced failures ----
+	out=$({ echo "$SETTINGS SET gpusort.device = gpu; SET gpusort.gpu_memory = 1;"
+		echo "$ORDERINGS"
+		echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM g1m ORDER BY k8 OFFSET 1000000;"; } |
+		"${PSQL[@]}" -A -t 2>&1)
+	echo "$out"
+	if all_true "$(orderings_line "$out")" &&
+		echo "$out" | grep -q "Sort Engine: cpu" && echo "$out" | grep -q "Fallback Reason: .*gpu_memory"; then
+		record "gpusort.gpu_memory = 1MB: CPU fallback" PASS "right rows; $(echo "$out" | grep -c '^WARNING') WARNINGs for 7 sorts"
+	else
+		record "gpusort.gpu_memory = 1MB: CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|Fallback' | tr '\n' ' ')"
+	fi
+
+	if [ -n "${PGDATA:-}" ] && [ -d "$PGDATA" ] && command -v pg_ctl >/dev/null; then
+		if restart_server CUDA_VISIBLE_DEVICES=; then
+			out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
+				echo "SELECT count(*) AS devices FROM gpusort_devices();"
+				echo "$ORDERINGS"
+				echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM g1m ORDER BY k8 OFFSET 1000000;"
+				echo "SET gpusort.device = auto;"
+				echo "SELECT gt_same('SELECT id FROM g1m ORDER BY a, id');"; } |
+				"${PSQL[@]}" -A -t 2>&1)
+			echo "$out"
+			if [ "$(echo "$out" | grep -v -E '^(WARNING|DETAIL)' | head -1)" = 0 ] &&
+				all_true "$(orderings_line "$out")" &&
+				echo "$out" | grep -q "Fallback Reason: no GPU"; then
+				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" PASS "right rows; $(echo "$out" | grep -c '^WARNING') WARNINGs for 7 sorts (gpu), $(echo "$out" | grep -c '^NOTICE') NOTICEs (auto)"
+			else
+				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|Fallback' | tr '\n' ' ')"
+			fi
+		else
+			record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "restart failed"
+		fi
+		restart_server || { record "server restart" FAIL "could not restart the server"; }
+		n=$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")
+		echo "after restart: $n GPU(s)"
+	else
+		record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" SKIP "needs PGDATA and pg_ctl"
+	fi
+
+	# ---- 4. kernel tests (built here by gpu-kernels.sh, or carried in
+	# .kbuild when this host has no make) ----
+	kargs=${KERNEL_TEST_ARGS:---max-n 4000000}
+	mkdir -p "$RESULTS/kernels"
+	if command -v make >/dev/null; then
+		GPUSORT_PHASES=tests GPUSORT_TEST_ARGS="$kargs" GPUSORT_TIMEOUT=${KERNEL_TIMEOUT:-150} \
+			test/gpu-kernels.sh "$RESULTS/kernels"
+		rc=$?
+	elif [ -x "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" ]; then
+		timeout "${KERNEL_TIMEOUT:-150}" "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" $kargs \
+			>"$RESULTS/kernels/tests.log" 2>&1
+		rc=$?
+		grep -E "^FAIL" "$RESULTS/kernels/tests.log" | head -20
+	else
+		rc=127
+		echo "no make and no kernel_test binary" >"$RESULTS/kernels/tests.log"
+	fi
+	line=$(tail -1 "$RESULTS/kernels/tests.log" 2>/dev/null)
+	if [ $rc -eq 0 ]; then
+		record "CUDA kernel tests" PASS "$line"
+	else
+		record "CUDA kernel tests" FAIL "rc $rc: $line"
+	fi
+fi
+
+# ---- 5. SQL benchmark ----
+if [ -z "${SKIP_BENCH:-}" ]; then
+	budget=$(($(left) - MARGIN))
+	echo "== [$(elapsed)s] SQL benchmark, ${budget}s budget"
+	BUDGET=$budget test/bench-sql.sh "$RESULTS"
+	csv=$(ls -t "$RESULTS"/sql-bench-*.csv 2>/dev/null | head -1)
+	# acceptance: name|size|case|minimum ratio native/gpu (or maximum slowdown)
+	check() {
+		local label=$1 size=$2 name=$3 min=$4
+		awk -F, -v s="$size" -v c="$name" -v min="$min" -v label="$label" '
+			(s == "*" || $3 == s) && $4 == c && $5 == "gpu" { found = 1; r = $11; eng = $12; ms = $8 }
+			END {
+				if (!found || ms == "") { print label "|NOT RUN|"; exit }
+				verdict = (r != "" && r + 0 >= min && eng != "cpu" && eng != "tuplesort") ? "PASS" : "FAIL"
+				if (c ~ /min_rows/) verdict = (r != "" && r + 0 >= min) ? "PASS" : "FAIL"
+				printf "%s|%s|%s ms, %sx native (need %sx), engine %s\n", label, verdict, ms, r, min, eng
+			}' "$csv"
+	}
+	if [ -n "$csv" ]; then
+		while IFS='|' read -r a b c; do record "$a" "$b" "$c"; done < <(
+			check "10M rows ORDER BY int8, GPU >= 4x native" 10000000 "int8 random (full row)" 4
+			check "10M rows ORDER BY two int keys, GPU >= 6x native" 10000000 "two int keys (full row)" 6
+			check "100M rows ORDER BY int8 on the GPU, >= 4x native" 100000000 "int8 random (full row)" 4
+			check "below min_rows (planned Sort), <= 5% slower" "*" "below min_rows (planned Sort)" 0.952
+			check "below min_rows (at run time), <= 5% slower" "*" "below min_rows (at run time)" 0.952
+		)
+	else
+		record "SQL benchmark" FAIL "no CSV"
+	fi
+fi
+
+echo
+echo "== gpu-tests summary ($(elapsed)s; GPU: ${DEVICES:-none})"
+printf '%s\n' "${SUMMARY[@]}" | awk -F'|' '{ printf "%-55s %-8s %s\n", $1, $2, $3 }' | tee "$RESULTS/summary.txt"
+! printf '%s\n' "${SUMMARY[@]}" | grep -q '|FAIL|'
