@@ -61,8 +61,9 @@ SELECT same_as_native('SELECT i4 % 10, id FROM types_big ORDER BY i4 % 10, id');
 SELECT same_as_native('SELECT * FROM types_big ORDER BY id DESC');
 SELECT same_as_native('SELECT * FROM types_big ORDER BY i2, i4, i8, id');
 
--- At run time, exactly gpusort.min_rows rows run on the engine, and fewer
--- go to tuplesort (a plan made for more rows, as with stale statistics).
+-- At run time, exactly gpusort.min_rows rows run on the engine gpusort.device
+-- names, and fewer on the CPU engine (a plan made for more rows, as with
+-- stale statistics).
 SET gpusort.min_rows = 100;
 PREPARE at_min AS SELECT id, i4 FROM types_big WHERE id > 1 ORDER BY i4, id;
 SELECT uses_gpusort('EXECUTE at_min');

@@ -10,9 +10,9 @@
  * returns the rows in order.  It behaves like Sort in every other way: it
  * supports backward scans, mark/restore and rescans.
  *
- * Inputs that turn out smaller than gpusort.min_rows, or larger than the
- * memory budget, are handed to PostgreSQL's tuplesort, rows already read
- * included.
+ * Inputs that turn out larger than the memory budget are handed to
+ * PostgreSQL's tuplesort, rows already read included; inputs that turn out
+ * smaller than gpusort.min_rows are sorted by the CPU engine.
  *
  *-------------------------------------------------------------------------
  */
@@ -450,9 +450,13 @@ place_key_nulls(GpuSortState *state)
 	return store->ncolumns;
 }
 
-/* Sorts the collected rows with a sort engine and the comparators. */
+/*
+ * Sorts the collected rows with a sort engine and the comparators.  An
+ * input below gpusort.min_rows stays on the CPU engine: handing rows already
+ * collected to tuplesort would cost more than sorting them here.
+ */
 static void
-sort_rows(GpuSortState *state)
+sort_rows(GpuSortState *state, bool small)
 {
 	RowStore   *store = &state->store;
 	const uint64 **keys;
@@ -470,7 +474,14 @@ sort_rows(GpuSortState *state)
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
 	job.perm = perm;
-	sort_job_run(&job, &state->report);
+	if (small)
+	{
+		cpu_sort_job(&job);
+		state->report.engine = SORT_ENGINE_CPU;
+		state->report.fallback_reason = pstrdup("input below gpusort.min_rows");
+	}
+	else
+		sort_job_run(&job, &state->report);
 	pfree(keys);
 
 	/* Rows equal in the engine's keys are ordered by the remaining keys. */
@@ -552,15 +563,10 @@ collect_and_sort(GpuSortState *state)
 	}
 
 	state->ntotal = (int64) store->nrows + store->nnullrows;
-	if (state->ntotal < gpusort_min_rows)
-	{
-		sort_with_tuplesort(state, NULL, "input below gpusort.min_rows", start);
-		return;
-	}
 	state->collect_ms = elapsed_ms(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
-	sort_rows(state);
+	sort_rows(state, state->ntotal < gpusort_min_rows);
 	state->sort_ms = elapsed_ms(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));

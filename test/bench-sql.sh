@@ -18,7 +18,8 @@
 #   BIG         sizes from this one up run only the main queries, once
 #               (default 50000000)
 #   ENGINES     default "native cpu gpu"
-#   RUNS        runs per query (default 3; RUNS_SMALL, default 15, after a
+#   RUNS        runs per query (default 3; RUNS_SMALL, default 15, of
+#               SMALL_BATCH executions (default 100) timed in the server, after a
 #               warm-up run, for the inputs below gpusort.min_rows: half as
 #               many rows as gpusort.min_rows, from a table of that size, and
 #               filtered at run time from the first size's table, which the
@@ -105,9 +106,28 @@ settings() {
 }
 
 # Prints the sorted times in ms of runs executions in one session, after
-# warm-up executions that are not counted.
+# warm-up executions that are not counted.  With a batch above 1, each run
+# executes the query batch times inside the server (planned each time, as a
+# client's query is) and counts the mean: client round trips would drown the
+# time of small queries.
 time_runs() {
-	local engine=$1 wm=$2 runs=$3 warm=$4 query=$5
+	local engine=$1 wm=$2 runs=$3 warm=$4 query=$5 batch=${6:-1}
+	if [ "$batch" -gt 1 ]; then
+		{
+			settings "$engine" "$wm"
+			for _ in $(seq $((runs + warm))); do
+				cat <<SQL
+DO \$\$DECLARE t0 timestamptz := clock_timestamp();
+BEGIN
+  FOR i IN 1..$batch LOOP EXECUTE \$q\$$query\$q\$; END LOOP;
+  RAISE NOTICE 'Time: % ms', extract(epoch FROM clock_timestamp() - t0) * 1000 / $batch;
+END\$\$;
+SQL
+			done
+		} | "${PSQL[@]}" -o /dev/null 2>&1 | sed -n 's/^NOTICE:  Time: \([0-9.]*\) ms.*/\1/p' |
+			tail -n "$runs" | sort -n
+		return
+	fi
 	{
 		settings "$engine" "$wm"
 		echo '\timing on'
@@ -180,8 +200,9 @@ for n in $SIZES; do
 		query=${query//:s/$SMALL}
 		runs=$RUNS
 		warm=0
+		batch=1
 		wm=big
-		case " $flags " in *" small "*) runs=$RUNS_SMALL warm=1 ;; esac
+		case " $flags " in *" small "*) runs=$RUNS_SMALL warm=1 batch=${SMALL_BATCH:-100} ;; esac
 		case " $flags " in *" default_wm "*) wm=default ;; esac
 		case " $flags " in *" once "*) [ "$n" = "$first_size" ] || continue ;; esac
 		case " $flags " in *" first "*) [ "$n" = "$first_size" ] || continue ;; esac
@@ -195,7 +216,7 @@ for n in $SIZES; do
 				continue
 			fi
 			log "$n rows, $name, $engine"
-			mapfile -t times < <(time_runs "$engine" "$wm" "$runs" "$warm" "$query")
+			mapfile -t times < <(time_runs "$engine" "$wm" "$runs" "$warm" "$query" "$batch")
 			if [ ${#times[@]} -eq 0 ]; then
 				echo "$DEVICE,$SERVER,$n,$name,$engine,$wm,0,,,,,,failed or timed out,,,,,,," >>"$CSV"
 				continue
