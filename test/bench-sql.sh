@@ -18,8 +18,7 @@
 #   BIG         sizes from this one up run only the main queries, once
 #               (default 50000000)
 #   ENGINES     default "native cpu gpu"
-#   RUNS        runs per query (default 3; RUNS_SMALL, default 15, of
-#               SMALL_BATCH executions (default 100) timed in the server, after a
+#   RUNS        runs per query (default 3; RUNS_SMALL, default 15, after a
 #               warm-up run, for the inputs below gpusort.min_rows: half as
 #               many rows as gpusort.min_rows, from a table of that size, and
 #               filtered at run time from the first size's table, which the
@@ -159,7 +158,8 @@ echo "device,server,size,case,engine,work_mem,runs,median_ms,min_ms,max_ms,vs_na
 
 declare -A NATIVE
 # name | query (:n = size) | flags: main (also at BIG sizes, once), small
-# (RUNS_SMALL runs), once / first (at the first size only), default_wm
+# (RUNS_SMALL runs), batch (each run SMALL_BATCH executions, default 100,
+# timed in the server), once / first (at the first size only), default_wm
 CASES=(
 	"int8 random (full row)|SELECT * FROM t_:n ORDER BY k8 OFFSET :n|main"
 	"int4 random (full row)|SELECT * FROM t_:n ORDER BY k4 OFFSET :n|"
@@ -167,7 +167,7 @@ CASES=(
 	"int8 presorted (full row)|SELECT * FROM t_:n ORDER BY id OFFSET :n|"
 	"two int keys (full row)|SELECT * FROM t_:n ORDER BY a, k4 OFFSET :n|main"
 	"int8 DESC NULLS FIRST 10% NULL|SELECT * FROM t_:n ORDER BY kn DESC NULLS FIRST OFFSET :n|"
-	"below min_rows (planned Sort)|SELECT * FROM t_:s ORDER BY k8 OFFSET :s|small once"
+	"below min_rows (planned Sort)|SELECT * FROM t_:s ORDER BY k8 OFFSET :s|small batch once"
 	"below min_rows (at run time)|SELECT * FROM t_:n WHERE id + 0 <= :s ORDER BY k8 OFFSET :s|small first"
 	"int8 random (default work_mem)|SELECT * FROM t_:n ORDER BY k8 OFFSET :n|default_wm first"
 )
@@ -202,7 +202,8 @@ for n in $SIZES; do
 		warm=0
 		batch=1
 		wm=big
-		case " $flags " in *" small "*) runs=$RUNS_SMALL warm=1 batch=${SMALL_BATCH:-100} ;; esac
+		case " $flags " in *" small "*) runs=$RUNS_SMALL warm=1 ;; esac
+		case " $flags " in *" batch "*) batch=${SMALL_BATCH:-100} ;; esac
 		case " $flags " in *" default_wm "*) wm=default ;; esac
 		case " $flags " in *" once "*) [ "$n" = "$first_size" ] || continue ;; esac
 		case " $flags " in *" first "*) [ "$n" = "$first_size" ] || continue ;; esac
