@@ -87,7 +87,6 @@ typedef struct GpuSortState
 	RunKind		ran;
 	SortJobReport report;
 	const char *tuplesort_reason;
-	int64		rows_sorted;
 	int			radix_keys;
 	Size		memory_used;
 	double		collect_ms;
@@ -570,7 +569,6 @@ collect_and_sort(GpuSortState *state)
 	state->sort_ms = elapsed_ms(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	state->rows_sorted = state->ntotal;
 	state->ran = RUN_ENGINE;
 	state->phase = PHASE_SORTED;
 	state->current = -1;
@@ -776,7 +774,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Sort Engine", sort_engine_name(state->report.engine), es);
 		if (state->report.fallback_reason)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
-		ExplainPropertyInteger("Sorted Rows", NULL, state->rows_sorted, es);
+		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		ExplainPropertyInteger("Engine Keys", NULL, state->radix_keys, es);
 	}
 	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
