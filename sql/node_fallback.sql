@@ -41,6 +41,16 @@ FETCH BACKWARD 1 FROM c;
 FETCH LAST FROM c;
 FETCH BACKWARD 2 FROM c;
 COMMIT;
+-- The same with rows that are only their key.
+SELECT explain_analyze('SELECT k FROM fb_narrow WHERE id + 0 > 0 ORDER BY k DESC');
+SELECT same_as_native('SELECT k FROM fb_narrow WHERE id + 0 > 0 ORDER BY k DESC');
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM fb_narrow WHERE id + 0 > 0 ORDER BY k DESC;
+FETCH 2 FROM c;
+FETCH BACKWARD 1 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 2 FROM c;
+COMMIT;
 RESET gpusort.work_mem;
 SET work_mem = '64MB';
 

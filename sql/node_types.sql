@@ -61,6 +61,14 @@ SELECT same_as_native('SELECT i4 % 10, id FROM types_big ORDER BY i4 % 10, id');
 SELECT same_as_native('SELECT * FROM types_big ORDER BY id DESC');
 SELECT same_as_native('SELECT * FROM types_big ORDER BY i2, i4, i8, id');
 
+-- Rows that are only their integer key keep no tuple: the key is decoded.
+SELECT same_as_native('SELECT i2 FROM types_big ORDER BY i2');
+SELECT same_as_native('SELECT i4 FROM types_big ORDER BY i4 DESC');
+SELECT same_as_native('SELECT i8 FROM types_big ORDER BY i8 NULLS FIRST');
+SELECT same_as_native('SELECT i8 FROM types_big ORDER BY i8 DESC NULLS LAST');
+SELECT same_as_native('SELECT i4 % 7 FROM types_big ORDER BY 1');
+SELECT i8 FROM types_t ORDER BY i8 DESC;
+
 -- At run time, exactly gpusort.min_rows rows run on the engine gpusort.device
 -- names, and fewer on the CPU engine (a plan made for more rows, as with
 -- stale statistics).

@@ -40,12 +40,13 @@ encode_key(const KeyColumn *column, Datum value)
 void
 row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 			   const KeyColumn *columns, Size budget, Size rowbytes,
-			   double expected_rows)
+			   double expected_rows, bool keys_only)
 {
 	memset(store, 0, sizeof(RowStore));
 	store->cxt = AllocSetContextCreate(parent, "GpuSort rows",
 									   ALLOCSET_DEFAULT_SIZES);
 	store->ncolumns = ncolumns;
+	store->keys_only = keys_only;
 	store->columns = MemoryContextAlloc(parent, sizeof(KeyColumn) * ncolumns);
 	memcpy(store->columns, columns, sizeof(KeyColumn) * ncolumns);
 	store->budget = budget;
@@ -189,7 +190,9 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
 	 * others are formed there, with no palloc in between.
 	 */
-	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+	if (store->keys_only)
+		len = 0;
+	else if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 	{
 		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, NULL);
 
@@ -206,21 +209,32 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	else
 		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
 
-	newblock = (MAXALIGN(len) > store->blockfree) ? Max(store->blocksize, MAXALIGN(len)) : 0;
+	newblock = (len > 0 && MAXALIGN(len) > store->blockfree) ?
+		Max(store->blocksize, MAXALIGN(len)) : 0;
 	if (store->tuplebytes + newblock +
 		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)
 		return false;
 
-	tuple = allocate_tuple(store, len);
-	if (data)
-	{
-		memcpy(tuple, data, len);
-		tuple->t_len = len;
-	}
+	if (store->keys_only)
+		tuple = NULL;			/* the key is the row */
 	else
-		form_minimal_tuple(slot, tuple, len, hasnull, hoff, datalen);
+	{
+		tuple = allocate_tuple(store, len);
+		if (data)
+		{
+			memcpy(tuple, data, len);
+			tuple->t_len = len;
+		}
+		else
+			form_minimal_tuple(slot, tuple, len, hasnull, hoff, datalen);
+	}
 
+	if (isnull && store->keys_only)
+	{
+		store->nnullrows++;
+		return true;
+	}
 	if (isnull)
 	{
 		if (store->nnullrows == store->nullcapacity)

@@ -36,6 +36,7 @@ typedef struct RowStore
 {
 	MemoryContext cxt;			/* holds everything below */
 	int			ncolumns;		/* integer key columns, the first leading */
+	bool		keys_only;		/* keep the keys, not the tuples */
 	KeyColumn  *columns;
 
 	MinimalTuple *rows;			/* rows whose leading key is not NULL */
@@ -55,7 +56,8 @@ typedef struct RowStore
 
 extern void row_store_init(RowStore *store, MemoryContext parent,
 						   int ncolumns, const KeyColumn *columns,
-						   Size budget, Size rowbytes, double expected_rows);
+						   Size budget, Size rowbytes, double expected_rows,
+						   bool keys_only);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
 extern void row_store_reset(RowStore *store);

@@ -77,4 +77,21 @@ sort_key_descending(uint64 key, int bits)
 	return mask - key;
 }
 
+/* The integer (as a Datum) of a key made by sort_key_int2/4/8. */
+static inline Datum
+sort_key_decode_int(uint64 key, int bits, bool descending)
+{
+	if (descending)
+		key = sort_key_descending(key, bits);
+	switch (bits)
+	{
+		case 16:
+			return Int16GetDatum((int16) (uint16) (key ^ 0x8000));
+		case 32:
+			return Int32GetDatum((int32) (uint32) (key ^ 0x80000000));
+		default:
+			return Int64GetDatum((int64) (key ^ (UINT64CONST(1) << 63)));
+	}
+}
+
 #endif							/* SORT_KEYS_H */

@@ -40,6 +40,7 @@
 #include "gpusort.h"
 #include "row_store.h"
 #include "sort_engine.h"
+#include "sort_keys.h"
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
@@ -73,10 +74,13 @@ typedef struct GpuSortState
 	int			nintkeys;		/* leading keys that are integers */
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
+	bool		keys_only;		/* the row is its one integer key */
 
 	NodePhase	phase;
 	RowStore	store;
 	MinimalTuple *sorted;		/* all rows, in order */
+	uint32	   *perm;			/* keys_only: the order of the keys */
+	TupleTableSlot *sort_slot;	/* keys_only: tuplesort's MinimalTuples */
 	int64		ntotal;			/* rows to return */
 	int64		current;		/* last row returned: -1 before the first,
 								 * ntotal after the last */
@@ -256,17 +260,6 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
 	state->indesc = ExecGetResultType(outerPlanState(node));
 
-	/*
-	 * The rows returned are MinimalTuples: make the scan slot one of that
-	 * kind, so that the nodes above us deform it correctly.
-	 */
-	node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
-												   &TTSOpsMinimalTuple);
-	node->ss.ps.scanops = &TTSOpsMinimalTuple;
-	ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
-	if (node->ss.ps.ps_ProjInfo != NULL)
-		elog(ERROR, "GpuSort node must not project");
-
 	state->nkeys = list_length(cols);
 	state->attnos = palloc(sizeof(AttrNumber) * state->nkeys);
 	state->sortops = palloc(sizeof(Oid) * state->nkeys);
@@ -305,12 +298,32 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		elog(ERROR, "GpuSort needs an integer leading sort key");
 	state->nintkeys = ncolumns;
 
-	/* a row's pointer, its keys, its place in the order and sort scratch */
-	rowbytes = sizeof(MinimalTuple) + ncolumns * sizeof(uint64) + sizeof(uint32) +
-		cpu_sort_scratch_bytes(1);
+	/*
+	 * A row that is nothing but its integer sort key needs no tuple: the
+	 * key is kept, and decoded into a virtual tuple on the way out.  Other
+	 * rows are returned as MinimalTuples: make the scan slot one of that
+	 * kind, so that the nodes above us deform it correctly.
+	 */
+	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1);
+	if (state->keys_only)
+		state->sort_slot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+											  &TTSOpsMinimalTuple);
+	else
+	{
+		node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+													   &TTSOpsMinimalTuple);
+		node->ss.ps.scanops = &TTSOpsMinimalTuple;
+	}
+	ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		elog(ERROR, "GpuSort node must not project");
+
+	/* a row's pointers, its keys, its place in the order and sort scratch */
+	rowbytes = (state->keys_only ? 0 : 2 * sizeof(MinimalTuple)) +
+		ncolumns * sizeof(uint64) + sizeof(uint32) + cpu_sort_scratch_bytes(1);
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
 				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
-				   cscan->scan.plan.plan_rows);
+				   cscan->scan.plan.plan_rows, state->keys_only);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 }
@@ -323,6 +336,19 @@ begin_tuplesort(GpuSortState *state)
 								state->sortops, state->collations,
 								state->nullsfirst, work_mem, NULL,
 								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+}
+
+/* Stores the row of a keys-only store (row -1: the NULL) in a virtual slot. */
+static TupleTableSlot *
+store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
+{
+	KeyColumn  *column = &state->store.columns[0];
+
+	ExecClearTuple(slot);
+	slot->tts_isnull[0] = (row < 0);
+	slot->tts_values[0] = (row < 0) ? (Datum) 0 :
+		sort_key_decode_int(column->keys[row], column->width, column->descending);
+	return ExecStoreVirtualTuple(slot);
 }
 
 /*
@@ -340,10 +366,12 @@ sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	instr_time	sort_start;
 
 	for (uint32 i = 0; i < store->nnullrows; i++)
-		tuplesort_puttupleslot(tuplesort,
+		tuplesort_puttupleslot(tuplesort, store->keys_only ?
+							   store_key_row(state, slot, -1) :
 							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	for (uint32 i = 0; i < store->nrows; i++)
-		tuplesort_puttupleslot(tuplesort,
+		tuplesort_puttupleslot(tuplesort, store->keys_only ?
+							   store_key_row(state, slot, i) :
 							   ExecStoreMinimalTuple(store->rows[i], slot, false));
 	ExecClearTuple(slot);
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
@@ -507,6 +535,12 @@ sort_rows(GpuSortState *state, bool small)
 		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
 				  compare_null_rows, state);
 
+	if (state->keys_only)
+	{
+		state->perm = perm;
+		return;
+	}
+
 	/*
 	 * Put the rows in their final order, NULL-led rows first or last.  The
 	 * loads of this loop are independent, so many cache misses overlap;
@@ -588,8 +622,15 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->phase == PHASE_TUPLESORT)
 	{
-		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
-		return slot;
+		if (!state->keys_only)
+		{
+			(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+			return slot;
+		}
+		/* our slot is virtual: copy tuplesort's MinimalTuple into it */
+		if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
+			return ExecCopySlot(slot, state->sort_slot);
+		return ExecClearTuple(slot);
 	}
 
 	if (timing)
@@ -601,6 +642,16 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->current < 0 || state->current >= state->ntotal)
 		ExecClearTuple(slot);
+	else if (state->keys_only)
+	{
+		int64		pos = state->current;
+		int64		nnull = state->store.nnullrows;
+
+		if (state->nullsfirst[0])
+			store_key_row(state, slot, pos < nnull ? -1 : (int64) state->perm[pos - nnull]);
+		else
+			store_key_row(state, slot, pos < state->store.nrows ? (int64) state->perm[pos] : -1);
+	}
 	else
 	{
 		int64		ahead = state->current + PREFETCH_DISTANCE;
@@ -629,6 +680,7 @@ forget_rows(GpuSortState *state)
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
 	state->sorted = NULL;
+	state->perm = NULL;
 	state->phase = PHASE_START;
 }
 
