@@ -193,22 +193,8 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 		for (uint32_t o = o0; o < o1; o++)
 			sum += lstart[o];
-		uint32_t	x = sum;
+		uint32_t	base = gs_block_exclusive_scan<CWARPS>(sum, ws);
 
-		for (int d = 1; d < 32; d <<= 1)
-		{
-			uint32_t	y = __shfl_up_sync(0xffffffffu, x, d);
-
-			if (lane >= d)
-				x += y;
-		}
-		if (lane == 31)
-			ws[w] = x;
-		__syncthreads();
-		uint32_t	base = x - sum;
-
-		for (int i = 0; i < w; i++)
-			base += ws[i];
 		for (uint32_t o = o0; o < o1; o++)
 		{
 			uint32_t	c = lstart[o];

@@ -127,4 +127,50 @@ template <typename K> struct gs_key_max;
 template <> struct gs_key_max<uint32_t> { static constexpr uint32_t value = 0xFFFFFFFFu; };
 template <> struct gs_key_max<uint64_t> { static constexpr uint64_t value = ~(uint64_t) 0; };
 
+/*
+ * Exclusive scan of one value per thread across a block of NWARPS full
+ * warps (every thread must call).  warp_sums: shared memory, NWARPS words.
+ * One barrier inside; the caller synchronizes before warp_sums is used
+ * again.  *total, when given, gets the block's sum.
+ */
+template <int NWARPS>
+__device__ __forceinline__ uint32_t
+gs_block_exclusive_scan(uint32_t v, uint32_t *warp_sums, uint32_t *total = nullptr)
+{
+	const int	lane = threadIdx.x & 31,
+				w = threadIdx.x >> 5;
+	uint32_t	x = v;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(0xffffffffu, x, o);
+
+		if (lane >= o)
+			x += y;
+	}
+	if (lane == 31)
+		warp_sums[w] = x;
+	__syncthreads();
+	uint32_t	base = 0;
+
+	if (total)
+	{
+		uint32_t	tot = 0;
+
+#pragma unroll
+		for (int i = 0; i < NWARPS; i++)
+		{
+			uint32_t	s = warp_sums[i];
+
+			base += (i < w) ? s : 0;
+			tot += s;
+		}
+		*total = tot;
+	}
+	else
+		for (int i = 0; i < w; i++)
+			base += warp_sums[i];
+	return base + x - v;
+}
+
 #endif							/* GS_INTERNAL_CUH */

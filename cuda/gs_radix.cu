@@ -69,44 +69,19 @@ radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 			atomicAdd(&hist[i], h[i]);
 }
 
-/* Exclusive scan over one value per thread of the block (all must call). */
-__device__ __forceinline__ uint32_t
-scan_block(uint32_t v, uint32_t *warp_sums)
-{
-	int			lane = threadIdx.x & 31,
-				w = threadIdx.x >> 5;
-	uint32_t	x = v;
-
-	for (int o = 1; o < 32; o <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(0xffffffffu, x, o);
-
-		if (lane >= o)
-			x += y;
-	}
-	if (lane == 31)
-		warp_sums[w] = x;
-	__syncthreads();
-	uint32_t	base = 0;
-
-	for (int i = 0; i < w; i++)
-		base += warp_sums[i];
-	return base + x - v;
-}
-
 /* Per pass: exclusive digit offsets, and whether one digit holds all keys. */
 __global__ void
 radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
 			  uint32_t *trivial)
 {
-	__shared__ uint32_t ws[8];
+	__shared__ uint32_t ws[RADIX / 32];
 
 	for (int p = 0; p < npass; p++)
 	{
 		uint32_t	c = hist[p * RADIX + threadIdx.x];
 		uint32_t	any_all = __syncthreads_or(c == n);
 
-		offs[p * RADIX + threadIdx.x] = scan_block(c, ws);
+		offs[p * RADIX + threadIdx.x] = gs_block_exclusive_scan<RADIX / 32>(c, ws);
 		if (threadIdx.x == 0)
 			trivial[p] = any_all;
 		__syncthreads();
@@ -261,7 +236,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		}
 	}
 	{
-		uint32_t	ls = scan_block(total, ws);
+		uint32_t	ls = gs_block_exclusive_scan<RWARPS>(total, ws);
 
 		if (tid < RADIX)
 		{

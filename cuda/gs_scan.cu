@@ -10,40 +10,6 @@
 #define SCAN_ITEMS 8
 #define SCAN_CHUNK (SCAN_THREADS * SCAN_ITEMS)
 
-/* Exclusive scan of one value per thread across the block; returns total. */
-__device__ __forceinline__ uint32_t
-block_exclusive_scan(uint32_t v, uint32_t *excl)
-{
-	__shared__ uint32_t warp_sums[SCAN_THREADS / 32];
-	int			lane = threadIdx.x & 31,
-				w = threadIdx.x >> 5;
-	uint32_t	x = v;
-
-	for (int o = 1; o < 32; o <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(0xffffffffu, x, o);
-
-		if (lane >= o)
-			x += y;
-	}
-	if (lane == 31)
-		warp_sums[w] = x;
-	__syncthreads();
-	uint32_t	wbase = 0,
-				total = 0;
-
-	for (int i = 0; i < SCAN_THREADS / 32; i++)
-	{
-		uint32_t	s = warp_sums[i];
-
-		wbase += (i < w) ? s : 0;
-		total += s;
-	}
-	__syncthreads();
-	*excl = wbase + x - v;
-	return total;
-}
-
 __global__ void
 scan_reduce(const uint32_t *__restrict__ data, uint32_t n, uint32_t *sums)
 {
@@ -57,9 +23,10 @@ scan_reduce(const uint32_t *__restrict__ data, uint32_t n, uint32_t *sums)
 		if (j < n)
 			s += data[j];
 	}
-	uint32_t	excl;
-	uint32_t	total = block_exclusive_scan(s, &excl);
+	__shared__ uint32_t warp_sums[SCAN_THREADS / 32];
+	uint32_t	total;
 
+	gs_block_exclusive_scan<SCAN_THREADS / 32>(s, warp_sums, &total);
 	if (threadIdx.x == 0)
 		sums[blockIdx.x] = total;
 }
@@ -77,9 +44,9 @@ scan_down(uint32_t *data, uint32_t n, const uint32_t *__restrict__ bases)
 		v[i] = (base + i < n) ? data[base + i] : 0;
 		s += v[i];
 	}
-	uint32_t	excl;
+	__shared__ uint32_t warp_sums[SCAN_THREADS / 32];
+	uint32_t	excl = gs_block_exclusive_scan<SCAN_THREADS / 32>(s, warp_sums);
 
-	block_exclusive_scan(s, &excl);
 	excl += bases ? bases[blockIdx.x] : 0;
 	for (int i = 0; i < SCAN_ITEMS; i++)
 	{

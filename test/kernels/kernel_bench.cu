@@ -7,7 +7,7 @@
  *	  24-bit and narrow (1000-value) key ranges.  Every result is checked.
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
- *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST]
+ *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +208,7 @@ main(int argc, char **argv)
 {
 	const char *csv_path = "kernel_bench.csv";
 	uint64_t	max_n = 100000000;
-	std::string only;			/* "bits:n:dist": one case (for profiling) */
+	std::string only;			/* "bits:n:dist[,...]": only these cases */
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -222,7 +222,7 @@ main(int argc, char **argv)
 			only = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -265,7 +265,8 @@ main(int argc, char **argv)
 			{
 				if (n > max_n)
 					continue;
-				if (!only.empty() && only != std::to_string(bits) + ":" + std::to_string(n) + ":" + d.name)
+				if (!only.empty() && ("," + only + ",").find("," + std::to_string(bits) + ":" +
+														   std::to_string(n) + ":" + d.name + ",") == std::string::npos)
 					continue;
 				if (bits == 32)
 					bench_case<uint32_t>(bits, n, d.name, d.g, res, csv, di.name);
