@@ -56,13 +56,18 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 	row_store_reset(store);
 }
 
-/* Empties the store, keeping its settings and initial capacity. */
+/*
+ * Empties the store, keeping its settings.  The arrays are allocated again
+ * by the first row added, so that a store given up for tuplesort holds no
+ * memory while tuplesort runs.
+ */
 void
 row_store_reset(RowStore *store)
 {
 	MemoryContextReset(store->cxt);
-	store->rows = MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * store->capacity);
+	store->rows = NULL;
 	store->nrows = 0;
+	store->allocated = 0;
 	store->nullrows = NULL;
 	store->nnullrows = 0;
 	store->nullcapacity = 0;
@@ -70,7 +75,7 @@ row_store_reset(RowStore *store)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		column->keys = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->capacity);
+		column->keys = NULL;
 		column->nulls = NULL;
 		column->min = PG_UINT64_MAX;
 		column->max = 0;
@@ -88,27 +93,38 @@ row_store_memory(RowStore *store)
 	return MemoryContextMemAllocated(store->cxt, true);
 }
 
+/* Makes room for more rows: the initial capacity first, then twice as many. */
 static void
 grow_rows(RowStore *store)
 {
-	uint32		old = store->capacity;
+	uint32		old = store->allocated;
 	uint32		capacity;
 
-	capacity = (uint32) Min((uint64) old * 2, (uint64) PG_UINT32_MAX);
-	capacity = Max(Min(capacity, store->budget / store->rowbytes), old + 1);
-	store->rows = repalloc_huge(store->rows, sizeof(MinimalTuple) * capacity);
+	if (old == 0)
+		capacity = store->capacity;
+	else
+	{
+		capacity = (uint32) Min((uint64) old * 2, (uint64) PG_UINT32_MAX);
+		capacity = Max(Min(capacity, store->budget / store->rowbytes), old + 1);
+	}
+	if (!store->keys_only)
+		store->rows = store->rows ?
+			repalloc_huge(store->rows, sizeof(MinimalTuple) * capacity) :
+			MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * capacity);
 	for (int i = 0; i < store->ncolumns; i++)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		column->keys = repalloc_huge(column->keys, sizeof(uint64) * capacity);
+		column->keys = column->keys ?
+			repalloc_huge(column->keys, sizeof(uint64) * capacity) :
+			MemoryContextAllocHuge(store->cxt, sizeof(uint64) * capacity);
 		if (column->nulls)
 		{
 			column->nulls = repalloc_huge(column->nulls, capacity / 8 + 1);
 			memset(column->nulls + old / 8 + 1, 0, capacity / 8 - old / 8);
 		}
 	}
-	store->capacity = capacity;
+	store->allocated = capacity;
 }
 
 /* Allocates space for a tuple in the current block, starting a new one if full. */
@@ -230,26 +246,25 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			form_minimal_tuple(slot, tuple, len, hasnull, hoff, datalen);
 	}
 
-	if (isnull && store->keys_only)
+	if (isnull)
 	{
+		/* rows led by a NULL are kept apart; with keys only, just counted */
+		if (!store->keys_only)
+		{
+			if (store->nnullrows == store->nullcapacity)
+			{
+				store->nullcapacity = Max(MIN_CAPACITY, store->nullcapacity * 2);
+				store->nullrows = store->nullrows ?
+					repalloc_huge(store->nullrows, sizeof(MinimalTuple) * store->nullcapacity) :
+					MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * store->nullcapacity);
+			}
+			store->nullrows[store->nnullrows] = tuple;
+		}
 		store->nnullrows++;
 		return true;
 	}
-	if (isnull)
-	{
-		if (store->nnullrows == store->nullcapacity)
-		{
-			store->nullcapacity = Max(MIN_CAPACITY, store->nullcapacity * 2);
-			if (store->nullrows == NULL)
-				store->nullrows = MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * store->nullcapacity);
-			else
-				store->nullrows = repalloc_huge(store->nullrows, sizeof(MinimalTuple) * store->nullcapacity);
-		}
-		store->nullrows[store->nnullrows++] = tuple;
-		return true;
-	}
 
-	if (store->nrows == store->capacity)
+	if (store->nrows == store->allocated)
 		grow_rows(store);
 
 	for (int i = 0; i < store->ncolumns; i++)
@@ -262,7 +277,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		if (isnull)
 		{
 			if (column->nulls == NULL)
-				column->nulls = MemoryContextAllocExtended(store->cxt, store->capacity / 8 + 1,
+				column->nulls = MemoryContextAllocExtended(store->cxt, store->allocated / 8 + 1,
 														   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 			column->nulls[store->nrows / 8] |= 1 << (store->nrows % 8);
 		}
@@ -274,6 +289,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		column->keys[store->nrows] = key;
 	}
-	store->rows[store->nrows++] = tuple;
+	if (!store->keys_only)
+		store->rows[store->nrows] = tuple;
+	store->nrows++;
 	return true;
 }

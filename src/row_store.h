@@ -41,7 +41,8 @@ typedef struct RowStore
 
 	MinimalTuple *rows;			/* rows whose leading key is not NULL */
 	uint32		nrows;
-	uint32		capacity;		/* of rows and the key columns */
+	uint32		allocated;		/* length of rows and the key columns */
+	uint32		capacity;		/* their length when first allocated */
 	MinimalTuple *nullrows;		/* rows whose leading key is NULL */
 	uint32		nnullrows;
 	uint32		nullcapacity;

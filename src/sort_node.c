@@ -501,13 +501,14 @@ sort_rows(GpuSortState *state, bool small)
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
 	job.perm = perm;
+	state->report.engine = SORT_ENGINE_CPU;
+	state->report.fallback_reason = NULL;
 	if (small)
 	{
 		cpu_sort_job(&job);
-		state->report.engine = SORT_ENGINE_CPU;
 		state->report.fallback_reason = pstrdup("input below gpusort.min_rows");
 	}
-	else
+	else if (store->nrows > 0)
 		sort_job_run(&job, &state->report);
 	pfree(keys);
 
@@ -550,7 +551,8 @@ sort_rows(GpuSortState *state, bool small)
 									sizeof(MinimalTuple) * Max(state->ntotal, 1));
 	if (state->nullsfirst[0])
 	{
-		memcpy(sorted, store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
+		if (store->nnullrows > 0)
+			memcpy(sorted, store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
 		for (uint32 i = 0; i < store->nrows; i++)
 			sorted[store->nnullrows + i] = store->rows[perm[i]];
 	}
@@ -558,8 +560,9 @@ sort_rows(GpuSortState *state, bool small)
 	{
 		for (uint32 i = 0; i < store->nrows; i++)
 			sorted[i] = store->rows[perm[i]];
-		memcpy(sorted + store->nrows, store->nullrows,
-			   sizeof(MinimalTuple) * store->nnullrows);
+		if (store->nnullrows > 0)
+			memcpy(sorted + store->nrows, store->nullrows,
+				   sizeof(MinimalTuple) * store->nnullrows);
 	}
 	pfree(perm);
 	state->sorted = sorted;
