@@ -20,6 +20,7 @@ REGRESS = node_plan node_types node_contexts node_fallback differential array_so
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
+SHLIB_LINK = -lpthread
 
 # CUDA: device code for sm_90 plus PTX that newer GPUs can compile at load.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

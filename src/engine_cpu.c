@@ -23,6 +23,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
+#include "prefault.h"
 #include "sort_engine.h"
 
 #define RT_NAME radix_sort_words
@@ -151,14 +152,15 @@ cpu_sort_job(SortJob *job)
 	if (n < 2 || job->nkeys == 0)
 		return;
 
-	scratch.words = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-	scratch.spare = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-	scratch.rows = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
+	scratch.words = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
+	scratch.spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
+	scratch.rows = prefault_alloc(CurrentMemoryContext, sizeof(uint32) * n);
 
 	/* Least significant column first; each sort is stable. */
 	for (int k = job->nkeys - 1; k >= 0; k--)
 		sort_rows_by_key(job->keys[k], job->perm, n, &scratch);
 
+	prefault_cancel();
 	pfree(scratch.words);
 	pfree(scratch.spare);
 	pfree(scratch.rows);

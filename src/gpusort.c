@@ -30,6 +30,7 @@ int			gpusort_work_mem = -1;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = 0;
 bool		gpusort_gpu_prestart = false;
+int			gpusort_prefault_threads = 4;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -100,6 +101,14 @@ _PG_init(void)
 							 false,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.prefault_threads",
+							"Helper threads per backend that map a sort's fresh memory ahead of its use.",
+							"The kernel's zeroing of new pages then runs on other cores; 0 turns it off.",
+							&gpusort_prefault_threads,
+							4, 0, 64,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");
 

@@ -29,6 +29,7 @@ extern int	gpusort_work_mem;
 extern int	gpusort_gpu_id;
 extern int	gpusort_gpu_memory;
 extern bool gpusort_gpu_prestart;
+extern int	gpusort_prefault_threads;
 
 /* Memory budget of one GpuSort node, in kilobytes. */
 static inline int

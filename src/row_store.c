@@ -10,6 +10,7 @@
 
 #include "utils/memutils.h"
 
+#include "prefault.h"
 #include "row_store.h"
 #include "sort_keys.h"
 
@@ -56,6 +57,13 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 	row_store_reset(store);
 }
 
+/* Memory of the store is being freed: stop mapping what is queued. */
+static void
+cancel_prefault(void *arg)
+{
+	prefault_cancel();
+}
+
 /*
  * Empties the store, keeping its settings.  The arrays are allocated again
  * by the first row added, so that a store given up for tuplesort holds no
@@ -64,7 +72,14 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 void
 row_store_reset(RowStore *store)
 {
+	MemoryContextCallback *callback;
+
 	MemoryContextReset(store->cxt);
+	/* reset callbacks fire once: one for each generation of the store */
+	callback = MemoryContextAlloc(store->cxt, sizeof(MemoryContextCallback));
+	callback->func = cancel_prefault;
+	callback->arg = NULL;
+	MemoryContextRegisterResetCallback(store->cxt, callback);
 	store->rows = NULL;
 	store->nrows = 0;
 	store->allocated = 0;
@@ -93,6 +108,19 @@ row_store_memory(RowStore *store)
 	return MemoryContextMemAllocated(store->cxt, true);
 }
 
+/*
+ * Allocates or enlarges an array of the store from old to capacity elements,
+ * queueing its new part to be mapped ahead of the rows that will fill it.
+ */
+static void *
+grow_array(RowStore *store, void *array, Size width, uint32 old, uint32 capacity)
+{
+	array = array ? repalloc_huge(array, width * capacity) :
+		MemoryContextAllocHuge(store->cxt, width * capacity);
+	prefault_range((char *) array + width * old, width * (capacity - old));
+	return array;
+}
+
 /* Makes room for more rows: the initial capacity first, then twice as many. */
 static void
 grow_rows(RowStore *store)
@@ -107,17 +135,16 @@ grow_rows(RowStore *store)
 		capacity = (uint32) Min((uint64) old * 2, (uint64) PG_UINT32_MAX);
 		capacity = Max(Min(capacity, store->budget / store->rowbytes), old + 1);
 	}
+	/* the arrays may move: nothing queued may point into them */
+	if (old > 0)
+		prefault_cancel();
 	if (!store->keys_only)
-		store->rows = store->rows ?
-			repalloc_huge(store->rows, sizeof(MinimalTuple) * capacity) :
-			MemoryContextAllocHuge(store->cxt, sizeof(MinimalTuple) * capacity);
+		store->rows = grow_array(store, store->rows, sizeof(MinimalTuple), old, capacity);
 	for (int i = 0; i < store->ncolumns; i++)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		column->keys = column->keys ?
-			repalloc_huge(column->keys, sizeof(uint64) * capacity) :
-			MemoryContextAllocHuge(store->cxt, sizeof(uint64) * capacity);
+		column->keys = grow_array(store, column->keys, sizeof(uint64), old, capacity);
 		if (column->nulls)
 		{
 			column->nulls = repalloc_huge(column->nulls, capacity / 8 + 1);
@@ -138,7 +165,7 @@ allocate_tuple(RowStore *store, uint32 len)
 	{
 		Size		blocksize = Max(store->blocksize, size);
 
-		store->block = MemoryContextAllocHuge(store->cxt, blocksize);
+		store->block = prefault_alloc(store->cxt, blocksize);
 		store->blockfree = blocksize;
 		store->tuplebytes += blocksize;
 		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);

@@ -38,6 +38,7 @@
 
 #include "compat.h"
 #include "gpusort.h"
+#include "prefault.h"
 #include "row_store.h"
 #include "sort_engine.h"
 #include "sort_keys.h"
@@ -78,8 +79,7 @@ typedef struct GpuSortState
 
 	NodePhase	phase;
 	RowStore	store;
-	MinimalTuple *sorted;		/* all rows, in order */
-	uint32	   *perm;			/* keys_only: the order of the keys */
+	uint32	   *perm;			/* the order of the non-NULL-led rows */
 	TupleTableSlot *sort_slot;	/* keys_only: tuplesort's MinimalTuples */
 	int64		ntotal;			/* rows to return */
 	int64		current;		/* last row returned: -1 before the first,
@@ -489,14 +489,13 @@ sort_rows(GpuSortState *state, bool small)
 	const uint64 **keys;
 	uint32	   *perm;
 	SortJob		job;
-	MinimalTuple *sorted;
 
 	state->radix_keys = place_key_nulls(state);
 	keys = palloc(sizeof(uint64 *) * state->radix_keys);
 	for (int i = 0; i < state->radix_keys; i++)
 		keys[i] = store->columns[i].keys;
 
-	perm = MemoryContextAllocHuge(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
+	perm = prefault_alloc(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
 	job.nrows = store->nrows;
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
@@ -536,36 +535,7 @@ sort_rows(GpuSortState *state, bool small)
 		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
 				  compare_null_rows, state);
 
-	if (state->keys_only)
-	{
-		state->perm = perm;
-		return;
-	}
-
-	/*
-	 * Put the rows in their final order, NULL-led rows first or last.  The
-	 * loads of this loop are independent, so many cache misses overlap;
-	 * the emit phase then reads the array in order.
-	 */
-	sorted = MemoryContextAllocHuge(store->cxt,
-									sizeof(MinimalTuple) * Max(state->ntotal, 1));
-	if (state->nullsfirst[0])
-	{
-		if (store->nnullrows > 0)
-			memcpy(sorted, store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
-		for (uint32 i = 0; i < store->nrows; i++)
-			sorted[store->nnullrows + i] = store->rows[perm[i]];
-	}
-	else
-	{
-		for (uint32 i = 0; i < store->nrows; i++)
-			sorted[i] = store->rows[perm[i]];
-		if (store->nnullrows > 0)
-			memcpy(sorted + store->nrows, store->nullrows,
-				   sizeof(MinimalTuple) * store->nnullrows);
-	}
-	pfree(perm);
-	state->sorted = sorted;
+	state->perm = perm;
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -611,6 +581,50 @@ collect_and_sort(GpuSortState *state)
 	state->current = -1;
 }
 
+/*
+ * The row at position pos of the sorted output: its row number in the store,
+ * or -(i + 1) for the i-th row led by a NULL.
+ */
+static inline int64
+sorted_row(GpuSortState *state, int64 pos)
+{
+	RowStore   *store = &state->store;
+
+	if (state->nullsfirst[0])
+		return pos < store->nnullrows ? -pos - 1 :
+			(int64) state->perm[pos - store->nnullrows];
+	return pos < store->nrows ? (int64) state->perm[pos] :
+		-(pos - store->nrows) - 1;
+}
+
+/*
+ * The rows lie in memory in input order, so reading them in sorted order
+ * misses the caches at every row.  Going forward, fetch ahead: the pointer
+ * (or key) of the row PREFETCH_DISTANCE rows further than the tuple, whose
+ * pointer was fetched the same distance before.  Independent misses then
+ * overlap instead of stalling one after another.
+ */
+static inline void
+prefetch_ahead(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	int64		near = state->current + PREFETCH_DISTANCE;
+	int64		far = near + PREFETCH_DISTANCE;
+	int64		row;
+
+	if (far < state->ntotal && (row = sorted_row(state, far)) >= 0)
+		__builtin_prefetch(state->keys_only ? (void *) &store->columns[0].keys[row] :
+						   (void *) &store->rows[row]);
+	if (!state->keys_only && near < state->ntotal &&
+		(row = sorted_row(state, near)) >= 0)
+	{
+		char	   *tuple = (char *) store->rows[row];
+
+		__builtin_prefetch(tuple);
+		__builtin_prefetch(tuple + 64);
+	}
+}
+
 static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
@@ -645,29 +659,17 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->current < 0 || state->current >= state->ntotal)
 		ExecClearTuple(slot);
-	else if (state->keys_only)
-	{
-		int64		pos = state->current;
-		int64		nnull = state->store.nnullrows;
-
-		if (state->nullsfirst[0])
-			store_key_row(state, slot, pos < nnull ? -1 : (int64) state->perm[pos - nnull]);
-		else
-			store_key_row(state, slot, pos < state->store.nrows ? (int64) state->perm[pos] : -1);
-	}
 	else
 	{
-		int64		ahead = state->current + PREFETCH_DISTANCE;
+		int64		row = sorted_row(state, state->current);
 
-		/* The rows lie in memory in input order: fetch ahead of our reads. */
-		if (forward && ahead < state->ntotal)
-		{
-			char	   *next = (char *) state->sorted[ahead];
-
-			__builtin_prefetch(next);
-			__builtin_prefetch(next + 64);
-		}
-		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
+		if (forward)
+			prefetch_ahead(state);
+		if (state->keys_only)
+			store_key_row(state, slot, Max(row, -1));
+		else
+			ExecStoreMinimalTuple(row >= 0 ? state->store.rows[row] :
+								  state->store.nullrows[-row - 1], slot, false);
 	}
 	if (timing)
 		state->emit_ms += elapsed_ms(start);
@@ -682,7 +684,6 @@ forget_rows(GpuSortState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
-	state->sorted = NULL;
 	state->perm = NULL;
 	state->phase = PHASE_START;
 }

@@ -1,0 +1,218 @@
+/*-------------------------------------------------------------------------
+ *
+ * prefault.c
+ *	  The helper threads that map fresh memory ahead of its first use (see
+ *	  prefault.h).
+ *
+ * A backend starts its threads the first time it queues a range, up to
+ * gpusort.prefault_threads, with every signal blocked so that they never
+ * run PostgreSQL's handlers; they live until the backend exits.  They take
+ * 2 MB pieces from a queue in the order they were queued, and only call
+ * madvise() on them.  The queue is bounded: ranges that do not fit are left
+ * to ordinary page faults.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "gpusort.h"
+#include "prefault.h"
+
+#if defined(__linux__)
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+#define PIECE_BYTES		((Size) 2 * 1024 * 1024)
+#define MIN_RANGE_BYTES	((Size) 4 * 1024 * 1024)
+#define QUEUE_PIECES	4096	/* a power of two: 8 GB queued at most */
+#define THREAD_STACK	((Size) 256 * 1024)
+
+typedef struct Piece
+{
+	char	   *start;
+	Size		len;
+} Piece;
+
+static struct
+{
+	pthread_mutex_t lock;
+	pthread_cond_t queued;		/* signalled when pieces are queued */
+	pthread_cond_t done;		/* signalled when no piece is being mapped */
+	Piece		queue[QUEUE_PIECES];
+	uint32		head;			/* next piece to take */
+	uint32		tail;			/* next free slot; tail - head are queued */
+	int			busy;			/* pieces being mapped */
+	int			nthreads;		/* threads started */
+	bool		checked;		/* the kernel's support was checked */
+	bool		unusable;		/* no MADV_POPULATE_WRITE, or no threads */
+}			pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.queued = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+/* A helper thread: maps queued pieces, forever.  No PostgreSQL code here. */
+static void *
+prefault_thread(void *arg)
+{
+	pthread_mutex_lock(&pool.lock);
+	for (;;)
+	{
+		Piece		piece;
+
+		while (pool.head == pool.tail)
+			pthread_cond_wait(&pool.queued, &pool.lock);
+		piece = pool.queue[pool.head % QUEUE_PIECES];
+		pool.head++;
+		pool.busy++;
+		pthread_mutex_unlock(&pool.lock);
+
+		/* fails harmlessly on memory unmapped meanwhile */
+		(void) madvise(piece.start, piece.len, MADV_POPULATE_WRITE);
+
+		pthread_mutex_lock(&pool.lock);
+		if (--pool.busy == 0)
+			pthread_cond_broadcast(&pool.done);
+	}
+	return NULL;
+}
+
+/* Can this kernel map pages for us?  Asked once, on a page of our own. */
+static bool
+kernel_can_populate(void)
+{
+	long		page = sysconf(_SC_PAGESIZE);
+	void	   *probe;
+	bool		ok;
+
+	probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (probe == MAP_FAILED)
+		return false;
+	ok = madvise(probe, page, MADV_POPULATE_WRITE) == 0;
+	munmap(probe, page);
+	return ok;
+}
+
+/* Starts threads up to gpusort.prefault_threads; false if none can run. */
+static bool
+start_threads(void)
+{
+	sigset_t	all;
+	sigset_t	saved;
+	pthread_attr_t attr;
+	int			failed = 0;
+
+	if (!pool.checked)
+	{
+		pool.checked = true;
+		if (!kernel_can_populate())
+		{
+			pool.unusable = true;
+			elog(DEBUG1, "gpusort: the kernel cannot map pages ahead (MADV_POPULATE_WRITE): %m");
+		}
+	}
+	if (pool.unusable || pool.nthreads >= gpusort_prefault_threads)
+		return !pool.unusable && pool.nthreads > 0;
+
+	/* threads inherit the signal mask of their creator */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	while (pool.nthreads < gpusort_prefault_threads)
+	{
+		pthread_t	thread;
+
+		failed = pthread_create(&thread, &attr, prefault_thread, NULL);
+		if (failed != 0)
+			break;
+		pool.nthreads++;
+	}
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+
+	if (failed != 0)
+	{
+		errno = failed;
+		elog(DEBUG1, "gpusort: could not start a prefault thread: %m");
+		if (pool.nthreads == 0)
+			pool.unusable = true;
+	}
+	return pool.nthreads > 0;
+}
+
+void
+prefault_range(void *start, Size len)
+{
+	Size		page = (Size) sysconf(_SC_PAGESIZE);
+	uintptr_t	from = TYPEALIGN(page, (uintptr_t) start);
+	uintptr_t	to = TYPEALIGN_DOWN(page, (uintptr_t) start + len);
+	bool		queued = false;
+
+	if (gpusort_prefault_threads <= 0 || len < MIN_RANGE_BYTES)
+		return;
+	if (!IsUnderPostmaster && IsPostmasterEnvironment)
+		return;					/* no threads in the postmaster */
+	if (!start_threads())
+		return;
+
+	pthread_mutex_lock(&pool.lock);
+	while (from < to && pool.tail - pool.head < QUEUE_PIECES)
+	{
+		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
+
+		piece->start = (char *) from;
+		piece->len = Min(PIECE_BYTES, to - from);
+		from += piece->len;
+		pool.tail++;
+		queued = true;
+	}
+	if (queued)
+		pthread_cond_broadcast(&pool.queued);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+void
+prefault_cancel(void)
+{
+	if (pool.nthreads == 0)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	pool.head = pool.tail;
+	while (pool.busy > 0)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+#else							/* !__linux__ */
+
+void
+prefault_range(void *start, Size len)
+{
+}
+
+void
+prefault_cancel(void)
+{
+}
+
+#endif
+
+void *
+prefault_alloc(MemoryContext cxt, Size size)
+{
+	void	   *chunk = MemoryContextAllocHuge(cxt, size);
+
+	prefault_range(chunk, size);
+	return chunk;
+}
