@@ -163,6 +163,35 @@ extern gs_status gs_bucket_partition(gs_context *ctx, int key_bits,
 									 uint64_t n, int nbuckets,
 									 uint64_t *bucket_offsets);
 
+/* ---- sorting plain values ---- */
+
+typedef enum gs_value_type
+{
+	GS_VALUES_INT16,
+	GS_VALUES_INT32,
+	GS_VALUES_INT64,
+	GS_VALUES_FLOAT32,
+	GS_VALUES_FLOAT64
+} gs_value_type;
+
+/* The NaN that sorted floats come back as (PostgreSQL's on x86-64). */
+#define GS_FLOAT32_NAN UINT32_C(0x7FC00000)
+#define GS_FLOAT64_NAN UINT64_C(0x7FF8000000000000)
+
+/*
+ * Sorts n values of a fixed-width type in place on the device, ascending or
+ * descending, in PostgreSQL's order: floats with -0 equal to 0 and NaN after
+ * every number.  The values are turned into keys, sorted and turned back,
+ * so -0 comes back as 0 and every NaN as GS_FLOAT*_NAN: sort a permutation
+ * (gs_sort_pairs) when the values hold others.  keys (n keys of 32 bits for
+ * 16- and 32-bit values, 64 for 64-bit values) and vals (n words) are device
+ * scratch.
+ */
+extern gs_status gs_sort_values(gs_context *ctx, gs_value_type type,
+								int descending, void *values, void *keys,
+								uint32_t *vals, uint64_t n,
+								gs_sort_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -356,6 +356,25 @@ SELECT gpusort(f4)::text = ref_sort(f4, false, false)::text AS float4,
        gpusort(f8)::text = ref_sort(f8, false, false)::text AS float8,
        gpusort_permutation(f8, true) = ref_perm(f8, true, true) AS float8_perm
 FROM big;
+
+-- Floats without -0 are sorted as values and come back bit for bit: the
+-- NaN that PostgreSQL makes of 'NaN' through the keys, the other one that
+-- Infinity - Infinity makes (its sign bit set) through a permutation.
+SELECT nan, d,
+       (SELECT array_agg(float8send(x)) FROM unnest(gpusort(a, d)) x) =
+       (SELECT array_agg(float8send(x)) FROM unnest(ref_sort(a, d, d)) x) AS same_bits,
+       (SELECT array_agg(float4send(x)) FROM unnest(gpusort(a::float4[], d)) x) =
+       (SELECT array_agg(float4send(x)) FROM unnest(ref_sort(a::float4[], d, d)) x) AS same_bits4
+FROM (VALUES ('canonical', 'NaN'::float8),
+             ('computed', 'Infinity'::float8 - 'Infinity'::float8)) n(nan, nanval),
+     LATERAL (SELECT array_agg(CASE WHEN g % 97 = 0 THEN nanval
+                                    WHEN g % 101 = 0 THEN 'Infinity'::float8
+                                    WHEN g % 103 = 0 THEN '-Infinity'::float8
+                                    WHEN g % 7 = 0 THEN NULL
+                                    ELSE hashint4(g) / 7.0 END ORDER BY g) AS a
+              FROM generate_series(1, 200000) g) s,
+     (VALUES (false), (true)) v(d)
+ORDER BY nan, d;
 SELECT gpusort(dt) = ref_sort(dt, false, false) AS date,
        gpusort_permutation(dt, true) = ref_perm(dt, true, true) AS date_perm,
        gpusort(ts) = ref_sort(ts, false, false) AS timestamp,

@@ -19,18 +19,22 @@
  * direction.  Multidimensional arrays are rejected.
  *
  * The elements are turned into order-preserving keys (sort_keys.h) and
- * sorted by the engine that gpusort.device selects (sort_engine.h); arrays
- * of a few elements are sorted here, by insertion, without a job.  Only the
- * non-null elements are sorted: NULLs are all equal, so they form one block
- * placed before or after the others.
+ * sorted by the engine that gpusort.device selects (sort_engine.h).  Only
+ * the non-null elements are sorted: NULLs are all equal, so they form one
+ * block placed before or after the others.  When the keys give the elements
+ * back bit for bit (integers always; floats unless one is -0 or an unusual
+ * NaN), gpusort() sorts the values themselves (SortValues: on the GPU the
+ * elements go up as they are and come back sorted); otherwise, and for
+ * gpusort_permutation, a permutation is sorted (a SortJob) and applied.
+ * Arrays of a few elements are sorted here, by insertion.
  *
  * The element types are fixed-width and aligned to their width, so the data
  * area of an array is a plain C array of its non-null elements.  It is read
  * directly, not through deconstruct_array (which would cost a Datum and a
  * bool per element), and the result is written directly in sorted order.
- * Besides the input and the result, sorting n elements needs a key and a
- * permutation entry per element (12 bytes) and the engine's scratch memory,
- * so arrays near the 1 GB limit can be sorted.
+ * Besides the input and the result, sorting n elements needs at most a key
+ * and a permutation entry per element (12 bytes) and the engine's scratch
+ * memory, so arrays near the 1 GB limit can be sorted.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,6 +49,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "prefault.h"
 #include "sort_engine.h"
 #include "sort_keys.h"
 
@@ -57,21 +62,11 @@
 /* Elements processed between interrupt checks. */
 #define ARRAY_SORT_CHUNK	(1 << 20)
 
-/* How the elements of a supported array type are keyed. */
-typedef enum ArrayElemKind
-{
-	ELEM_INT2,
-	ELEM_INT4,					/* also date */
-	ELEM_INT8,					/* also timestamp, timestamptz */
-	ELEM_FLOAT4,
-	ELEM_FLOAT8
-} ArrayElemKind;
-
 /* A one-dimensional input array, checked and measured. */
 typedef struct SortInput
 {
 	ArrayType  *arr;
-	ArrayElemKind kind;
+	SortValueType kind;
 	int			width;			/* bytes per element: 2, 4 or 8 */
 	uint32		nitems;			/* elements, NULLs included */
 	uint32		nvalues;		/* non-null elements */
@@ -99,26 +94,26 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 	switch (ARR_ELEMTYPE(arr))
 	{
 		case INT2OID:
-			in->kind = ELEM_INT2;
+			in->kind = SORT_VALUES_INT16;
 			in->width = sizeof(int16);
 			break;
 		case INT4OID:
 		case DATEOID:
-			in->kind = ELEM_INT4;
+			in->kind = SORT_VALUES_INT32;
 			in->width = sizeof(int32);
 			break;
 		case INT8OID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
-			in->kind = ELEM_INT8;
+			in->kind = SORT_VALUES_INT64;
 			in->width = sizeof(int64);
 			break;
 		case FLOAT4OID:
-			in->kind = ELEM_FLOAT4;
+			in->kind = SORT_VALUES_FLOAT32;
 			in->width = sizeof(float4);
 			break;
 		case FLOAT8OID:
-			in->kind = ELEM_FLOAT8;
+			in->kind = SORT_VALUES_FLOAT64;
 			in->width = sizeof(float8);
 			break;
 		default:
@@ -155,6 +150,18 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 	}
 
 	return nitems > 0;
+}
+
+/* Says at DEBUG1 which engine sorted n elements, and why not the GPU. */
+static void
+report_engine(uint32 n, SortJobReport *report)
+{
+	elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine%s%s",
+		 n, sort_engine_name(report->engine),
+		 report->fallback_reason ? ": " : "",
+		 report->fallback_reason ? report->fallback_reason : "");
+	if (report->fallback_reason)
+		pfree(report->fallback_reason);
 }
 
 /* The keys of the n non-null elements of the array, in element order. */
@@ -199,19 +206,19 @@ sort_input_values(const SortInput *in)
 	keys = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
 	switch (in->kind)
 	{
-		case ELEM_INT2:
+		case SORT_VALUES_INT16:
 			BUILD_KEYS(int16, sort_key_int2, 16);
 			break;
-		case ELEM_INT4:
+		case SORT_VALUES_INT32:
 			BUILD_KEYS(int32, sort_key_int4, 32);
 			break;
-		case ELEM_INT8:
+		case SORT_VALUES_INT64:
 			BUILD_KEYS(int64, sort_key_int8, 64);
 			break;
-		case ELEM_FLOAT4:
+		case SORT_VALUES_FLOAT32:
 			BUILD_KEYS(float4, sort_key_float4, 32);
 			break;
-		case ELEM_FLOAT8:
+		case SORT_VALUES_FLOAT64:
 			BUILD_KEYS(float8, sort_key_float8, 64);
 			break;
 	}
@@ -244,13 +251,7 @@ sort_input_values(const SortInput *in)
 		job.keys = columns;
 		job.perm = perm;
 		sort_job_run(&job, &report);
-
-		elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine%s%s",
-			 n, sort_engine_name(report.engine),
-			 report.fallback_reason ? ": " : "",
-			 report.fallback_reason ? report.fallback_reason : "");
-		if (report.fallback_reason)
-			pfree(report.fallback_reason);
+		report_engine(n, &report);
 	}
 
 	pfree(keys);
@@ -302,7 +303,6 @@ Datum
 gpusort_array(PG_FUNCTION_ARGS)
 {
 	SortInput	in;
-	uint32	   *perm;
 	uint32		n;
 	uint32		nnulls;
 	int			dataoffset;
@@ -313,12 +313,9 @@ gpusort_array(PG_FUNCTION_ARGS)
 
 	if (!sort_input_init(fcinfo, "gpusort", &in) || in.nitems == 1)
 		PG_RETURN_ARRAYTYPE_P(in.arr);
-
-	perm = sort_input_values(&in);
 	n = in.nvalues;
 	nnulls = in.nitems - in.nvalues;
 
-	/* The keys are freed by now: the result takes their place. */
 	dataoffset = (nnulls > 0) ? ARR_OVERHEAD_WITHNULLS(1, in.nitems) : 0;
 	nbytes = (nnulls > 0 ? dataoffset : ARR_OVERHEAD_NONULLS(1)) +
 		(Size) n * in.width;
@@ -343,20 +340,41 @@ gpusort_array(PG_FUNCTION_ARGS)
 
 	src = ARR_DATA_PTR(in.arr);
 	dst = ARR_DATA_PTR(result);
-	switch (in.width)
+	prefault_range(dst, (Size) n * in.width);
+
+	if (n > ARRAY_SORT_SMALL && sort_values_exact(in.kind, src, n))
 	{
-		case 2:
-			GATHER(int16);
-			break;
-		case 4:
-			GATHER(int32);
-			break;
-		case 8:
-			GATHER(int64);
-			break;
+		/* the values themselves are sorted: no permutation to apply */
+		SortValues	values;
+		SortJobReport report;
+
+		values.type = in.kind;
+		values.descending = in.descending;
+		values.n = n;
+		values.in = src;
+		values.out = dst;
+		sort_values_run(&values, &report);
+		report_engine(n, &report);
+	}
+	else
+	{
+		uint32	   *perm = sort_input_values(&in);
+
+		switch (in.width)
+		{
+			case 2:
+				GATHER(int16);
+				break;
+			case 4:
+				GATHER(int32);
+				break;
+			case 8:
+				GATHER(int64);
+				break;
+		}
+		pfree(perm);
 	}
 
-	pfree(perm);
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

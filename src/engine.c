@@ -34,6 +34,7 @@
 #include "engine_gpu.h"
 #include "gpusort.h"
 #include "sort_engine.h"
+#include "sort_keys.h"
 
 /* The CPU engine's cost per row and key column, in nanoseconds. */
 #define CPU_NS_PER_ROW_KEY	30.0
@@ -99,11 +100,11 @@ report_fallback(const char *reason, bool no_gpu)
 
 #ifdef GPUSORT_WITH_CUDA
 /*
- * In auto: should this job go to the GPU?  If not, *why says why, unless
- * the CPU is simply estimated faster.
+ * In auto: should a sort of nrows rows and nkeys key columns go to the GPU?
+ * If not, *why says why, unless the CPU is simply estimated faster.
  */
 static bool
-gpu_pays(SortJob *job, const char **why)
+gpu_pays(uint32 nrows, int nkeys, const char **why)
 {
 	double		cpu_ms;
 	double		gpu_ms;
@@ -111,71 +112,147 @@ gpu_pays(SortJob *job, const char **why)
 	*why = NULL;
 	if (gpu_engine_unavailable(why))
 		return false;
-	if (!gpu_job_fits(job->nrows, job->nkeys))
+	if (!gpu_job_fits(nrows, nkeys))
 	{
 		*why = "the sort needs more device memory than gpusort.gpu_memory allows";
 		return false;
 	}
-	cpu_ms = (double) job->nrows * job->nkeys * CPU_NS_PER_ROW_KEY / 1e6;
-	gpu_ms = gpu_estimate_ms(job->nrows, job->nkeys);
+	cpu_ms = (double) nrows * nkeys * CPU_NS_PER_ROW_KEY / 1e6;
+	gpu_ms = gpu_estimate_ms(nrows, nkeys);
 	if (!gpu_engine_started())
 		gpu_ms += gpu_startup_estimate_ms();
 	return cpu_ms > gpu_ms;
 }
 #endif
 
-void
-sort_job_run(SortJob *job, SortJobReport *report)
+/*
+ * Sorts a job or values (one of them is not NULL) on the GPU if
+ * gpusort.device and the cost model say so.  Returns false when the CPU
+ * engine must sort it, with the reason in the report (none if the CPU was
+ * chosen in the first place).
+ */
+static bool
+sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 {
-	instr_time	start;
-	instr_time	end;
-	EngineStats *stats;
+	uint32		nrows = job ? job->nrows : values->n;
+	int			nkeys = job ? job->nkeys : 1;
 
-	INSTR_TIME_SET_CURRENT(start);
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
-
-	if (gpusort_device != GPUSORT_DEVICE_CPU)
-	{
+	if (gpusort_device == GPUSORT_DEVICE_CPU)
+		return false;
 #ifdef GPUSORT_WITH_CUDA
+	{
 		const char *declined = NULL;
+		char	   *why = NULL;
 
-		if (gpusort_device == GPUSORT_DEVICE_GPU || gpu_pays(job, &declined))
+		if (gpusort_device != GPUSORT_DEVICE_GPU && !gpu_pays(nrows, nkeys, &declined))
 		{
-			char	   *why = NULL;
-
-			if (gpu_sort_job(job, &why))
-				report->engine = SORT_ENGINE_GPU;
-			else
-			{
-				report->fallback_reason = why;
-				remember_reason(&engine_stats[1], why);
-				report_fallback(why, gpu_engine_unavailable(NULL));
-			}
+			report->fallback_reason = pstrdup(declined ? declined :
+											  "gpusort.device = auto: the CPU engine is estimated faster");
+			return false;
 		}
-		else if (declined)
-			report->fallback_reason = pstrdup(declined);
-		else
-			report->fallback_reason =
-				pstrdup("gpusort.device = auto: the CPU engine is estimated faster");
-#else
-		report->fallback_reason = pstrdup("gpusort was built without CUDA");
-		if (gpusort_device == GPUSORT_DEVICE_GPU)
+		if (job ? gpu_sort_job(job, &why) : gpu_sort_values(values, &why))
 		{
-			remember_reason(&engine_stats[1], report->fallback_reason);
-			report_fallback(report->fallback_reason, true);
+			report->engine = SORT_ENGINE_GPU;
+			return true;
 		}
-#endif
+		report->fallback_reason = why;
+		remember_reason(&engine_stats[1], why);
+		report_fallback(why, gpu_engine_unavailable(NULL));
 	}
-	if (report->engine == SORT_ENGINE_CPU)
-		cpu_sort_job(job);
+#else
+	report->fallback_reason = pstrdup("gpusort was built without CUDA");
+	if (gpusort_device == GPUSORT_DEVICE_GPU)
+	{
+		remember_reason(&engine_stats[1], report->fallback_reason);
+		report_fallback(report->fallback_reason, true);
+	}
+#endif
+	return false;
+}
+
+/* Counts a finished sort in the statistics of the engine that ran it. */
+static void
+count_sort(SortJobReport *report, uint32 nrows, instr_time start)
+{
+	instr_time	end;
+	EngineStats *stats;
 
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
 	stats->sorts++;
-	stats->rows += job->nrows;
+	stats->rows += nrows;
 	stats->total_ms += INSTR_TIME_GET_MILLISEC(end);
 	if (report->fallback_reason)
 		remember_reason(&engine_stats[0], report->fallback_reason);
+}
+
+void
+sort_job_run(SortJob *job, SortJobReport *report)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!sorted_on_gpu(job, NULL, report))
+		cpu_sort_job(job);
+	count_sort(report, job->nrows, start);
+}
+
+void
+sort_values_run(SortValues *values, SortJobReport *report)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!sorted_on_gpu(NULL, values, report))
+		cpu_sort_values(values);
+	count_sort(report, values->n, start);
+}
+
+int
+sort_value_width(SortValueType type)
+{
+	switch (type)
+	{
+		case SORT_VALUES_INT16:
+			return 2;
+		case SORT_VALUES_INT32:
+		case SORT_VALUES_FLOAT32:
+			return 4;
+		case SORT_VALUES_INT64:
+		case SORT_VALUES_FLOAT64:
+			return 8;
+	}
+	return 8;
+}
+
+/*
+ * Integers always come back as they were; floats unless one is -0 or a NaN
+ * other than the one keys decode to.
+ */
+bool
+sort_values_exact(SortValueType type, const void *values, uint32 n)
+{
+	bool		inexact = false;
+
+	if (type == SORT_VALUES_FLOAT32)
+	{
+		const uint32 *v = values;
+
+		for (uint32 i = 0; i < n; i++)
+			inexact |= v[i] == 0x80000000 ||
+				((v[i] & 0x7FFFFFFF) > 0x7F800000 && v[i] != SORT_KEY_FLOAT4_NAN);
+	}
+	else if (type == SORT_VALUES_FLOAT64)
+	{
+		const uint64 *v = values;
+
+		for (uint32 i = 0; i < n; i++)
+			inexact |= v[i] == (UINT64CONST(1) << 63) ||
+				((v[i] & ~(UINT64CONST(1) << 63)) > UINT64CONST(0x7FF0000000000000) &&
+				 v[i] != SORT_KEY_FLOAT8_NAN);
+	}
+	return !inexact;
 }

@@ -15,6 +15,9 @@
  * tie on the bits sorted are then sorted again by their full keys, whose range
  * is now narrow enough to fit.
  *
+ * Plain values (SortValues) are sorted as their keys alone, which are then
+ * turned back into values.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,6 +28,7 @@
 
 #include "prefault.h"
 #include "sort_engine.h"
+#include "sort_keys.h"
 
 #define RT_NAME radix_sort_words
 #define RT_ELEMENT uint64
@@ -164,4 +168,103 @@ cpu_sort_job(SortJob *job)
 	pfree(scratch.words);
 	pfree(scratch.spare);
 	pfree(scratch.rows);
+}
+
+/* Encodes n values of ctype into keys, noting their range. */
+#define ENCODE_VALUES(ctype, encode, bits) \
+	do { \
+		const ctype *v = (const ctype *) job->in; \
+		\
+		for (uint32 i = 0; i < n; i++) \
+		{ \
+			uint64		key = encode(v[i]); \
+			\
+			if (job->descending) \
+				key = sort_key_descending(key, (bits)); \
+			keys[i] = key; \
+			min = Min(min, key); \
+			max = Max(max, key); \
+		} \
+	} while (0)
+
+/* Decodes the n sorted keys, less min, into values of ctype. */
+#define DECODE_VALUES(ctype, decode, bits) \
+	do { \
+		ctype	   *v = (ctype *) job->out; \
+		\
+		for (uint32 i = 0; i < n; i++) \
+		{ \
+			uint64		key = sorted[i] + min; \
+			\
+			if (job->descending) \
+				key = sort_key_descending(key, (bits)); \
+			v[i] = decode; \
+		} \
+	} while (0)
+
+void
+cpu_sort_values(SortValues *job)
+{
+	uint32		n = job->n;
+	uint64	   *keys;
+	uint64	   *spare;
+	uint64	   *sorted;
+	uint64		min = PG_UINT64_MAX;
+	uint64		max = 0;
+
+	if (n < 2)
+	{
+		memcpy(job->out, job->in, (Size) n * sort_value_width(job->type));
+		return;
+	}
+	keys = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
+	spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
+
+	switch (job->type)
+	{
+		case SORT_VALUES_INT16:
+			ENCODE_VALUES(int16, sort_key_int2, 16);
+			break;
+		case SORT_VALUES_INT32:
+			ENCODE_VALUES(int32, sort_key_int4, 32);
+			break;
+		case SORT_VALUES_INT64:
+			ENCODE_VALUES(int64, sort_key_int8, 64);
+			break;
+		case SORT_VALUES_FLOAT32:
+			ENCODE_VALUES(float4, sort_key_float4, 32);
+			break;
+		case SORT_VALUES_FLOAT64:
+			ENCODE_VALUES(float8, sort_key_float8, 64);
+			break;
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	for (uint32 i = 0; i < n; i++)
+		keys[i] -= min;
+	sorted = (min == max) ? keys :
+		radix_sort_words(keys, spare, n, 0, pg_leftmost_one_pos64(max - min) + 1);
+
+	switch (job->type)
+	{
+		case SORT_VALUES_INT16:
+			DECODE_VALUES(int16, DatumGetInt16(sort_key_decode_int(key, 16, false)), 16);
+			break;
+		case SORT_VALUES_INT32:
+			DECODE_VALUES(int32, DatumGetInt32(sort_key_decode_int(key, 32, false)), 32);
+			break;
+		case SORT_VALUES_INT64:
+			DECODE_VALUES(int64, DatumGetInt64(sort_key_decode_int(key, 64, false)), 64);
+			break;
+		case SORT_VALUES_FLOAT32:
+			DECODE_VALUES(float4, sort_key_decode_float4(key), 32);
+			break;
+		case SORT_VALUES_FLOAT64:
+			DECODE_VALUES(float8, sort_key_decode_float8(key), 64);
+			break;
+	}
+
+	prefault_cancel();
+	pfree(keys);
+	pfree(spare);
 }

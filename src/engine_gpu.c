@@ -162,6 +162,14 @@ job_device_bytes(uint32 nrows, int nkeys)
 	return (Size) ((double) nrows * per_row * 9.0 / 8.0) + SCRATCH_SLACK_BYTES;
 }
 
+/* Device bytes a sort of n values of the given width needs at most. */
+static Size
+values_device_bytes(uint32 n, int width)
+{
+	/* the values, their keys and vals as a one-column job's keys and perm */
+	return job_device_bytes(n, 1) + (Size) ((double) n * width * 9.0 / 8.0);
+}
+
 /* Frees the device buffers and the kernels' scratch, keeping the context. */
 static void
 release_device_memory(void)
@@ -540,64 +548,37 @@ run_job(SortJob *job, JobTimes *times)
 	return GS_OK;
 }
 
-bool
-gpu_sort_job(SortJob *job, char **why)
+/*
+ * Cancels and timeouts stop a sort: the kernels watch InterruptPending,
+ * after anything pending now is handled, unless interrupts are held off
+ * (then ProcessInterrupts would leave the flag set).
+ */
+static void
+watch_interrupts(void)
 {
-	JobTimes	times;
-	double		start_ms;
-	gs_status	st;
-
-	if ((uint64) job->nrows > GS_MAX_PAIRS)
-	{
-		*why = psprintf("%u rows are more than the GPU sorts at once", job->nrows);
-		return false;
-	}
-	if (!gpu_engine_start(why, &start_ms))
-		return false;
-	if (job->nrows < 2 || job->nkeys == 0)
-	{
-		for (uint32 i = 0; i < job->nrows; i++)
-			job->perm[i] = i;
-		return true;
-	}
-	if (job_device_bytes(job->nrows, job->nkeys) > gpu.mem_limit)
-	{
-		*why = psprintf("the sort needs about %zu MB of device memory, more than "
-						"the %zu MB that gpusort.gpu_memory allows",
-						job_device_bytes(job->nrows, job->nkeys) >> 20,
-						gpu.mem_limit >> 20);
-		return false;
-	}
-
-	/*
-	 * Cancels and timeouts stop the sort: the kernels watch InterruptPending,
-	 * after anything pending now is handled, unless interrupts are held off
-	 * (then ProcessInterrupts would leave the flag set).
-	 */
 	CHECK_FOR_INTERRUPTS();
 	interrupt_flag = INTERRUPTS_CAN_BE_PROCESSED() ?
 		(const volatile int *) &InterruptPending : NULL;
 	gs_context_set_interrupt(gpu.ctx, interrupt_flag);
+}
 
-	memset(&times, 0, sizeof(times));
-	st = run_job(job, &times);
-
+/*
+ * Ends a sort that returned st: true if it succeeded, else false with the
+ * reason in *why, after releasing what the failure leaves unusable.  A
+ * cancel raises its error here.
+ */
+static bool
+end_sort(gs_status st, char **why)
+{
 	gs_context_set_interrupt(gpu.ctx, NULL);
 	interrupt_flag = NULL;
 
 	switch (st)
 	{
 		case GS_OK:
-			elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
-				 "start %.3f ms, upload %.3f ms, sort %.3f ms, download %.3f ms "
-				 "(first key column: %s, %d passes over %d bits)",
-				 job->nrows, job->nkeys, job->nkeys == 1 ? "" : "s", start_ms,
-				 times.upload_ms, times.sort_ms, times.download_ms,
-				 gs_algorithm_name(times.info.algorithm),
-				 times.info.radix_passes, times.info.key_bits);
 			return true;
 		case GS_INTERRUPTED:
-			/* the stream is idle; a cancel raises its error here */
+			/* the stream is idle */
 			(void) gs_synchronize(gpu.ctx);
 			CHECK_FOR_INTERRUPTS();
 			*why = pstrdup("the GPU sort was interrupted");
@@ -612,6 +593,119 @@ gpu_sort_job(SortJob *job, char **why)
 			gpu_engine_reset();
 			return false;
 	}
+}
+
+/*
+ * Starts the GPU if needed and checks that a sort of device_bytes fits
+ * gpusort.gpu_memory; false with the reason otherwise.
+ */
+static bool
+prepare_sort(uint32 nrows, Size device_bytes, char **why)
+{
+	double		start_ms;
+
+	if ((uint64) nrows > GS_MAX_PAIRS)
+	{
+		*why = psprintf("%u rows are more than the GPU sorts at once", nrows);
+		return false;
+	}
+	if (!gpu_engine_start(why, &start_ms))
+		return false;
+	if (device_bytes > gpu.mem_limit)
+	{
+		*why = psprintf("the sort needs about %zu MB of device memory, more than "
+						"the %zu MB that gpusort.gpu_memory allows",
+						device_bytes >> 20, gpu.mem_limit >> 20);
+		return false;
+	}
+	return true;
+}
+
+bool
+gpu_sort_job(SortJob *job, char **why)
+{
+	JobTimes	times;
+
+	if (!prepare_sort(job->nrows, job_device_bytes(job->nrows, job->nkeys), why))
+		return false;
+	if (job->nrows < 2 || job->nkeys == 0)
+	{
+		for (uint32 i = 0; i < job->nrows; i++)
+			job->perm[i] = i;
+		return true;
+	}
+
+	memset(&times, 0, sizeof(times));
+	watch_interrupts();
+	if (!end_sort(run_job(job, &times), why))
+		return false;
+
+	elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
+		 "upload %.3f ms, sort %.3f ms, download %.3f ms "
+		 "(first key column: %s, %d passes over %d bits)",
+		 job->nrows, job->nkeys, job->nkeys == 1 ? "" : "s",
+		 times.upload_ms, times.sort_ms, times.download_ms,
+		 gs_algorithm_name(times.info.algorithm),
+		 times.info.radix_passes, times.info.key_bits);
+	return true;
+}
+
+/* Sorts values on the device: up, into keys and back, down (gs_values.cu). */
+static gs_status
+run_values(SortValues *job, JobTimes *times)
+{
+	Size		vbytes = (Size) job->n * sort_value_width(job->type);
+	Size		kbytes = (Size) job->n * (sort_value_width(job->type) == 8 ? 8 : 4);
+	static const gs_value_type types[] = {
+		[SORT_VALUES_INT16] = GS_VALUES_INT16,
+		[SORT_VALUES_INT32] = GS_VALUES_INT32,
+		[SORT_VALUES_INT64] = GS_VALUES_INT64,
+		[SORT_VALUES_FLOAT32] = GS_VALUES_FLOAT32,
+		[SORT_VALUES_FLOAT64] = GS_VALUES_FLOAT64,
+	};
+	instr_time	t;
+
+	TRY(ensure_buffer(BUF_RAW, vbytes));
+	TRY(ensure_buffer(BUF_KEYS, kbytes));
+	TRY(ensure_buffer(BUF_PERM, (Size) job->n * sizeof(uint32)));
+
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(upload(gpu.buf[BUF_RAW], job->in, vbytes));
+	times->upload_ms += ms_since(t);
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(gs_sort_values(gpu.ctx, types[job->type], job->descending, gpu.buf[BUF_RAW],
+					   gpu.buf[BUF_KEYS], gpu.buf[BUF_PERM], job->n, &times->info));
+	times->sort_ms += ms_since(t);
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(download(job->out, gpu.buf[BUF_RAW], vbytes));
+	times->download_ms += ms_since(t);
+	return GS_OK;
+}
+
+bool
+gpu_sort_values(SortValues *job, char **why)
+{
+	JobTimes	times;
+
+	if (!prepare_sort(job->n, values_device_bytes(job->n, sort_value_width(job->type)), why))
+		return false;
+	if (job->n < 2)
+	{
+		memcpy(job->out, job->in, (Size) job->n * sort_value_width(job->type));
+		return true;
+	}
+
+	memset(&times, 0, sizeof(times));
+	watch_interrupts();
+	if (!end_sort(run_values(job, &times), why))
+		return false;
+
+	elog(DEBUG1, "gpusort: GPU sort of %u values: upload %.3f ms, sort %.3f ms, "
+		 "download %.3f ms (%s, %d passes over %d bits)",
+		 job->n, times.upload_ms, times.sort_ms, times.download_ms,
+		 gs_algorithm_name(times.info.algorithm),
+		 times.info.radix_passes, times.info.key_bits);
+	return true;
 }
 
 GpuDeviceInfo *
@@ -655,6 +749,13 @@ gpu_list_devices(int *count)
 
 bool
 gpu_sort_job(SortJob *job, char **why)
+{
+	*why = pstrdup(NO_CUDA);
+	return false;
+}
+
+bool
+gpu_sort_values(SortValues *job, char **why)
 {
 	*why = pstrdup(NO_CUDA);
 	return false;

@@ -27,6 +27,30 @@ typedef struct SortJob
 	uint32	   *perm;			/* out: nrows row numbers in sorted order */
 } SortJob;
 
+/*
+ * A sort of plain values, for the array functions: the values are turned
+ * into keys, the keys sorted and turned back, with no permutation.  Floats
+ * come back with -0 as 0 and every NaN as one NaN, so a caller whose values
+ * hold others (sort_values_exact() says) sorts a SortJob instead.
+ */
+typedef enum SortValueType
+{
+	SORT_VALUES_INT16,
+	SORT_VALUES_INT32,			/* also date */
+	SORT_VALUES_INT64,			/* also timestamp, timestamptz */
+	SORT_VALUES_FLOAT32,
+	SORT_VALUES_FLOAT64
+} SortValueType;
+
+typedef struct SortValues
+{
+	SortValueType type;
+	bool		descending;
+	uint32		n;
+	const void *in;				/* n values */
+	void	   *out;			/* out: the n values in order (not in) */
+} SortValues;
+
 /* The engines that can run a job; what EXPLAIN ANALYZE reports. */
 typedef enum SortEngineKind
 {
@@ -62,6 +86,18 @@ extern Size cpu_sort_scratch_bytes(uint32 nrows);
  * reason in *why, when it cannot run the job; the caller then uses the CPU.
  */
 extern bool gpu_sort_job(SortJob *job, char **why);
+
+/* Sorts values, as sort_job_run sorts jobs. */
+extern void sort_values_run(SortValues *job, SortJobReport *report);
+
+/* Bytes per value of a type: 2, 4 or 8. */
+extern int	sort_value_width(SortValueType type);
+
+/* Do the values come back from a SortValues sort bit for bit? */
+extern bool sort_values_exact(SortValueType type, const void *values, uint32 n);
+
+extern void cpu_sort_values(SortValues *job);
+extern bool gpu_sort_values(SortValues *job, char **why);
 
 extern const char *sort_engine_name(SortEngineKind engine);
 

@@ -68,6 +68,46 @@ sort_key_float8(float8 v)
 	return (x.u >> 63) ? ~x.u : (x.u | (UINT64CONST(1) << 63));
 }
 
+/*
+ * The NaN that float keys decode to: PostgreSQL's (get_float4_nan() and
+ * get_float8_nan() on x86-64), as GS_FLOAT32_NAN and GS_FLOAT64_NAN of the
+ * CUDA library.  -0 decodes as 0.
+ */
+#define SORT_KEY_FLOAT4_NAN		UINT64CONST(0x7FC00000)
+#define SORT_KEY_FLOAT8_NAN		UINT64CONST(0x7FF8000000000000)
+
+static inline float4
+sort_key_decode_float4(uint64 key)
+{
+	union
+	{
+		float4		f;
+		uint32		u;
+	}			x;
+
+	if (key == PG_UINT32_MAX)
+		x.u = (uint32) SORT_KEY_FLOAT4_NAN;
+	else
+		x.u = (key & 0x80000000) ? (uint32) (key & 0x7FFFFFFF) : (uint32) ~key;
+	return x.f;
+}
+
+static inline float8
+sort_key_decode_float8(uint64 key)
+{
+	union
+	{
+		float8		f;
+		uint64		u;
+	}			x;
+
+	if (key == PG_UINT64_MAX)
+		x.u = SORT_KEY_FLOAT8_NAN;
+	else
+		x.u = (key >> 63) ? (key & ~(UINT64CONST(1) << 63)) : ~key;
+	return x.f;
+}
+
 /* Reverses the order of keys that are below 2^bits (bits in 1..64). */
 static inline uint64
 sort_key_descending(uint64 key, int bits)
