@@ -28,6 +28,8 @@
 #   BUDGET      seconds the whole benchmark may take (default 420); what
 #               would not fit is skipped and marked so
 #   SKIP_100M   1: leave out sizes of 100M rows and more
+#   CASES_MATCHING  a bash regular expression: only the cases whose names
+#               match it run (default: all)
 #   QUERY_TIMEOUT  seconds one psql session may take (default 240)
 set -uo pipefail
 RESULTS=${1:-test/results}
@@ -198,6 +200,7 @@ for n in $SIZES; do
 		IFS='|' read -r name query flags <<<"$c"
 		query=${query//:n/$n}
 		query=${query//:s/$SMALL}
+		[[ -z ${CASES_MATCHING:-} || $name =~ $CASES_MATCHING ]] || continue
 		runs=$RUNS
 		warm=0
 		batch=1
