@@ -597,34 +597,6 @@ sorted_row(GpuSortState *state, int64 pos)
 		-(pos - store->nrows) - 1;
 }
 
-/*
- * The rows lie in memory in input order, so reading them in sorted order
- * misses the caches at every row.  Going forward, fetch ahead: the pointer
- * (or key) of the row PREFETCH_DISTANCE rows further than the tuple, whose
- * pointer was fetched the same distance before.  Independent misses then
- * overlap instead of stalling one after another.
- */
-static inline void
-prefetch_ahead(GpuSortState *state)
-{
-	RowStore   *store = &state->store;
-	int64		near = state->current + PREFETCH_DISTANCE;
-	int64		far = near + PREFETCH_DISTANCE;
-	int64		row;
-
-	if (far < state->ntotal && (row = sorted_row(state, far)) >= 0)
-		__builtin_prefetch(state->keys_only ? (void *) &store->columns[0].keys[row] :
-						   (void *) &store->rows[row]);
-	if (!state->keys_only && near < state->ntotal &&
-		(row = sorted_row(state, near)) >= 0)
-	{
-		char	   *tuple = (char *) store->rows[row];
-
-		__builtin_prefetch(tuple);
-		__builtin_prefetch(tuple + 64);
-	}
-}
-
 static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
@@ -661,10 +633,30 @@ gpusort_exec(CustomScanState *node)
 		ExecClearTuple(slot);
 	else
 	{
+		RowStore   *store = &state->store;
 		int64		row = sorted_row(state, state->current);
+		int64		near = state->current + PREFETCH_DISTANCE;
+		int64		far = near + PREFETCH_DISTANCE;
+		int64		ahead;
 
-		if (forward)
-			prefetch_ahead(state);
+		/*
+		 * The rows lie in memory in input order, so reading them in sorted
+		 * order misses the caches at every row.  Going forward, fetch ahead:
+		 * the pointer (or key) of the row PREFETCH_DISTANCE rows further
+		 * than the tuple, whose pointer was fetched as far before, so that
+		 * independent misses overlap instead of stalling one after another.
+		 * (This stays here: GCC drops calls to a function whose only effect
+		 * is a prefetch.)
+		 */
+		if (forward && far < state->ntotal && (ahead = sorted_row(state, far)) >= 0)
+			__builtin_prefetch(state->keys_only ? (void *) &store->columns[0].keys[ahead] :
+							   (void *) &store->rows[ahead]);
+		if (forward && !state->keys_only && near < state->ntotal &&
+			(ahead = sorted_row(state, near)) >= 0)
+		{
+			__builtin_prefetch(store->rows[ahead]);
+			__builtin_prefetch((char *) store->rows[ahead] + 64);
+		}
 		if (state->keys_only)
 			store_key_row(state, slot, Max(row, -1));
 		else
