@@ -100,17 +100,21 @@ SELECT result, count(*) FROM diff_results GROUP BY result ORDER BY result;
 
 -- A large input, whose tuple blocks and arrays the prefault threads map
 -- ahead of the backend: the same rows as PostgreSQL's, with the threads
--- and without them, with NULL-led rows on either side.
+-- and without them, with huge pages asked for or not, with NULL-led rows on
+-- either side.
 CREATE TABLE diff_large AS
   SELECT g AS id, CASE WHEN g % 50 = 0 THEN NULL ELSE hashint4(g) % 100000 END AS k,
          repeat('x', g % 40) AS pad
   FROM generate_series(1, 600000) g;
 ANALYZE diff_large;
 SELECT uses_gpusort('SELECT * FROM diff_large ORDER BY k, id') AS gpusort_used;
-SELECT threads, nulls,
+SELECT threads, huge, nulls,
        result_text(format('SELECT * FROM diff_large ORDER BY k %s, id', nulls)) =
        native_text(format('SELECT * FROM diff_large ORDER BY k %s, id', nulls)) AS same
-FROM (VALUES (0), (4)) t(threads), (VALUES ('NULLS FIRST'), ('NULLS LAST')) n(nulls),
-     LATERAL set_config('gpusort.prefault_threads', threads::text, false) s
-ORDER BY threads, nulls;
+FROM (VALUES (0, 'off'), (4, 'off'), (4, 'on')) t(threads, huge),
+     (VALUES ('NULLS FIRST'), ('NULLS LAST')) n(nulls),
+     LATERAL set_config('gpusort.prefault_threads', threads::text, false) s,
+     LATERAL set_config('gpusort.huge_pages', huge, false) h
+ORDER BY threads, huge, nulls;
 RESET gpusort.prefault_threads;
+RESET gpusort.huge_pages;

@@ -31,6 +31,7 @@ int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = 0;
 bool		gpusort_gpu_prestart = false;
 int			gpusort_prefault_threads = 4;
+bool		gpusort_huge_pages = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -109,6 +110,16 @@ _PG_init(void)
 							4, 0, 64,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.huge_pages",
+							 "Asks for transparent huge pages for the rows a sort holds.",
+							 "Their random reads in sorted order then miss the TLB less; "
+							 "where the kernel compacts memory to make huge pages, their "
+							 "first use can stall.",
+							 &gpusort_huge_pages,
+							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");
 

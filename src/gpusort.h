@@ -30,6 +30,7 @@ extern int	gpusort_gpu_id;
 extern int	gpusort_gpu_memory;
 extern bool gpusort_gpu_prestart;
 extern int	gpusort_prefault_threads;
+extern bool gpusort_huge_pages;
 
 /* Memory budget of one GpuSort node, in kilobytes. */
 static inline int

@@ -35,6 +35,7 @@
 #define MIN_RANGE_BYTES	((Size) 4 * 1024 * 1024)
 #define QUEUE_PIECES	4096	/* a power of two: 8 GB queued at most */
 #define THREAD_STACK	((Size) 256 * 1024)
+#define HUGE_PAGE_BYTES	((Size) 2 * 1024 * 1024)
 
 typedef struct Piece
 {
@@ -183,6 +184,16 @@ prefault_range(void *start, Size len)
 }
 
 void
+prefault_huge_pages(void *start, Size len)
+{
+	uintptr_t	from = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) start);
+	uintptr_t	to = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) start + len);
+
+	if (gpusort_huge_pages && from < to)
+		(void) madvise((void *) from, to - from, MADV_HUGEPAGE);
+}
+
+void
 prefault_cancel(void)
 {
 	if (pool.nthreads == 0)
@@ -198,6 +209,11 @@ prefault_cancel(void)
 
 void
 prefault_range(void *start, Size len)
+{
+}
+
+void
+prefault_huge_pages(void *start, Size len)
 {
 }
 

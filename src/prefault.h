@@ -36,6 +36,13 @@ extern void prefault_range(void *start, Size len);
 extern void *prefault_alloc(MemoryContext cxt, Size size);
 
 /*
+ * With gpusort.huge_pages on, asks the kernel for transparent huge pages in
+ * the 2 MB-aligned part of [start, start + len): for memory read at random,
+ * whose TLB misses they save.
+ */
+extern void prefault_huge_pages(void *start, Size len);
+
+/*
  * Forgets the ranges still queued and waits for those being mapped: called
  * before queued memory is freed, so that no work is spent on it.
  */

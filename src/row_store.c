@@ -15,7 +15,8 @@
 #include "sort_keys.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
-#define MAX_BLOCK_SIZE		(8 * 1024 * 1024)
+#define MAX_BLOCK_SIZE		(32 * 1024 * 1024)
+#define AHEAD_BLOCK_SIZE	(4 * 1024 * 1024)	/* blocks allocated one ahead */
 #define MIN_CAPACITY		1024
 
 static inline uint64
@@ -97,6 +98,8 @@ row_store_reset(RowStore *store)
 	}
 	store->block = NULL;
 	store->blockfree = 0;
+	store->nextblock = NULL;
+	store->nextblocksize = 0;
 	store->blocksize = FIRST_BLOCK_SIZE;
 	store->tuplebytes = 0;
 }
@@ -154,7 +157,38 @@ grow_rows(RowStore *store)
 	store->allocated = capacity;
 }
 
-/* Allocates space for a tuple in the current block, starting a new one if full. */
+/* A new tuple block, its pages queued to be mapped ahead of its use. */
+static char *
+new_block(RowStore *store, Size size)
+{
+	char	   *block = MemoryContextAllocHuge(store->cxt, size);
+
+	prefault_huge_pages(block, size);
+	prefault_range(block, size);
+	store->tuplebytes += size;
+	return block;
+}
+
+/* The bytes of new blocks that allocate_tuple(store, len) would allocate. */
+static Size
+block_bytes_needed(RowStore *store, uint32 len)
+{
+	Size		size = MAXALIGN(len);
+	Size		next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
+	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next : 0;
+
+	if (size <= store->blockfree)
+		return 0;
+	if (store->nextblock && store->nextblocksize >= size)
+		return ahead;
+	return Max(store->blocksize, size) + ahead;
+}
+
+/*
+ * Allocates space for a tuple in the current block, starting a new one if
+ * full.  Large blocks are allocated one ahead, so that the prefault threads
+ * map the next block while the current one fills.
+ */
 static MinimalTuple
 allocate_tuple(RowStore *store, uint32 len)
 {
@@ -165,10 +199,21 @@ allocate_tuple(RowStore *store, uint32 len)
 	{
 		Size		blocksize = Max(store->blocksize, size);
 
-		store->block = prefault_alloc(store->cxt, blocksize);
+		if (store->nextblock && store->nextblocksize >= size)
+		{
+			store->block = store->nextblock;
+			blocksize = store->nextblocksize;
+		}
+		else
+			store->block = new_block(store, blocksize);
 		store->blockfree = blocksize;
-		store->tuplebytes += blocksize;
 		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
+		store->nextblock = NULL;
+		if (store->blocksize >= AHEAD_BLOCK_SIZE)
+		{
+			store->nextblock = new_block(store, store->blocksize);
+			store->nextblocksize = store->blocksize;
+		}
 	}
 	tuple = (MinimalTuple) store->block;
 	store->block += size;
@@ -252,8 +297,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	else
 		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
 
-	newblock = (len > 0 && MAXALIGN(len) > store->blockfree) ?
-		Max(store->blocksize, MAXALIGN(len)) : 0;
+	newblock = store->keys_only ? 0 : block_bytes_needed(store, len);
 	if (store->tuplebytes + newblock +
 		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)

@@ -49,6 +49,8 @@ typedef struct RowStore
 
 	char	   *block;			/* free space of the current tuple block */
 	Size		blockfree;
+	char	   *nextblock;		/* the block after it, allocated ahead */
+	Size		nextblocksize;
 	Size		blocksize;		/* size of the next block */
 	Size		tuplebytes;		/* all blocks allocated so far */
 	Size		rowbytes;		/* bytes each row costs beyond its tuple */
