@@ -4,12 +4,16 @@
  *	  GS_COUNTING_MAX_RANGE): comparison-free, after Abdel-hafeez et al.,
  *	  in one pass over the pairs, like one radix pass whose digit is the
  *	  whole key (up to 4096 buckets):
- *	  1. a histogram of the keys (reads the keys once) and its exclusive
- *	     scan: where each key's run starts in the output;
+ *	  1. a histogram of the keys and its exclusive scan: where each key's
+ *	     run starts in the output.  The key-range pass counted the keys by
+ *	     their low 12 bits (gs_keyrange.low_hist); as the range is at most
+ *	     4096, (k - min) = ((k & 4095) - (min & 4095)) & 4095, so that count
+ *	     rotated is the histogram, and the keys are not read a second time;
  *	  2. one kernel over tiles of CTILE pairs: ranks each pair among equal
  *	     keys of its tile (warp match + per-warp counters), publishes the
  *	     tile's count per key and finds the counts of the tiles before it by
- *	     decoupled look-back, stages the tile in shared memory in key order
+ *	     decoupled look-back (a thread's two keys looked back together),
+ *	     stages the tile in shared memory in key order
  *	     and writes it out, so that each key's pairs leave as one contiguous
  *	     run per tile, next to the runs of the tiles just before and after.
  */
@@ -20,8 +24,12 @@
 #define CITEMS 16
 #define CTILE (CT * CITEMS)		/* pairs per tile */
 
+static_assert(GS_COUNTING_MAX_RANGE <= 4096 && GS_COUNTING_MAX_RANGE <= GS_LOWHIST_BINS,
+			  "counting_offsets scans at most 4096 keys");
+
 #define CFLAG_AGG 1u
-#define CFLAG_INC 2u
+#define CFLAG_INC 2u			/* gs_lookback_add's inclusive flag */
+#define CLB_WINDOW 1			/* look-back: status words per read (2 and 4 spill, slower) */
 
 /* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
 __device__ __forceinline__ uint32_t
@@ -65,6 +73,38 @@ counting_hist(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
 	for (uint32_t i = threadIdx.x; i < range; i += blockDim.x)
 		if (hist[i])
 			atomicAdd(&counts[i], hist[i]);
+}
+
+/*
+ * Exclusive scan of the histogram: offs[o] = sum of h[(o' + rot) & mask] over
+ * o' < o, for o < range <= 4096 (one block of 1024 threads).  With the key-
+ * range pass's low-bits histogram: rot = min & 4095, mask = 4095; with the
+ * histogram counting_hist made: rot = 0, mask = ~0.
+ */
+__global__ void __launch_bounds__(1024)
+counting_offsets(const uint32_t *__restrict__ h, uint32_t rot, uint32_t mask,
+				 uint32_t range, uint32_t *__restrict__ offs)
+{
+	__shared__ uint32_t ws[32];
+	const uint32_t o0 = threadIdx.x * 4;
+	uint32_t	c[4],
+				sum = 0;
+
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+	{
+		c[i] = o0 + i < range ? h[(o0 + i + rot) & mask] : 0;
+		sum += c[i];
+	}
+	uint32_t	base = gs_block_exclusive_scan<32>(sum, ws);
+
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+	{
+		if (o0 + i < range)
+			offs[o0 + i] = base;
+		base += c[i];
+	}
 }
 
 /*
@@ -113,6 +153,69 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 		key[i] = idx < n ? kin[idx] : kmin;
 	}
+	/* the values are read last: ask for their lines in L2 now */
+	if (lane < CITEMS && wb + lane * 32 < n)
+		asm volatile("prefetch.global.L2 [%0];" :: "l"(vin + wb + lane * 32));
+	const unsigned long long tag = (unsigned long long) epoch << 34;
+	volatile unsigned long long *mine = status + (uint64_t) tile * range;
+
+	/*
+	 * Look-back of the keys of this thread (tid, tid + CT, ...; two at a
+	 * time, both in flight): gbase[o] = pairs of key o in the tiles before
+	 * this one (+ the key's output start); publishes the inclusive counts.
+	 * lstart[o] holds the tile's count of key o.
+	 */
+	auto		lookback = [&]() {
+		for (uint32_t o = tid; o < range; o += 2 * CT)
+		{
+			const uint32_t o2 = o + CT;
+			const bool	has2 = o2 < range;
+			uint32_t	excl = 0,
+						excl2 = 0;
+
+			if (tile == 0)
+			{
+				excl = key_offsets[o];
+				if (has2)
+					excl2 = key_offsets[o2];
+			}
+			else
+			{
+				int64_t		k = (int64_t) tile - 1,
+							k2 = k;
+				bool		done = false,
+							done2 = !has2;
+
+				while (!(done && done2))
+				{
+					unsigned long long s1[CLB_WINDOW],
+								s2[CLB_WINDOW];
+
+					if (!done)
+						gs_lookback_load<CLB_WINDOW>(status, range, o, k, s1);
+					if (!done2)
+						gs_lookback_load<CLB_WINDOW>(status, range, o2, k2, s2);
+					if (!done)
+						done = gs_lookback_add<CLB_WINDOW>(s1, epoch, &k, &excl);
+					if (!done2)
+						done2 = gs_lookback_add<CLB_WINDOW>(s2, epoch, &k2, &excl2);
+				}
+				mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl + lstart[o]);
+				if (has2)
+					mine[o2] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl2 + lstart[o2]);
+			}
+			gbase[o] = excl;
+			if (has2)
+				gbase[o2] = excl2;
+		}
+	};
+	auto		publish = [&](uint32_t o, uint32_t run) {
+		if (tile == 0)
+			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (key_offsets[o] + run);
+		else
+			mine[o] = tag | ((unsigned long long) CFLAG_AGG << 32) | run;
+	};
+
 #pragma unroll
 	for (int i = 0; i < CITEMS; i++)
 	{
@@ -134,11 +237,9 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	/*
 	 * Per key: warp prefixes and the tile's count, published at once; then
-	 * the look-back.  Each thread takes keys tid, tid + CT, ...
+	 * the look-back.  (Counts published before the ranking, by shared-memory
+	 * atomics right after the load, measured 8 % slower: NOTES.md.)
 	 */
-	const unsigned long long tag = (unsigned long long) epoch << 34;
-	volatile unsigned long long *mine = status + (uint64_t) tile * range;
-
 	for (uint32_t o = tid; o < range; o += CT)
 	{
 		uint32_t	run = 0;
@@ -152,36 +253,9 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			run += c;
 		}
 		lstart[o] = run;		/* the tile's count, for now */
-		if (tile == 0)
-			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (key_offsets[o] + run);
-		else
-			mine[o] = tag | ((unsigned long long) CFLAG_AGG << 32) | run;
+		publish(o, run);
 	}
-	for (uint32_t o = tid; o < range; o += CT)
-	{
-		uint32_t	excl = 0;
-
-		if (tile == 0)
-			excl = key_offsets[o];
-		else
-		{
-			int64_t		k = (int64_t) tile - 1;
-
-			for (;;)
-			{
-				unsigned long long s = status[(uint64_t) k * range + o];
-
-				if ((s >> 34) != epoch)
-					continue;	/* not yet published */
-				excl += (uint32_t) s;
-				if (((s >> 32) & 3u) == CFLAG_INC)
-					break;
-				k--;
-			}
-			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl + lstart[o]);
-		}
-		gbase[o] = excl;
-	}
+	lookback();
 	__syncthreads();
 
 	/* exclusive scan of the tile's counts over the keys (in lstart) */
@@ -279,11 +353,10 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	K		   *sk;
 	uint32_t   *sv;
 
-	/* work slot: counts[range], the scan's temporary words, the tile counter */
-	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, ((size_t) range + gs_scan_tmp_words(range) + 1) * 4,
-					  (void **) &counts));
+	/* work slot: offsets[range], a histogram[range], the tile counter */
+	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, ((size_t) 2 * range + 1) * 4, (void **) &counts));
 	uint32_t   *tmp = counts + range;
-	uint32_t   *counter = tmp + gs_scan_tmp_words(range);
+	uint32_t   *counter = tmp + range;
 
 	GS_TRY(gs_scratch(ctx, GS_SLOT_STATUS, (size_t) ntiles * range * 8, &st));
 	if ((const void *) kin == (const void *) kout)
@@ -296,17 +369,27 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		kin = sk;
 		vin = sv;
 	}
-	GS_CHECK(ctx, cudaMemsetAsync(counts, 0, (size_t) range * 4, ctx->stream));
 	GS_CHECK(ctx, cudaMemsetAsync(counter, 0, 4, ctx->stream));
+	if (kr->low_hist)
+	{
+		/* the key-range pass's count of k & 4095, rotated by min */
+		counting_offsets<<<1, 1024, 0, ctx->stream>>>(kr->low_hist,
+													  (uint32_t) kr->min & (GS_LOWHIST_BINS - 1),
+													  GS_LOWHIST_BINS - 1, range, counts);
+		GS_TRY(gs_after_launch(ctx, "counting: offsets"));
+	}
+	else
 	{
 		uint32_t	grid = gs_blocks(n, 256 * 16);
 
 		if (grid > (uint32_t) ctx->sm_count * 4)
 			grid = ctx->sm_count * 4;
-		counting_hist<K><<<grid, 256, range * 4, ctx->stream>>>(kin, n, (K) kr->min, range, counts);
+		GS_CHECK(ctx, cudaMemsetAsync(tmp, 0, (size_t) range * 4, ctx->stream));
+		counting_hist<K><<<grid, 256, range * 4, ctx->stream>>>(kin, n, (K) kr->min, range, tmp);
 		GS_TRY(gs_after_launch(ctx, "counting: histogram"));
+		counting_offsets<<<1, 1024, 0, ctx->stream>>>(tmp, 0, ~0u, range, counts);
+		GS_TRY(gs_after_launch(ctx, "counting: offsets"));
 	}
-	GS_TRY(gs_scan_u32(ctx, counts, range, tmp));
 
 	const size_t smem = onesweep_smem(sizeof(K), range);
 	const uint32_t epoch = gs_next_epoch(ctx);

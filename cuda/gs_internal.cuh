@@ -69,12 +69,32 @@ gs_blocks(uint64_t n, uint32_t per_block)
 	return (uint32_t) ((n + per_block - 1) / per_block);
 }
 
+/*
+ * The small slot (GS_SLOT_SMALL): the key range at offset 0, the radix
+ * sort's histograms and offsets from 1 KiB, the sample sort's bucket
+ * boundaries from 32 KiB, the key-range pass's low-bits histogram from
+ * GS_SMALL_LOWHIST.
+ */
+#define GS_SMALL_BYTES (80 * 1024)
+#define GS_SMALL_LOWHIST (64 * 1024)
+#define GS_LOWHIST_BITS 12
+#define GS_LOWHIST_BINS (1u << GS_LOWHIST_BITS)
+
 /* Key range, computed on the device. */
 typedef struct gs_keyrange
 {
 	uint64_t	min;
 	uint64_t	max;
 	uint64_t	diff;			/* OR of key ^ keys[0]: the bits that differ */
+	/*
+	 * Device array of GS_LOWHIST_BINS counts: how many keys have each value
+	 * of key & (GS_LOWHIST_BINS - 1), counted in the same pass, or NULL.
+	 * Since (k - min) mod 2^12 depends only on k mod 2^12 and min, it gives
+	 * the counting sort's histogram (range <= 4096) and the radix sort's
+	 * first digit (lo + 8 <= 12) without another read of the keys.  Valid
+	 * until the small slot is reused (the next sort).
+	 */
+	const uint32_t *low_hist;
 } gs_keyrange;
 
 gs_status	gs_key_range(gs_context *ctx, int key_bits, const void *keys,
@@ -171,6 +191,46 @@ gs_block_exclusive_scan(uint32_t v, uint32_t *warp_sums, uint32_t *total = nullp
 		for (int i = 0; i < w; i++)
 			base += warp_sums[i];
 	return base + x - v;
+}
+
+/*
+ * Decoupled look-back over status words (epoch << 34 | flag << 32 | count;
+ * flag 1: the tile's own count, 2: inclusive of all tiles before it) at
+ * status[t * stride + o], from tile k down: gs_lookback_load reads W of
+ * them at once (all in flight), gs_lookback_add adds them in order until an
+ * inclusive one (returns true) or an unpublished one, where the next window
+ * starts (*k is moved past the words used).
+ */
+template <int W>
+__device__ __forceinline__ void
+gs_lookback_load(volatile unsigned long long *status, uint32_t stride,
+				 uint32_t o, int64_t k, unsigned long long (&s)[W])
+{
+#pragma unroll
+	for (int i = 0; i < W; i++)
+		s[i] = (k - i >= 0) ? status[(uint64_t) (k - i) * stride + o] : 0ull;
+}
+
+template <int W>
+__device__ __forceinline__ bool
+gs_lookback_add(const unsigned long long (&s)[W], uint32_t epoch, int64_t *k,
+				uint32_t *excl)
+{
+	int			used = 0;
+	bool		done = false;
+
+#pragma unroll
+	for (int i = 0; i < W; i++)
+	{
+		if (!done && used == i && (s[i] >> 34) == epoch)
+		{
+			*excl += (uint32_t) s[i];
+			used++;
+			done = ((s[i] >> 32) & 3u) == 2u;
+		}
+	}
+	*k -= used;
+	return done;
 }
 
 #endif							/* GS_INTERNAL_CUH */

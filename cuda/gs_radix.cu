@@ -9,6 +9,9 @@
  * where lo is the number of low bits that all keys share; digit passes in
  * which all keys share the digit are skipped.  64-bit keys whose significant
  * bits fit 32 travel as 32-bit words between the first and the last pass.
+ * Sorts of at most RADIX_FOLD_PASSES digits skip the upfront histogram: the
+ * first digit is counted by the key-range pass (gs_keyrange.low_hist), the
+ * others by the first digit pass.
  */
 #include "gs_internal.cuh"
 
@@ -29,7 +32,21 @@
 #define RTILE_MIN (RT * RITEMS_WIDE_S)
 
 #define FLAG_AGG 1u
-#define FLAG_INC 2u
+#define FLAG_INC 2u				/* gs_lookback_add's inclusive flag */
+#ifndef RLB_WINDOW
+#define RLB_WINDOW 4			/* look-back: predecessors' status words per read */
+#endif
+/*
+ * Sorts of at most RADIX_FOLD_PASSES digits (and lo + 8 <= 12) read no
+ * histogram pass: the first digit's counts come from the key-range pass's
+ * low-bits histogram, the other digits' from the first digit pass.
+ */
+#ifndef RADIX_FOLD_PASSES
+#define RADIX_FOLD_PASSES 4
+#endif
+#define RADIX_FOLD_EXTRA 3
+		/* most digits a first pass counts */
+static_assert(RADIX_FOLD_PASSES - 1 <= RADIX_FOLD_EXTRA, "fold histogram size");
 
 /* Histogram of every digit pass, on (key - sub) >> lo. */
 template <typename K>
@@ -69,14 +86,17 @@ radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 			atomicAdd(&hist[i], h[i]);
 }
 
-/* Per pass: exclusive digit offsets, and whether one digit holds all keys. */
+/*
+ * Per pass p in [first, npass): exclusive digit offsets, and whether one
+ * digit holds all keys.
+ */
 __global__ void
-radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
-			  uint32_t *trivial)
+radix_offsets(const uint32_t *hist, uint32_t n, int first, int npass,
+			  uint32_t *offs, uint32_t *trivial)
 {
 	__shared__ uint32_t ws[RADIX / 32];
 
-	for (int p = 0; p < npass; p++)
+	for (int p = first; p < npass; p++)
 	{
 		uint32_t	c = hist[p * RADIX + threadIdx.x];
 		uint32_t	any_all = __syncthreads_or(c == n);
@@ -89,21 +109,47 @@ radix_offsets(const uint32_t *hist, uint32_t n, int npass, uint32_t *offs,
 }
 
 /*
+ * The first digit's offsets from the key-range pass's count of k & 4095
+ * (lo + 8 <= 12): digit of bin b is ((b - min) & 4095) >> lo & 255.
+ */
+__global__ void
+radix_offsets_low(const uint32_t *__restrict__ low_hist, uint32_t rot, int lo,
+				  uint32_t *offs)
+{
+	__shared__ uint32_t cnt[RADIX];
+	__shared__ uint32_t ws[RADIX / 32];
+
+	cnt[threadIdx.x] = 0;
+	__syncthreads();
+	for (uint32_t b = threadIdx.x; b < GS_LOWHIST_BINS; b += RADIX)
+	{
+		uint32_t	c = low_hist[b];
+
+		if (c)
+			atomicAdd(&cnt[(((b - rot) & (GS_LOWHIST_BINS - 1)) >> lo) & (RADIX - 1)], c);
+	}
+	__syncthreads();
+	offs[threadIdx.x] = gs_block_exclusive_scan<RADIX / 32>(cnt[threadIdx.x], ws);
+}
+
+/*
  * One digit pass over a tile of RT * IT pairs.  MODE 0: keys keep their
  * type, digit of (k - sub) >> lo.  MODE 1: 64-bit keys in, (k - sub) >> lo
  * out as 32-bit words.  MODE 2: 32-bit words in, (w << lo) + sub out as
  * 64-bit keys.  Dynamic shared memory: the staging tile (keys, then values);
  * a staged key's digit is recomputed from the key itself.  MINB: blocks per
- * SM the registers are budgeted for.
+ * SM the registers are budgeted for.  FOLD (first pass only): also counts
+ * the next nextra digits of the tile's keys into fold_hist (global, digit
+ * p's counts at p * RADIX).
  */
-template <typename KI, typename KO, int MODE, int IT, int MINB>
+template <typename KI, typename KO, int MODE, int IT, int MINB, bool FOLD>
 __global__ void __launch_bounds__(RT, MINB)
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
 			   const uint32_t *__restrict__ digit_offsets,
 			   volatile unsigned long long *status, uint32_t *tile_counter,
-			   uint32_t epoch)
+			   uint32_t epoch, int nextra, uint32_t *fold_hist)
 {
 	constexpr int TILE = RT * IT;
 	extern __shared__ __align__(16) unsigned char dyn[];
@@ -114,6 +160,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	__shared__ uint32_t gbase[RADIX];
 	__shared__ uint32_t ws[RWARPS];
 	__shared__ uint32_t s_tile;
+	__shared__ uint32_t fhist[FOLD ? RADIX_FOLD_EXTRA * RADIX : 1];
 
 	const int	tid = threadIdx.x,
 				lane = tid & 31,
@@ -124,6 +171,9 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		s_tile = atomicAdd(tile_counter, 1u);
 	for (int i = tid; i < RWARPS * RADIX; i += RT)
 		(&whist[0][0])[i] = 0;
+	if (FOLD)
+		for (int i = tid; i < nextra * RADIX; i += RT)
+			fhist[i] = 0;
 	__syncthreads();
 
 	const uint32_t tile = s_tile;
@@ -163,6 +213,36 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		return (uint32_t) ((((uint64_t) k - sub) >> lo) >> shift) & (RADIX - 1);
 	};
 
+	/* per digit (threads 0..255): the tile's count, publish, look-back */
+	uint32_t	total = 0,
+				excl = 0;
+	auto		lookback = [&]() {
+		const uint32_t d = tid;
+		volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
+		const unsigned long long tag = (unsigned long long) epoch << 34;
+
+		if (tile == 0)
+		{
+			excl = digit_offsets[d];
+			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
+		}
+		else
+		{
+			*my = tag | ((unsigned long long) FLAG_AGG << 32) | total;
+			int64_t		k = (int64_t) tile - 1;
+
+			for (;;)
+			{
+				unsigned long long s[RLB_WINDOW];
+
+				gs_lookback_load<RLB_WINDOW>(status, RADIX, d, k, s);
+				if (gs_lookback_add<RLB_WINDOW>(s, epoch, &k, &excl))
+					break;
+			}
+			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
+		}
+	};
+
 	/* rank each item among equal digits of its warp, in (item, lane) order */
 #pragma unroll
 	for (int i = 0; i < IT; i++)
@@ -187,13 +267,27 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			whist[w][d] = before + __popc(peers);
 		__syncwarp();
 		rank[i] = before + __popc(peers & lt_mask);
+		if (FOLD && valid)
+		{
+			KI			rk = (KI) (key[i] - (KI) sub) >> lo;
+
+#pragma unroll
+			for (int p = 0; p < RADIX_FOLD_EXTRA; p++)
+				if (p < nextra)
+					atomicAdd(&fhist[p * RADIX + (uint32_t) ((rk >> (shift + (p + 1) * RADIX_BITS)) & (RADIX - 1))], 1u);
+		}
 	}
 	__syncthreads();
+	/* the threads that do no look-back add the tile's later digits */
+	if (FOLD && tid >= RADIX)
+		for (int i = tid - RADIX; i < nextra * RADIX; i += RT - RADIX)
+			if (fhist[i])
+				atomicAdd(&fold_hist[RADIX + i], fhist[i]);
 
-	/* per digit (threads 0..255): warp prefixes, tile total, look-back */
-	uint32_t	total = 0,
-				excl = 0;
-
+	/*
+	 * per digit: warp prefixes, then the look-back.  (Digit counts published
+	 * before the ranking cost registers, spilled, and ran 6-40 % slower.)
+	 */
 	if (tid < RADIX)
 	{
 		const uint32_t d = tid;
@@ -208,32 +302,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			run += c;
 		}
 		total = run;
-		volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
-		const unsigned long long tag = (unsigned long long) epoch << 34;
-
-		if (tile == 0)
-		{
-			excl = digit_offsets[d];
-			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
-		}
-		else
-		{
-			*my = tag | ((unsigned long long) FLAG_AGG << 32) | total;
-			int64_t		k = (int64_t) tile - 1;
-
-			for (;;)
-			{
-				unsigned long long s = status[k * RADIX + d];
-
-				if ((s >> 34) != epoch)
-					continue;	/* not yet published */
-				excl += (uint32_t) s;
-				if (((s >> 32) & 3u) == FLAG_INC)
-					break;
-				k--;
-			}
-			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
-		}
+		lookback();
 	}
 	{
 		uint32_t	ls = gs_block_exclusive_scan<RWARPS>(total, ws);
@@ -306,35 +375,36 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 }
 
 /* Launches one pass; returns the launch status. */
-template <typename KI, typename KO, int MODE>
+template <typename KI, typename KO, int MODE, bool FOLD>
 static gs_status
 launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 			uint32_t *vout, uint32_t n, uint64_t sub, int lo, int shift,
 			const uint32_t *dofs, volatile unsigned long long *status,
-			uint32_t *counter, uint32_t epoch, bool small)
+			uint32_t *counter, uint32_t epoch, bool small, int nextra,
+			uint32_t *fold_hist)
 {
 	constexpr bool narrow = (sizeof(KI) == 4 && sizeof(KO) == 4);
 	if (small)
 	{
 		constexpr int IT = narrow ? RITEMS_NARROW_S : RITEMS_WIDE_S;
 		const size_t smem = (size_t) RT * IT * sizeof(KO);
-		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 3>;
+		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 3, FOLD>;
 
 		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
 			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
-			status, counter, epoch);
+			status, counter, epoch, nextra, fold_hist);
 	}
 	else
 	{
 		constexpr int IT = narrow ? RITEMS_NARROW : RITEMS_WIDE;
 		const size_t smem = (size_t) RT * IT * sizeof(KO);
-		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 2>;
+		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 2, FOLD>;
 
 		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
 			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
-			status, counter, epoch);
+			status, counter, epoch, nextra, fold_hist);
 	}
 	return gs_after_launch(ctx, "radix pass");
 }
@@ -344,6 +414,7 @@ launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 #define SMALL_OFFS   (SMALL_HIST + 8 * RADIX * 4)
 #define SMALL_CNT    (SMALL_OFFS + 8 * RADIX * 4)
 #define SMALL_TRIV   (SMALL_CNT + 64)
+static_assert(SMALL_TRIV + 64 <= 32 * 1024, "radix: small slot layout");
 
 template <typename K>
 static gs_status
@@ -376,14 +447,37 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 	char	   *small;
 
-	GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, 64 * 1024, (void **) &small));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, GS_SMALL_BYTES, (void **) &small));
 	uint32_t   *hist = (uint32_t *) (small + SMALL_HIST);
 	uint32_t   *offs = (uint32_t *) (small + SMALL_OFFS);
 	uint32_t   *counters = (uint32_t *) (small + SMALL_CNT);
 	uint32_t   *trivial = (uint32_t *) (small + SMALL_TRIV);
 
+	/*
+	 * fold: no histogram pass.  Digit 0 (never trivial: some key differs
+	 * from min in bit lo) is counted from the key-range pass's low bits; the
+	 * first pass counts the others.  Which of those are trivial is known
+	 * after it, so that pass's destination assumes none is.
+	 */
+	const bool	fold = kr->low_hist && npass <= RADIX_FOLD_PASSES &&
+		lo + RADIX_BITS <= GS_LOWHIST_BITS;
+
 	GS_CHECK(ctx, cudaMemsetAsync(hist, 0, 8 * RADIX * 4, ctx->stream));
 	GS_CHECK(ctx, cudaMemsetAsync(counters, 0, 64, ctx->stream));
+	int			active[8],
+				m = 0;
+	uint32_t	triv[8];
+
+	if (fold)
+	{
+		radix_offsets_low<<<1, RADIX, 0, ctx->stream>>>(kr->low_hist,
+														(uint32_t) kr->min & (GS_LOWHIST_BINS - 1),
+														lo, offs);
+		GS_TRY(gs_after_launch(ctx, "radix offsets"));
+		for (int p = 0; p < npass; p++)
+			active[m++] = p;	/* planned; trivial ones dropped after pass 0 */
+	}
+	else
 	{
 		uint32_t	grid = gs_blocks(n, 256 * 16);
 
@@ -391,21 +485,14 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 			grid = ctx->sm_count * 4;
 		radix_histogram<K><<<grid, 256, 0, ctx->stream>>>(kin, n, (K) kr->min, lo, npass, hist);
 		GS_TRY(gs_after_launch(ctx, "radix histogram"));
-		radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, npass, offs, trivial);
+		radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, 0, npass, offs, trivial);
 		GS_TRY(gs_after_launch(ctx, "radix offsets"));
+		GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
+		GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+		for (int p = 0; p < npass; p++)
+			if (!triv[p])
+				active[m++] = p;
 	}
-	uint32_t	triv[8];
-
-	GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
-	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
-
-	int			active[8],
-				m = 0;
-
-	for (int p = 0; p < npass; p++)
-		if (!triv[p])
-			active[m++] = p;
-	info->radix_passes = m;
 	/* range != 0, so some digit differs: m >= 1 */
 
 	const uint32_t ntiles = gs_blocks(n, RTILE_MIN);
@@ -419,47 +506,84 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 	/*
 	 * Destinations.  Out of place: passes alternate between the output and
-	 * scratch so that the last one writes the output.  In place: scratch,
-	 * output, scratch, ...; an odd number of passes ends with a copy.
+	 * scratch so that the last planned one writes the output.  In place:
+	 * scratch, output, scratch, ...  A last pass into scratch (an odd number
+	 * in place, or fewer passes than planned) ends with a copy.
 	 */
-	bool		to_out[8];
+	bool		dest_out = in_place ? false : (((m - 1) & 1) == 0);
 
-	for (int j = 0; j < m; j++)
-		to_out[j] = in_place ? (j & 1) : (((m - 1 - j) & 1) == 0);
-	const bool	copy_back = !to_out[m - 1];
-
+	/* 64-bit keys of <= 32 significant bits travel as 32-bit words (m >= 2) */
 	const bool	narrow = (sizeof(K) == 8 && sig <= 32 && m >= 2);
 	const void *src_k = kin;
 	const uint32_t *src_v = vin;
+	int			done = 0;
 
 	for (int j = 0; j < m; j++)
 	{
-		void	   *dk = to_out[j] ? (void *) kout : sk;
-		uint32_t   *dv = to_out[j] ? vout : (uint32_t *) sv;
+		void	   *dk = dest_out ? (void *) kout : sk;
+		uint32_t   *dv = dest_out ? vout : (uint32_t *) sv;
 		const int	shift = active[j] * RADIX_BITS;
 		const uint32_t *dofs = offs + active[j] * RADIX;
 		uint32_t	epoch = gs_next_epoch(ctx);
 		volatile unsigned long long *status = (volatile unsigned long long *) st;
+		const bool	first_fold = fold && j == 0;
+		const int	nextra = first_fold ? npass - 1 : 0;
 
 		if (!narrow)
-			GS_TRY((launch_pass<K, K, 0>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
-										shift, dofs, status, counters + j, epoch, narrow)));
+		{
+			if (first_fold)
+				GS_TRY((launch_pass<K, K, 0, true>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
+												   shift, dofs, status, counters + j, epoch,
+												   narrow, nextra, hist)));
+			else
+				GS_TRY((launch_pass<K, K, 0, false>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
+													shift, dofs, status, counters + j, epoch,
+													narrow, 0, NULL)));
+		}
 		else if (j == 0)
-			GS_TRY((launch_pass<uint64_t, uint32_t, 1>(ctx, src_k, src_v, dk, dv, n,
-													   kr->min, lo, shift, dofs,
-													   status, counters + j, epoch, narrow)));
+		{
+			if (first_fold)
+				GS_TRY((launch_pass<uint64_t, uint32_t, 1, true>(ctx, src_k, src_v, dk, dv, n,
+																 kr->min, lo, shift, dofs,
+																 status, counters + j, epoch,
+																 narrow, nextra, hist)));
+			else
+				GS_TRY((launch_pass<uint64_t, uint32_t, 1, false>(ctx, src_k, src_v, dk, dv, n,
+																  kr->min, lo, shift, dofs,
+																  status, counters + j, epoch,
+																  narrow, 0, NULL)));
+		}
 		else if (j < m - 1)
-			GS_TRY((launch_pass<uint32_t, uint32_t, 0>(ctx, src_k, src_v, dk, dv, n,
-													   0, 0, shift, dofs, status,
-													   counters + j, epoch, narrow)));
+			GS_TRY((launch_pass<uint32_t, uint32_t, 0, false>(ctx, src_k, src_v, dk, dv, n,
+															  0, 0, shift, dofs, status,
+															  counters + j, epoch, narrow,
+															  0, NULL)));
 		else
-			GS_TRY((launch_pass<uint32_t, uint64_t, 2>(ctx, src_k, src_v, dk, dv, n,
-													   kr->min, lo, shift, dofs,
-													   status, counters + j, epoch, narrow)));
+			GS_TRY((launch_pass<uint32_t, uint64_t, 2, false>(ctx, src_k, src_v, dk, dv, n,
+															  kr->min, lo, shift, dofs,
+															  status, counters + j, epoch,
+															  narrow, 0, NULL)));
 		src_k = dk;
 		src_v = dv;
+		dest_out = !dest_out;
+		done++;
+		if (first_fold && nextra > 0)
+		{
+			/* the later digits' offsets, and which of them to skip */
+			radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, 1, npass, offs, trivial);
+			GS_TRY(gs_after_launch(ctx, "radix offsets"));
+			GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
+			GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+			int			mm = 1;
+
+			for (int p = 1; p < npass; p++)
+				if (!triv[p])
+					active[mm++] = p;
+			m = mm;				/* the top digit is never trivial: m >= 2 */
+		}
 	}
-	if (copy_back)
+	info->radix_passes = done;
+	if (src_k != (const void *) kout)
 	{
 		GS_CHECK(ctx, cudaMemcpyAsync(kout, sk, kbytes, cudaMemcpyDeviceToDevice, ctx->stream));
 		GS_CHECK(ctx, cudaMemcpyAsync(vout, sv, vbytes, cudaMemcpyDeviceToDevice, ctx->stream));

@@ -244,7 +244,7 @@ samplesort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		uint32_t   *d_off = NULL;
 
 		/* bucket boundaries for the segmented sort: upper half of SMALL */
-		GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, 64 * 1024, (void **) &d_off));
+		GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, GS_SMALL_BYTES, (void **) &d_off));
 		d_off = (uint32_t *) ((char *) d_off + 32 * 1024);
 		GS_CHECK(ctx, cudaMemcpyAsync(d_off, off.data(), (nb + 1) * 4, cudaMemcpyHostToDevice, ctx->stream));
 		GS_TRY(gs_bitonic_segments(ctx, sizeof(K) * 8, bk, bv, kout, vout, n,
@@ -273,6 +273,7 @@ samplesort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		bkr.min = b == 0 ? kr.min : (uint64_t) spl[b - 1];
 		bkr.max = b == nb - 1 ? kr.max : (uint64_t) spl[b];
 		bkr.diff = kr.diff;
+		bkr.low_hist = NULL;	/* the whole input's, not the bucket's */
 		GS_TRY(gs_radix_sort(ctx, sizeof(K) * 8, bk + lo, bv + lo, kout + lo,
 							 vout + lo, len, &bkr, &info));
 	}

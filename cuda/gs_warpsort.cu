@@ -7,11 +7,13 @@
  *	     bitonic merge stages (a 4096-pair run: 4 global merge levels fewer).
  *	  2. Sorted runs are merged pairwise, level by level.  Each merge is
  *	     split into independent pieces of at most WS_PIECE outputs by
- *	     splitters found on the merge path (exact, so pieces are balanced),
- *	     and each piece is merged by one warp with Ye's bitonic merge: the
+ *	     splitters found on the merge path (exact, so pieces are balanced;
+ *	     each warp finds its own two by a 16-way search), and each piece is
+ *	     merged by one warp with Ye's bitonic merge: the
  *	     warp keeps the WS_T largest pairs seen so far in registers, loads
  *	     the next WS_T pairs (coalesced) from whichever run has the smaller
- *	     head, and a bitonic merge network emits the WS_T smallest.
+ *	     head (loaded before the network that frees room for it runs), and
+ *	     a bitonic merge network emits the WS_T smallest.
  *	  Pairs compare as (key, value), so the sort is stable for values that
  *	  are input positions.
  */
@@ -19,7 +21,16 @@
 
 #define WS_E 8					/* pairs per lane */
 #define WS_T (32 * WS_E)		/* pairs per warp tile / merge step */
+#ifndef WS_PIECE
 #define WS_PIECE 2048			/* outputs per warp in a merge */
+#endif
+/*
+ * warp_merge's register budget: MINB 1 (127 registers for 64-bit keys, 3
+ * blocks per SM) ran 1.8 % faster at 10M pairs and 1.5 % slower at 100M
+ * than MINB 5 (96 registers, 5 blocks per SM): the small budget below
+ * WS_WIDE_REGS_MAX_N pairs, the large one above.
+ */
+#define WS_WIDE_REGS_MAX_N (1u << 25)
 #define WS_WARPS 4				/* warps per block */
 #define WS_RUN0 4096			/* first runs of the global merges */
 
@@ -213,39 +224,52 @@ merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 	}
 }
 
-/* Split of each merge piece: pairs taken from run A before the piece. */
+/*
+ * Merge-path splits, one per half-warp: lanes 0-15 find how many of the
+ * first d0 outputs of merging A[0, na) and B[0, nb) come from A, lanes
+ * 16-31 the same for d1.  Each round probes 16 points of the interval that
+ * holds the split (one load of A and B each per lane), so it shrinks
+ * 16-fold: about 7 rounds for a 2^26-pair run, where a binary search takes
+ * 26 dependent loads.  Returns the split for d0 in every lane of half 0,
+ * for d1 in half 1.
+ */
 template <typename K>
-__global__ void
-merge_partition(const K *keys, const uint32_t *vals, uint32_t n, uint32_t run,
-				uint32_t piece, uint32_t npieces, uint32_t *split)
+__device__ __forceinline__ uint64_t
+warp_merge_path(const K *ka, const uint32_t *va, uint64_t na,
+				const K *kb, const uint32_t *vb, uint64_t nb,
+				uint64_t d0, uint64_t d1, int lane)
 {
-	uint32_t	q = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (q >= npieces)
-		return;
-	uint64_t	g = (uint64_t) q * piece;
-	uint64_t	pair_base = g / (2ull * run) * (2ull * run);
-	uint64_t	na = min((uint64_t) run, n - pair_base);
-	uint64_t	nb = min((uint64_t) run, n - pair_base - na);
-	uint64_t	d = g - pair_base;
-	const K    *ka = keys + pair_base,
-			   *kb = keys + pair_base + na;
-	const uint32_t *va = vals + pair_base,
-			   *vb = vals + pair_base + na;
+	const int	h = lane >> 4,
+				t = lane & 15;
+	const uint64_t d = h ? d1 : d0;
 	uint64_t	lo = d > nb ? d - nb : 0,
 				hi = d < na ? d : na;
 
-	while (lo < hi)
+	/* P(i): A[i] is among the first d outputs; true for i < split */
+	while (__any_sync(0xffffffffu, lo < hi))
 	{
-		uint64_t	mid = (lo + hi) >> 1;
+		const uint64_t len = hi - lo;
+		const uint64_t p = lo + len * t / 16;
+		bool		pred = false;
 
-		/* A[mid] <= B[d-1-mid]: A[mid] is among the first d outputs */
-		if (!gs_pair_less(kb[d - 1 - mid], vb[d - 1 - mid], ka[mid], va[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (lo < hi)
+			pred = !gs_pair_less(kb[d - 1 - p], vb[d - 1 - p], ka[p], va[p]);
+		const uint32_t c = __popc((__ballot_sync(0xffffffffu, pred) >> (h * 16)) & 0xFFFFu);
+
+		if (lo < hi)
+		{
+			if (c == 0)
+				hi = lo;
+			else
+			{
+				const uint64_t nlo = lo + len * (c - 1) / 16 + 1;
+
+				hi = c < 16 ? lo + len * c / 16 : hi;
+				lo = nlo;
+			}
+		}
 	}
-	split[q] = (uint32_t) lo;
+	return lo;
 }
 
 template <typename K>
@@ -263,12 +287,11 @@ load_run(const K *keys, const uint32_t *vals, uint64_t pos, uint64_t end,
 	}
 }
 
-template <typename K>
-__global__ void __launch_bounds__(WS_WARPS * 32)
+template <typename K, int MINB>
+__global__ void __launch_bounds__(WS_WARPS * 32, MINB)
 warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 		   K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
-		   uint32_t run, uint32_t piece, uint32_t npieces,
-		   const uint32_t *__restrict__ split)
+		   uint32_t run, uint32_t piece, uint32_t npieces)
 {
 	const int	lane = threadIdx.x & 31;
 	const uint32_t q = blockIdx.x * WS_WARPS + (threadIdx.x >> 5);
@@ -281,8 +304,11 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 	const uint64_t nb = min((uint64_t) run, n - pair_base - na);
 	const uint64_t d0 = g - pair_base;
 	const uint64_t d1 = min(d0 + piece, na + nb);
-	const uint64_t i0 = split[q];
-	const uint64_t i1 = (d1 == na + nb) ? na : split[q + 1];
+	const uint64_t sp = warp_merge_path(kin + pair_base, vin + pair_base, na,
+										kin + pair_base + na, vin + pair_base + na,
+										nb, d0, d1, lane);
+	const uint64_t i0 = __shfl_sync(0xffffffffu, sp, 0);
+	const uint64_t i1 = __shfl_sync(0xffffffffu, sp, 16);
 	const uint64_t a0 = pair_base + i0,
 				a1 = pair_base + i1;
 	const uint64_t b0 = pair_base + na + (d0 - i0),
@@ -291,9 +317,11 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 	const uint32_t total = (uint32_t) (d1 - d0);
 
 	K			bk[WS_E],
-				ck[WS_E];
+				ck[WS_E],
+				nk[WS_E];
 	uint32_t	bv[WS_E],
-				cv[WS_E];
+				cv[WS_E],
+				nv[WS_E];
 	uint64_t	ia = a0,
 				ib = b0;
 
@@ -303,6 +331,34 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 	ib += WS_T;
 	for (uint32_t done = 0;;)
 	{
+		/*
+		 * The pairs the next step needs are known now: load them before
+		 * this step's network, so that the load overlaps it.
+		 */
+		const bool	more = done + WS_T < total;
+
+		if (more)
+		{
+			/* the next WS_T pairs come from the run with the smaller head */
+			bool		take_a;
+
+			if (ia >= a1)
+				take_a = false;
+			else if (ib >= b1)
+				take_a = true;
+			else
+				take_a = !gs_pair_less(kin[ib], vin[ib], kin[ia], vin[ia]);
+			if (take_a)
+			{
+				load_run(kin, vin, ia, a1, true, nk, nv, lane);
+				ia += WS_T;
+			}
+			else
+			{
+				load_run(kin, vin, ib, b1, true, nk, nv, lane);
+				ib += WS_T;
+			}
+		}
 		/* half-cleaner: bk = smaller half, ck = larger half, both bitonic */
 #pragma unroll
 		for (int j = 0; j < WS_E; j++)
@@ -320,7 +376,7 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			}
 		}
 		done += WS_T;
-		if (done >= total)
+		if (!more)
 			break;
 		bitonic_clean(ck, cv, lane);
 #pragma unroll
@@ -328,25 +384,8 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 		{
 			bk[j] = ck[j];
 			bv[j] = cv[j];
-		}
-		/* the next WS_T pairs come from the run with the smaller head */
-		bool		take_a;
-
-		if (ia >= a1)
-			take_a = false;
-		else if (ib >= b1)
-			take_a = true;
-		else
-			take_a = !gs_pair_less(kin[ib], vin[ib], kin[ia], vin[ia]);
-		if (take_a)
-		{
-			load_run(kin, vin, ia, a1, true, ck, cv, lane);
-			ia += WS_T;
-		}
-		else
-		{
-			load_run(kin, vin, ib, b1, true, ck, cv, lane);
-			ib += WS_T;
+			ck[j] = nk[j];
+			cv[j] = nv[j];
 		}
 	}
 }
@@ -368,14 +407,12 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	for (uint64_t run = run0; run < n; run <<= 1)
 		levels++;
 	K		   *sk = NULL;
-	uint32_t   *sv = NULL,
-			   *split = NULL;
+	uint32_t   *sv = NULL;
 
 	if (levels > 0)
 	{
 		GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, (size_t) n * sizeof(K), (void **) &sk));
 		GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, (size_t) n * 4, (void **) &sv));
-		GS_TRY(gs_scratch(ctx, GS_SLOT_WORK, ((size_t) n / 256 + 16) * 4, (void **) &split));
 	}
 	/* stage s writes the output when (levels - s) is even */
 	K		   *dk = (levels & 1) ? sk : kout;
@@ -400,11 +437,12 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 		dk = (dk == kout) ? sk : kout;
 		dv = (dv == vout) ? sv : vout;
-		merge_partition<K><<<gs_blocks(npieces, 256), 256, 0, ctx->stream>>>(
-			srck, srcv, n, (uint32_t) run, piece, npieces, split);
-		GS_TRY(gs_after_launch(ctx, "warpsort partition"));
-		warp_merge<K><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
-			srck, srcv, dk, dv, n, (uint32_t) run, piece, npieces, split);
+		if (n < WS_WIDE_REGS_MAX_N)
+			warp_merge<K, 1><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
+				srck, srcv, dk, dv, n, (uint32_t) run, piece, npieces);
+		else
+			warp_merge<K, 5><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
+				srck, srcv, dk, dv, n, (uint32_t) run, piece, npieces);
 		GS_TRY(gs_after_launch(ctx, "warpsort merge"));
 	}
 	return GS_OK;

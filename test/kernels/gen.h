@@ -24,9 +24,9 @@ splitmix64(uint64_t &s)
 
 static const char *const gen_names[] = {
 	"uniform", "sorted", "reverse", "equal", "few", "zipf", "narrow",
-	"tiny", "extreme", "bits24"
+	"tiny", "extreme", "bits24", "gap24"
 };
-enum { GEN_COUNT = 10 };
+enum { GEN_COUNT = 11 };
 
 static inline int
 gen_lookup(const std::string &name)
@@ -46,6 +46,9 @@ gen_lookup(const std::string &name)
  * narrow   base + [0, 2^20);  tiny: base + [0, 1000) (counting-sort range)
  * extreme  0, 1, max-1 and max
  * bits24   base + [0, 2^24): 24 significant bits
+ * gap24    base + a * 2^16 + b, a and b in [0, 256), the first key base:
+ *          24 significant bits, of which bits 8-15 are the same in every
+ *          key (a radix digit pass that is skipped)
  */
 static inline void
 gen_keys(std::vector<uint64_t> &keys, size_t n, int key_bits, int g,
@@ -113,6 +116,15 @@ gen_keys(std::vector<uint64_t> &keys, size_t n, int key_bits, int g,
 					keys[i] = base + splitmix64(s) % span;
 				break;
 			}
+		case 10:
+			base = (base & mask) > mask - (1ull << 24) ? mask - (1ull << 24) : (base & mask);
+			for (size_t i = 0; i < n; i++)
+			{
+				uint64_t	r = splitmix64(s);
+
+				keys[i] = i == 0 ? base : base + ((r & 255) << 16) + ((r >> 8) & 255);
+			}
+			break;
 		case 8:
 			for (size_t i = 0; i < n; i++)
 			{

@@ -8,6 +8,8 @@
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
  *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]
+ *	               [--algo NAME[,...]]   (auto, radix, counting, warpsort,
+ *	                                      samplesort, cub_radix, cub_merge)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,13 @@ struct Result
 
 static gs_context *ctx;
 static int	runs = 5;
+static std::string algos;		/* "name[,...]": only these (ours and cub_*) */
+
+static bool
+wanted(const char *name)
+{
+	return algos.empty() || ("," + algos + ",").find("," + std::string(name) + ",") != std::string::npos;
+}
 
 template <typename F>
 static void
@@ -148,6 +157,8 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 			continue;
 		if (a == GS_ALGO_SAMPLESORT && n > 10000000)
 			continue;
+		if (!wanted(gs_algorithm_name(a)))
+			continue;
 		gs_sort_info info;
 		std::vector<double> ms;
 		gs_status	st = GS_OK;
@@ -168,6 +179,7 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 			   info.radix_passes, ms, verify(keys, kout, vout, n, true));
 	}
 	/* CUB radix sort over all key bits */
+	if (wanted("cub_radix"))
 	{
 		void	   *tmp = NULL;
 		size_t		tmp_bytes = 0;
@@ -182,6 +194,7 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 		CU(cudaFree(tmp));
 	}
 	/* CUB merge sort */
+	if (wanted("cub_merge"))
 	{
 		void	   *tmp = NULL;
 		size_t		tmp_bytes = 0;
@@ -220,9 +233,11 @@ main(int argc, char **argv)
 			max_n = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--algo") && i + 1 < argc)
+			algos = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]] [--algo NAME[,...]]\n", argv[0]);
 			return 2;
 		}
 	}
