@@ -4,14 +4,18 @@
  *	  against std::stable_sort on many key distributions and sizes, for 32-
  *	  and 64-bit keys, plus the API's error paths and helpers.  Outputs are
  *	  poisoned before each sort; keys and row indexes are both checked.
+ *	  gs_sort_values is checked against std::sort of the values in
+ *	  PostgreSQL's order, bit for bit.
  *	  Prints "N passed, N failed" alone on the last line.
  *
  *	  kernel_test [--max-n N] [--dists a,b,...] [--algos a,b,...] [--seed S]
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -399,6 +403,100 @@ test_api(void)
 	}
 }
 
+/* PostgreSQL's order of floats: NaN after every number. */
+template <typename T>
+static bool
+pg_less(T a, T b)
+{
+	if (a != a)
+		return false;
+	if (b != b)
+		return true;
+	return a < b;
+}
+
+/*
+ * gs_sort_values on one type: random values, few distinct values, the
+ * extremes and, for floats, the infinities and PostgreSQL's NaN (no -0 and
+ * no other NaN: the caller keeps those away), both directions.
+ */
+template <typename T>
+static void
+test_values_of(gs_value_type type, const char *name, uint64_t max_n, uint64_t seed)
+{
+	const uint64_t sizes[] = {0, 1, 2, 33, 4097, 65537, 1000007, 10000000};
+	const bool	is_float = (T) 0.5 != 0;
+	void	   *dvals = NULL;
+	void	   *dkeys = NULL;
+	uint32_t   *dscratch = NULL;
+
+	for (uint64_t n : sizes)
+	{
+		if (n > max_n)
+			break;
+		API(gs_device_alloc(ctx, n * sizeof(T) + 8, &dvals));
+		API(gs_device_alloc(ctx, n * 8 + 8, &dkeys));
+		API(gs_device_alloc(ctx, n * 4 + 4, (void **) &dscratch));
+		for (int shape = 0; shape < 3; shape++)
+			for (int desc = 0; desc <= 1; desc++)
+			{
+				std::vector<T> in(n), out(n);
+				uint64_t	x = seed * 7919 + n * 31 + shape;
+
+				for (uint64_t i = 0; i < n; i++)
+				{
+					x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+					uint64_t	r = x >> 11;
+
+					if (shape == 1)
+						r %= 7;		/* few distinct */
+					if (is_float)
+					{
+						double		v = ((double) (r % 2000001) - 1000000.0) / 7.0;
+
+						if (shape == 2 && r % 5 == 0)
+							v = (r % 3 == 0) ? INFINITY : (r % 3 == 1) ? -INFINITY : NAN;
+						in[i] = (T) v;
+					}
+					else if (shape == 2 && r % 3 != 2)
+						in[i] = (r % 3 == 0) ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+					else
+						in[i] = (T) (shape == 1 ? (int64_t) r - 3 : (int64_t) x);
+				}
+				std::vector<T> ref(in);
+
+				if (desc)
+					std::stable_sort(ref.begin(), ref.end(), [](T a, T b) { return pg_less(b, a); });
+				else
+					std::stable_sort(ref.begin(), ref.end(), [](T a, T b) { return pg_less(a, b); });
+				if (n)
+					cudaMemcpy(dvals, in.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+				poison(dkeys, n * 8);
+				gs_status	st = gs_sort_values(ctx, type, desc, dvals, dkeys, dscratch, n, NULL);
+
+				if (n)
+					cudaMemcpy(out.data(), dvals, n * sizeof(T), cudaMemcpyDeviceToHost);
+				CHECK(st == GS_OK && memcmp(out.data(), ref.data(), n * sizeof(T)) == 0,
+					  "gs_sort_values %s n=%llu shape=%d %s: %s", name,
+					  (unsigned long long) n, shape, desc ? "desc" : "asc",
+					  st == GS_OK ? "values differ from the reference" : gs_last_error(ctx));
+			}
+		gs_device_free(ctx, dvals);
+		gs_device_free(ctx, dkeys);
+		gs_device_free(ctx, dscratch);
+	}
+}
+
+static void
+test_values(uint64_t max_n, uint64_t seed)
+{
+	test_values_of<int16_t>(GS_VALUES_INT16, "int16", max_n, seed);
+	test_values_of<int32_t>(GS_VALUES_INT32, "int32", max_n, seed);
+	test_values_of<int64_t>(GS_VALUES_INT64, "int64", max_n, seed);
+	test_values_of<float>(GS_VALUES_FLOAT32, "float32", max_n, seed);
+	test_values_of<double>(GS_VALUES_FLOAT64, "float64", max_n, seed);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -458,6 +556,8 @@ main(int argc, char **argv)
 	if (api)
 		test_api();
 	test_sorts(max_n, dists, algos, seed);
+	if (api)
+		test_values(max_n, seed);
 	gs_context_destroy(ctx);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
