@@ -250,6 +250,8 @@ sort_input_values(const SortInput *in)
 		job.nkeys = 1;
 		job.keys = columns;
 		job.perm = perm;
+		job.payload = NULL;
+		job.payload_sorted = false;
 		sort_job_run(&job, &report);
 		report_engine(n, &report);
 	}

@@ -195,6 +195,7 @@ sort_job_run(SortJob *job, SortJobReport *report)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
+	job->payload_sorted = false;
 	if (!sorted_on_gpu(job, NULL, report))
 		cpu_sort_job(job);
 	count_sort(report, job->nrows, start);

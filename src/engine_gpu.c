@@ -21,8 +21,10 @@
  *	  each earlier:  raw -> device, keys = raw[perm], vals = iota,
  *					 sort (keys, vals), perm = perm[vals]
  *
- * Only the keys go to the device, and only the permutation comes back.
- * Keys are sorted as 64-bit words; the dispatcher narrows them to the bits
+ * Only the keys go to the device, and the permutation comes back; a job's
+ * payload (the node's tuple pointers) then goes up and comes back gathered
+ * in sorted order, which costs two transfers but spares the host a pass of
+ * random reads.  Keys are sorted as 64-bit words; the dispatcher narrows them to the bits
  * in which they differ.  Host memory is copied through the pinned staging
  * buffers, in chunks: the CPU fills (or drains) one buffer while the other
  * is being transferred.
@@ -147,17 +149,20 @@ restore_signals(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
-/* Device bytes a job of nrows rows and nkeys columns needs at most. */
+/*
+ * Device bytes a job of nrows rows and nkeys columns needs at most, with a
+ * payload: as with several columns.
+ */
 static Size
 job_device_bytes(uint32 nrows, int nkeys)
 {
 	/*
 	 * Own buffers: keys 8 and perm 4 bytes a row, plus raw 8, vals 4 and
-	 * spare 4 with several columns; the sort's scratch: a second key and
-	 * value buffer (12) and the radix look-back status (1/3).  Buffers grow
-	 * with 1/8 headroom.
+	 * spare 4 with several columns (raw holds the payload); the sort's
+	 * scratch: a second key and value buffer (12) and the radix look-back
+	 * status (1/3).  Buffers grow with 1/8 headroom.
 	 */
-	double		per_row = (nkeys > 1 ? 28.0 : 12.0) + 12.0 + 1.0 / 3.0;
+	double		per_row = (nkeys > 1 ? 28.0 : 20.0) + 12.0 + 1.0 / 3.0;
 
 	return (Size) ((double) nrows * per_row * 9.0 / 8.0) + SCRATCH_SLACK_BYTES;
 }
@@ -545,6 +550,20 @@ run_job(SortJob *job, JobTimes *times)
 	INSTR_TIME_SET_CURRENT(t);
 	TRY(download(job->perm, perm, pbytes));
 	times->download_ms += ms_since(t);
+
+	/* the payload, put in order here: the host would read it at random */
+	if (job->payload)
+	{
+		TRY(ensure_buffer(BUF_RAW, kbytes));
+		INSTR_TIME_SET_CURRENT(t);
+		TRY(upload(gpu.buf[BUF_RAW], job->payload, kbytes));
+		times->upload_ms += ms_since(t);
+		INSTR_TIME_SET_CURRENT(t);
+		TRY(gs_gather_u64(gpu.ctx, keys, gpu.buf[BUF_RAW], perm, n));
+		TRY(download(job->payload_out, keys, kbytes));
+		times->download_ms += ms_since(t);
+		job->payload_sorted = true;
+	}
 	return GS_OK;
 }
 

@@ -25,6 +25,16 @@ typedef struct SortJob
 	const uint64 *const *keys;	/* nkeys arrays of nrows keys, in row order;
 								 * engines must not modify them */
 	uint32	   *perm;			/* out: nrows row numbers in sorted order */
+
+	/*
+	 * Optional: nrows words in row order (the GpuSort node's tuple
+	 * pointers) that an engine may also put in sorted order, into
+	 * payload_out, saying so in payload_sorted; otherwise the caller applies
+	 * perm to them itself.
+	 */
+	const uint64 *payload;
+	uint64	   *payload_out;
+	bool		payload_sorted;
 } SortJob;
 
 /*

@@ -79,7 +79,8 @@ typedef struct GpuSortState
 
 	NodePhase	phase;
 	RowStore	store;
-	uint32	   *perm;			/* the order of the non-NULL-led rows */
+	uint32	   *perm;			/* keys_only: the order of the keys */
+	MinimalTuple *sorted;		/* otherwise: all rows, in order */
 	TupleTableSlot *sort_slot;	/* keys_only: tuplesort's MinimalTuples */
 	int64		ntotal;			/* rows to return */
 	int64		current;		/* last row returned: -1 before the first,
@@ -488,6 +489,8 @@ sort_rows(GpuSortState *state, bool small)
 	RowStore   *store = &state->store;
 	const uint64 **keys;
 	uint32	   *perm;
+	MinimalTuple *sorted = NULL;
+	MinimalTuple *sorted_rows = NULL;
 	SortJob		job;
 
 	state->radix_keys = place_key_nulls(state);
@@ -500,6 +503,25 @@ sort_rows(GpuSortState *state, bool small)
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
 	job.perm = perm;
+	job.payload = NULL;
+	job.payload_sorted = false;
+	if (!state->keys_only)
+	{
+		/*
+		 * The tuple pointers in sorted order, NULL-led rows first or last.
+		 * Unless comparators will reorder ties, the engine may order them
+		 * along with the keys (the GPU does, where it is fast).
+		 */
+		sorted = prefault_alloc(store->cxt, sizeof(MinimalTuple) * Max(state->ntotal, 1));
+		sorted_rows = sorted + (state->nullsfirst[0] ? store->nnullrows : 0);
+		if (state->radix_keys == state->nkeys)
+		{
+			StaticAssertStmt(sizeof(MinimalTuple) == sizeof(uint64),
+							 "tuple pointers travel as 64-bit words");
+			job.payload = (const uint64 *) store->rows;
+			job.payload_out = (uint64 *) sorted_rows;
+		}
+	}
 	state->report.engine = SORT_ENGINE_CPU;
 	state->report.fallback_reason = NULL;
 	if (small)
@@ -535,7 +557,25 @@ sort_rows(GpuSortState *state, bool small)
 		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
 				  compare_null_rows, state);
 
-	state->perm = perm;
+	if (state->keys_only)
+	{
+		state->perm = perm;
+		return;
+	}
+
+	/*
+	 * Put the rows in their final order, unless the engine did.  The loads
+	 * of this loop are independent, so many cache misses overlap; the emit
+	 * phase then reads the array in order.
+	 */
+	if (!job.payload_sorted)
+		for (uint32 i = 0; i < store->nrows; i++)
+			sorted_rows[i] = store->rows[perm[i]];
+	if (store->nnullrows > 0)
+		memcpy(state->nullsfirst[0] ? sorted : sorted + store->nrows,
+			   store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
+	pfree(perm);
+	state->sorted = sorted;
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -631,37 +671,31 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->current < 0 || state->current >= state->ntotal)
 		ExecClearTuple(slot);
+	else if (state->keys_only)
+	{
+		int64		ahead = state->current + PREFETCH_DISTANCE;
+
+		if (forward && ahead < state->ntotal && (ahead = sorted_row(state, ahead)) >= 0)
+			__builtin_prefetch(&state->store.columns[0].keys[ahead]);
+		store_key_row(state, slot, Max(sorted_row(state, state->current), -1));
+	}
 	else
 	{
-		RowStore   *store = &state->store;
-		int64		row = sorted_row(state, state->current);
-		int64		near = state->current + PREFETCH_DISTANCE;
-		int64		far = near + PREFETCH_DISTANCE;
-		int64		ahead;
+		int64		ahead = state->current + PREFETCH_DISTANCE;
 
 		/*
 		 * The rows lie in memory in input order, so reading them in sorted
-		 * order misses the caches at every row.  Going forward, fetch ahead:
-		 * the pointer (or key) of the row PREFETCH_DISTANCE rows further
-		 * than the tuple, whose pointer was fetched as far before, so that
-		 * independent misses overlap instead of stalling one after another.
-		 * (This stays here: GCC drops calls to a function whose only effect
-		 * is a prefetch.)
+		 * order misses the caches at every row.  Going forward, fetch ahead,
+		 * so that independent misses overlap instead of stalling one after
+		 * another.  (This stays here: GCC drops calls to a function whose
+		 * only effect is a prefetch.)
 		 */
-		if (forward && far < state->ntotal && (ahead = sorted_row(state, far)) >= 0)
-			__builtin_prefetch(state->keys_only ? (void *) &store->columns[0].keys[ahead] :
-							   (void *) &store->rows[ahead]);
-		if (forward && !state->keys_only && near < state->ntotal &&
-			(ahead = sorted_row(state, near)) >= 0)
+		if (forward && ahead < state->ntotal)
 		{
-			__builtin_prefetch(store->rows[ahead]);
-			__builtin_prefetch((char *) store->rows[ahead] + 64);
+			__builtin_prefetch(state->sorted[ahead]);
+			__builtin_prefetch((char *) state->sorted[ahead] + 64);
 		}
-		if (state->keys_only)
-			store_key_row(state, slot, Max(row, -1));
-		else
-			ExecStoreMinimalTuple(row >= 0 ? state->store.rows[row] :
-								  state->store.nullrows[-row - 1], slot, false);
+		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
 	}
 	if (timing)
 		state->emit_ms += elapsed_ms(start);
@@ -677,6 +711,7 @@ forget_rows(GpuSortState *state)
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
 	state->perm = NULL;
+	state->sorted = NULL;
 	state->phase = PHASE_START;
 }
 
