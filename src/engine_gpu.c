@@ -69,6 +69,9 @@
 #define GPU_NS_PER_ROW_KEY		1.2
 #define GPU_NS_PER_ROW			1.6
 
+/* Restarts of a GPU sort after interrupts that were not cancels. */
+#define INTERRUPT_RETRIES		3
+
 /* Each of the two pinned staging buffers. */
 #define STAGING_BYTES			((Size) 16 * 1024 * 1024)
 
@@ -495,8 +498,9 @@ download(void *dst, const void *src, Size bytes)
 
 /* Sorts the job on the device (see the file's header). */
 static gs_status
-run_job(SortJob *job, JobTimes *times)
+run_job(void *arg, JobTimes *times)
 {
+	SortJob    *job = arg;
 	uint32		n = job->nrows;
 	int			last = job->nkeys - 1;
 	Size		kbytes = (Size) n * sizeof(uint64);
@@ -582,6 +586,30 @@ watch_interrupts(void)
 }
 
 /*
+ * Runs a sort, watching interrupts.  An interrupt stops it; if processing
+ * the interrupt raises no error (it was no cancel or timeout, but, say, a
+ * barrier that every backend absorbs), the sort starts again, a few times.
+ */
+typedef gs_status (*SortRunner) (void *arg, JobTimes *times);
+
+static gs_status
+run_watched(SortRunner runner, void *arg, JobTimes *times)
+{
+	gs_status	st;
+
+	for (int attempt = 0;; attempt++)
+	{
+		memset(times, 0, sizeof(JobTimes));
+		watch_interrupts();
+		st = runner(arg, times);
+		if (st != GS_INTERRUPTED || attempt == INTERRUPT_RETRIES)
+			return st;
+		/* the stream is idle; a cancel raises its error in the next round */
+		(void) gs_synchronize(gpu.ctx);
+	}
+}
+
+/*
  * Ends a sort that returned st: true if it succeeded, else false with the
  * reason in *why, after releasing what the failure leaves unusable.  A
  * cancel raises its error here.
@@ -654,9 +682,7 @@ gpu_sort_job(SortJob *job, char **why)
 		return true;
 	}
 
-	memset(&times, 0, sizeof(times));
-	watch_interrupts();
-	if (!end_sort(run_job(job, &times), why))
+	if (!end_sort(run_watched(run_job, job, &times), why))
 		return false;
 
 	elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
@@ -671,8 +697,9 @@ gpu_sort_job(SortJob *job, char **why)
 
 /* Sorts values on the device: up, into keys and back, down (gs_values.cu). */
 static gs_status
-run_values(SortValues *job, JobTimes *times)
+run_values(void *arg, JobTimes *times)
 {
+	SortValues *job = arg;
 	Size		vbytes = (Size) job->n * sort_value_width(job->type);
 	Size		kbytes = (Size) job->n * (sort_value_width(job->type) == 8 ? 8 : 4);
 	static const gs_value_type types[] = {
@@ -714,9 +741,7 @@ gpu_sort_values(SortValues *job, char **why)
 		return true;
 	}
 
-	memset(&times, 0, sizeof(times));
-	watch_interrupts();
-	if (!end_sort(run_values(job, &times), why))
+	if (!end_sort(run_watched(run_values, job, &times), why))
 		return false;
 
 	elog(DEBUG1, "gpusort: GPU sort of %u values: upload %.3f ms, sort %.3f ms, "
