@@ -11,6 +11,8 @@
 #      needs a server without preloading) with gpusort.device = gpu;
 #   2. the GPU engine on 1M rows: EXPLAIN ANALYZE says "Sort Engine: gpu",
 #      and the rows of several orderings, and of an array, are PostgreSQL's;
+#      interrupts that are no cancel (memory-context log requests from
+#      another session) leave the sorts on the GPU;
 #   3. induced failures, which must still give the right rows: a
 #      gpusort.gpu_memory too small, and the device hidden from the server
 #      (restarted with CUDA_VISIBLE_DEVICES empty, then as it was; needs
@@ -160,6 +162,49 @@ SQL
 		record "GPU rows = PostgreSQL's (6 orderings)" PASS "$gpusorts sorts on the GPU"
 	else
 		record "GPU rows = PostgreSQL's (6 orderings)" FAIL "$(echo "$same" | tr '\n' ' ')"
+	fi
+
+	# ---- 2b. interrupts that are no cancel: the GPU sort goes on ----
+	# A second session keeps asking the sorting one to log its memory
+	# contexts (an interrupt that is processed and raises nothing) while it
+	# sorts g1m on the GPU 20 times: every sort must stay on the GPU.
+	PGAPPNAME=gpusort_intr "${PSQL[@]}" -A -t >"$RESULTS/interrupts.out" 2>&1 <<SQL &
+$SETTINGS SET gpusort.device = gpu; SELECT gpusort_stats_reset();
+SELECT pg_sleep(0.5);
+DO \$\$BEGIN FOR i IN 1..20 LOOP PERFORM count(*) FROM (SELECT * FROM g1m ORDER BY k8 OFFSET 0) s; END LOOP; END\$\$;
+SELECT engine, sorts, fallbacks FROM gpusort_stats() ORDER BY engine;
+SQL
+	sorter=$!
+	sent=$("${PSQL[@]}" -A -t 2>&1 <<'SQL'
+DO $$
+DECLARE
+  p int;
+  sent int := 0;
+BEGIN
+  FOR i IN 1..30000 LOOP
+    PERFORM pg_stat_clear_snapshot();
+    SELECT pid INTO p FROM pg_stat_activity
+    WHERE application_name = 'gpusort_intr' AND query LIKE 'DO%' AND state = 'active';
+    IF p IS NOT NULL THEN
+      PERFORM pg_log_backend_memory_contexts(p);
+      sent := sent + 1;
+    ELSIF sent > 0 THEN
+      EXIT;
+    END IF;
+    PERFORM pg_sleep(0.002);
+  END LOOP;
+  RAISE NOTICE 'signals: %', sent;
+END
+$$;
+SQL
+)
+	wait "$sorter"
+	cat "$RESULTS/interrupts.out"
+	sent=$(echo "$sent" | sed -n 's/.*signals: \([0-9]*\).*/\1/p')
+	if grep -q '^gpu|20|0$' "$RESULTS/interrupts.out" && [ "${sent:-0}" -gt 0 ]; then
+		record "interrupts that are no cancel: sorts stay on the GPU" PASS "20 sorts on the GPU, no fallback, $sent memory-context log requests"
+	else
+		record "interrupts that are no cancel: sorts stay on the GPU" FAIL "$(tr '\n|' ' /' <"$RESULTS/interrupts.out") (${sent:-no} requests)"
 	fi
 
 	# ---- 3. induced failures ----
