@@ -102,6 +102,7 @@ row_store_reset(RowStore *store)
 	store->nextblocksize = 0;
 	store->blocksize = FIRST_BLOCK_SIZE;
 	store->tuplebytes = 0;
+	store->tupledata = 0;
 }
 
 /* Memory the store holds now, in bytes. */
@@ -157,16 +158,33 @@ grow_rows(RowStore *store)
 	store->allocated = capacity;
 }
 
-/* A new tuple block, its pages queued to be mapped ahead of its use. */
+/*
+ * A new tuple block of size bytes, starting on a cache line, its pages
+ * queued to be mapped ahead of its use.
+ */
 static char *
 new_block(RowStore *store, Size size)
 {
-	char	   *block = MemoryContextAllocHuge(store->cxt, size);
+	char	   *block = MemoryContextAllocHuge(store->cxt, size + ROW_STORE_LINE);
 
-	prefault_huge_pages(block, size);
-	prefault_range(block, size);
-	store->tuplebytes += size;
-	return block;
+	prefault_huge_pages(block, size + ROW_STORE_LINE);
+	prefault_range(block, size + ROW_STORE_LINE);
+	store->tuplebytes += size + ROW_STORE_LINE;
+	return (char *) TYPEALIGN(ROW_STORE_LINE, block);
+}
+
+/*
+ * Bytes to skip at at, so that a tuple of size bytes that fits in a cache
+ * line does not straddle two: reading it in sorted order then costs one
+ * cache miss, not two.
+ */
+static inline Size
+line_padding(const char *at, Size size)
+{
+	Size		offset = (uintptr_t) at % ROW_STORE_LINE;
+
+	return (size <= ROW_STORE_LINE && offset + size > ROW_STORE_LINE) ?
+		ROW_STORE_LINE - offset : 0;
 }
 
 /* The bytes of new blocks that allocate_tuple(store, len) would allocate. */
@@ -175,13 +193,13 @@ block_bytes_needed(RowStore *store, uint32 len)
 {
 	Size		size = MAXALIGN(len);
 	Size		next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
-	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next : 0;
+	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next + ROW_STORE_LINE : 0;
 
-	if (size <= store->blockfree)
+	if (line_padding(store->block, size) + size <= store->blockfree)
 		return 0;
 	if (store->nextblock && store->nextblocksize >= size)
 		return ahead;
-	return Max(store->blocksize, size) + ahead;
+	return Max(store->blocksize, size) + ROW_STORE_LINE + ahead;
 }
 
 /*
@@ -193,9 +211,10 @@ static MinimalTuple
 allocate_tuple(RowStore *store, uint32 len)
 {
 	Size		size = MAXALIGN(len);
+	Size		pad = line_padding(store->block, size);
 	MinimalTuple tuple;
 
-	if (size > store->blockfree)
+	if (pad + size > store->blockfree)
 	{
 		Size		blocksize = Max(store->blocksize, size);
 
@@ -214,10 +233,12 @@ allocate_tuple(RowStore *store, uint32 len)
 			store->nextblock = new_block(store, store->blocksize);
 			store->nextblocksize = store->blocksize;
 		}
+		pad = 0;				/* blocks start on a line */
 	}
-	tuple = (MinimalTuple) store->block;
-	store->block += size;
-	store->blockfree -= size;
+	tuple = (MinimalTuple) (store->block + pad);
+	store->block += pad + size;
+	store->blockfree -= pad + size;
+	store->tupledata += size;
 	return tuple;
 }
 

@@ -4,7 +4,8 @@
  *	  Compact in-memory storage of the rows a GpuSort node collects.
  *
  * Tuples are copied as MinimalTuples, back to back, into large blocks (no
- * per-tuple allocation header); the store keeps a pointer to each.  Rows
+ * per-tuple allocation header), a tuple that fits in a cache line never
+ * straddling two; the store keeps a pointer to each.  Rows
  * whose leading sort key is NULL are kept apart from the others, which are
  * the rows the sort engines order.  For each leading integer sort key, the
  * store keeps a column of encoded keys (sort_keys.h) of the non-NULL-led
@@ -19,6 +20,12 @@
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
+
+/*
+ * A cache line.  Tuples that fit in one are kept within one (row_store.c),
+ * so that reading one costs a single cache miss.
+ */
+#define ROW_STORE_LINE	64
 
 /* One leading integer sort key of the rows. */
 typedef struct KeyColumn
@@ -53,6 +60,7 @@ typedef struct RowStore
 	Size		nextblocksize;
 	Size		blocksize;		/* size of the next block */
 	Size		tuplebytes;		/* all blocks allocated so far */
+	Size		tupledata;		/* bytes of the tuples in them */
 	Size		rowbytes;		/* bytes each row costs beyond its tuple */
 	Size		budget;			/* bytes the store and its sort may use */
 } RowStore;

@@ -81,6 +81,7 @@ typedef struct GpuSortState
 	RowStore	store;
 	uint32	   *perm;			/* keys_only: the order of the keys */
 	MinimalTuple *sorted;		/* otherwise: all rows, in order */
+	bool		wide_rows;		/* tuples average more than a cache line */
 	TupleTableSlot *sort_slot;	/* keys_only: tuplesort's MinimalTuples */
 	int64		ntotal;			/* rows to return */
 	int64		current;		/* last row returned: -1 before the first,
@@ -609,6 +610,7 @@ collect_and_sort(GpuSortState *state)
 	}
 
 	state->ntotal = (int64) store->nrows + store->nnullrows;
+	state->wide_rows = store->tupledata > (Size) ROW_STORE_LINE * state->ntotal;
 	state->collect_ms = elapsed_ms(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
@@ -685,15 +687,16 @@ gpusort_exec(CustomScanState *node)
 
 		/*
 		 * The rows lie in memory in input order, so reading them in sorted
-		 * order misses the caches at every row.  Going forward, fetch ahead,
-		 * so that independent misses overlap instead of stalling one after
-		 * another.  (This stays here: GCC drops calls to a function whose
+		 * order misses the caches at every row.  Going forward, fetch ahead
+		 * (the first line, and the second if rows are wide), so that
+		 * independent misses overlap instead of stalling one after another.  (This stays here: GCC drops calls to a function whose
 		 * only effect is a prefetch.)
 		 */
 		if (forward && ahead < state->ntotal)
 		{
 			__builtin_prefetch(state->sorted[ahead]);
-			__builtin_prefetch((char *) state->sorted[ahead] + 64);
+			if (state->wide_rows)
+				__builtin_prefetch((char *) state->sorted[ahead] + ROW_STORE_LINE);
 		}
 		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
 	}
