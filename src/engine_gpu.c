@@ -31,7 +31,9 @@
  *
  * Every failure returns false with a reason (the caller sorts on the CPU).
  * A cancel or statement_timeout stops a GPU sort between kernel launches:
- * the kernels watch InterruptPending.
+ * the kernels watch QueryCancelPending.  Other interrupts (barriers, requests
+ * to log memory contexts, termination) wait for the sort, which takes
+ * milliseconds to seconds, and are handled at the next CHECK_FOR_INTERRUPTS.
  *
  *-------------------------------------------------------------------------
  */
@@ -69,7 +71,7 @@
 #define GPU_NS_PER_ROW_KEY		1.2
 #define GPU_NS_PER_ROW			1.6
 
-/* Restarts of a GPU sort after interrupts that were not cancels. */
+/* Restarts of a GPU sort stopped by a cancel that raised no error. */
 #define INTERRUPT_RETRIES		3
 
 /* Each of the two pinned staging buffers. */
@@ -572,23 +574,24 @@ run_job(void *arg, JobTimes *times)
 }
 
 /*
- * Cancels and timeouts stop a sort: the kernels watch InterruptPending,
+ * Cancels and timeouts stop a sort: the kernels watch QueryCancelPending,
  * after anything pending now is handled, unless interrupts are held off
- * (then ProcessInterrupts would leave the flag set).
+ * (then ProcessInterrupts would leave the flag set).  Only that flag: other
+ * interrupts, which raise no error, must not cost the sort.
  */
 static void
 watch_interrupts(void)
 {
 	CHECK_FOR_INTERRUPTS();
 	interrupt_flag = INTERRUPTS_CAN_BE_PROCESSED() ?
-		(const volatile int *) &InterruptPending : NULL;
+		(const volatile int *) &QueryCancelPending : NULL;
 	gs_context_set_interrupt(gpu.ctx, interrupt_flag);
 }
 
 /*
- * Runs a sort, watching interrupts.  An interrupt stops it; if processing
- * the interrupt raises no error (it was no cancel or timeout, but, say, a
- * barrier that every backend absorbs), the sort starts again, a few times.
+ * Runs a sort, watching for cancels.  A cancel stops it and raises its
+ * error when the sort is run again; should processing it raise none (the
+ * cancel came too late to count), the sort starts again, a few times.
  */
 typedef gs_status (*SortRunner) (void *arg, JobTimes *times);
 
@@ -604,7 +607,7 @@ run_watched(SortRunner runner, void *arg, JobTimes *times)
 		st = runner(arg, times);
 		if (st != GS_INTERRUPTED || attempt == INTERRUPT_RETRIES)
 			return st;
-		/* the stream is idle; a cancel raises its error in the next round */
+		/* the stream is idle */
 		(void) gs_synchronize(gpu.ctx);
 	}
 }
