@@ -164,25 +164,6 @@ report_engine(uint32 n, SortJobReport *report)
 		pfree(report->fallback_reason);
 }
 
-/* The keys of the n non-null elements of the array, in element order. */
-#define BUILD_KEYS(ctype, encode, bits) \
-	do { \
-		const ctype *v = (const ctype *) data; \
-		\
-		for (uint32 start = 0; start < n; start += ARRAY_SORT_CHUNK) \
-		{ \
-			uint32		end = Min(n, start + ARRAY_SORT_CHUNK); \
-			\
-			CHECK_FOR_INTERRUPTS(); \
-			if (in->descending) \
-				for (uint32 i = start; i < end; i++) \
-					keys[i] = sort_key_descending(encode(v[i]), (bits)); \
-			else \
-				for (uint32 i = start; i < end; i++) \
-					keys[i] = encode(v[i]); \
-		} \
-	} while (0)
-
 /*
  * Sorts the non-null elements: returns, palloc'd, their ordinals among the
  * non-null elements (0-based), in sorted order.
@@ -193,6 +174,8 @@ sort_input_values(const SortInput *in)
 	const char *data = ARR_DATA_PTR(in->arr);
 	uint32		n = in->nvalues;
 	uint64	   *keys;
+	uint64		min;
+	uint64		max;
 	uint32	   *perm;
 
 	perm = palloc_extended(Max((Size) n * sizeof(uint32), 1), MCXT_ALLOC_HUGE);
@@ -204,24 +187,7 @@ sort_input_values(const SortInput *in)
 	}
 
 	keys = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
-	switch (in->kind)
-	{
-		case SORT_VALUES_INT16:
-			BUILD_KEYS(int16, sort_key_int2, 16);
-			break;
-		case SORT_VALUES_INT32:
-			BUILD_KEYS(int32, sort_key_int4, 32);
-			break;
-		case SORT_VALUES_INT64:
-			BUILD_KEYS(int64, sort_key_int8, 64);
-			break;
-		case SORT_VALUES_FLOAT32:
-			BUILD_KEYS(float4, sort_key_float4, 32);
-			break;
-		case SORT_VALUES_FLOAT64:
-			BUILD_KEYS(float8, sort_key_float8, 64);
-			break;
-	}
+	sort_values_encode(in->kind, in->descending, data, n, keys, &min, &max);
 
 	if (n <= ARRAY_SORT_SMALL)
 	{

@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "portability/instr_time.h"
 
 #include "engine_gpu.h"
@@ -227,6 +228,61 @@ sort_value_width(SortValueType type)
 			return 8;
 	}
 	return 8;
+}
+
+/* Values encoded between interrupt checks. */
+#define ENCODE_CHUNK	(1 << 20)
+
+/* Encodes n values of ctype into keys, noting their range. */
+#define ENCODE_VALUES(ctype, encode, bits) \
+	do { \
+		const ctype *v = (const ctype *) values; \
+		\
+		for (uint32 start = 0; start < n; start += ENCODE_CHUNK) \
+		{ \
+			uint32		end = Min(n, start + ENCODE_CHUNK); \
+			\
+			CHECK_FOR_INTERRUPTS(); \
+			for (uint32 i = start; i < end; i++) \
+			{ \
+				uint64		key = encode(v[i]); \
+				\
+				if (descending) \
+					key = sort_key_descending(key, (bits)); \
+				keys[i] = key; \
+				lo = Min(lo, key); \
+				hi = Max(hi, key); \
+			} \
+		} \
+	} while (0)
+
+void
+sort_values_encode(SortValueType type, bool descending, const void *values,
+				   uint32 n, uint64 *keys, uint64 *min, uint64 *max)
+{
+	uint64		lo = PG_UINT64_MAX;
+	uint64		hi = 0;
+
+	switch (type)
+	{
+		case SORT_VALUES_INT16:
+			ENCODE_VALUES(int16, sort_key_int2, 16);
+			break;
+		case SORT_VALUES_INT32:
+			ENCODE_VALUES(int32, sort_key_int4, 32);
+			break;
+		case SORT_VALUES_INT64:
+			ENCODE_VALUES(int64, sort_key_int8, 64);
+			break;
+		case SORT_VALUES_FLOAT32:
+			ENCODE_VALUES(float4, sort_key_float4, 32);
+			break;
+		case SORT_VALUES_FLOAT64:
+			ENCODE_VALUES(float8, sort_key_float8, 64);
+			break;
+	}
+	*min = lo;
+	*max = hi;
 }
 
 /*

@@ -170,23 +170,6 @@ cpu_sort_job(SortJob *job)
 	pfree(scratch.rows);
 }
 
-/* Encodes n values of ctype into keys, noting their range. */
-#define ENCODE_VALUES(ctype, encode, bits) \
-	do { \
-		const ctype *v = (const ctype *) job->in; \
-		\
-		for (uint32 i = 0; i < n; i++) \
-		{ \
-			uint64		key = encode(v[i]); \
-			\
-			if (job->descending) \
-				key = sort_key_descending(key, (bits)); \
-			keys[i] = key; \
-			min = Min(min, key); \
-			max = Max(max, key); \
-		} \
-	} while (0)
-
 /* Decodes the n sorted keys, less min, into values of ctype. */
 #define DECODE_VALUES(ctype, decode, bits) \
 	do { \
@@ -209,8 +192,8 @@ cpu_sort_values(SortValues *job)
 	uint64	   *keys;
 	uint64	   *spare;
 	uint64	   *sorted;
-	uint64		min = PG_UINT64_MAX;
-	uint64		max = 0;
+	uint64		min;
+	uint64		max;
 
 	if (n < 2)
 	{
@@ -220,25 +203,7 @@ cpu_sort_values(SortValues *job)
 	keys = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 	spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 
-	switch (job->type)
-	{
-		case SORT_VALUES_INT16:
-			ENCODE_VALUES(int16, sort_key_int2, 16);
-			break;
-		case SORT_VALUES_INT32:
-			ENCODE_VALUES(int32, sort_key_int4, 32);
-			break;
-		case SORT_VALUES_INT64:
-			ENCODE_VALUES(int64, sort_key_int8, 64);
-			break;
-		case SORT_VALUES_FLOAT32:
-			ENCODE_VALUES(float4, sort_key_float4, 32);
-			break;
-		case SORT_VALUES_FLOAT64:
-			ENCODE_VALUES(float8, sort_key_float8, 64);
-			break;
-	}
-	CHECK_FOR_INTERRUPTS();
+	sort_values_encode(job->type, job->descending, job->in, n, keys, &min, &max);
 
 	for (uint32 i = 0; i < n; i++)
 		keys[i] -= min;

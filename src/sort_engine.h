@@ -103,6 +103,14 @@ extern void sort_values_run(SortValues *job, SortJobReport *report);
 /* Bytes per value of a type: 2, 4 or 8. */
 extern int	sort_value_width(SortValueType type);
 
+/*
+ * Turns n values into their order-preserving keys (sort_keys.h), in order,
+ * and gives the keys' range.
+ */
+extern void sort_values_encode(SortValueType type, bool descending,
+							   const void *values, uint32 n, uint64 *keys,
+							   uint64 *min, uint64 *max);
+
 /* Do the values come back from a SortValues sort bit for bit? */
 extern bool sort_values_exact(SortValueType type, const void *values, uint32 n);
 
