@@ -135,15 +135,14 @@ gpu_pays(uint32 nrows, int nkeys, const char **why)
 static bool
 sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 {
-	uint32		nrows = job ? job->nrows : values->n;
-	int			nkeys = job ? job->nkeys : 1;
-
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		return false;
 #ifdef GPUSORT_WITH_CUDA
 	{
+		uint32		nrows = job ? job->nrows : values->n;
+		int			nkeys = job ? job->nkeys : 1;
 		const char *declined = NULL;
 		char	   *why = NULL;
 
