@@ -689,8 +689,9 @@ gpusort_exec(CustomScanState *node)
 		 * The rows lie in memory in input order, so reading them in sorted
 		 * order misses the caches at every row.  Going forward, fetch ahead
 		 * (the first line, and the second if rows are wide), so that
-		 * independent misses overlap instead of stalling one after another.  (This stays here: GCC drops calls to a function whose
-		 * only effect is a prefetch.)
+		 * independent misses overlap instead of stalling one after another.
+		 * (This stays here: GCC drops calls to a function whose only effect
+		 * is a prefetch.)
 		 */
 		if (forward && ahead < state->ntotal)
 		{
