@@ -67,7 +67,6 @@ typedef struct SortInput
 {
 	ArrayType  *arr;
 	SortValueType kind;
-	int			width;			/* bytes per element: 2, 4 or 8 */
 	uint32		nitems;			/* elements, NULLs included */
 	uint32		nvalues;		/* non-null elements */
 	bool		descending;
@@ -95,26 +94,21 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 	{
 		case INT2OID:
 			in->kind = SORT_VALUES_INT16;
-			in->width = sizeof(int16);
 			break;
 		case INT4OID:
 		case DATEOID:
 			in->kind = SORT_VALUES_INT32;
-			in->width = sizeof(int32);
 			break;
 		case INT8OID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			in->kind = SORT_VALUES_INT64;
-			in->width = sizeof(int64);
 			break;
 		case FLOAT4OID:
 			in->kind = SORT_VALUES_FLOAT32;
-			in->width = sizeof(float4);
 			break;
 		case FLOAT8OID:
 			in->kind = SORT_VALUES_FLOAT64;
-			in->width = sizeof(float8);
 			break;
 		default:
 			ereport(ERROR,
@@ -273,6 +267,7 @@ gpusort_array(PG_FUNCTION_ARGS)
 	SortInput	in;
 	uint32		n;
 	uint32		nnulls;
+	int			width;
 	int			dataoffset;
 	Size		nbytes;
 	ArrayType  *result;
@@ -283,12 +278,13 @@ gpusort_array(PG_FUNCTION_ARGS)
 		PG_RETURN_ARRAYTYPE_P(in.arr);
 	n = in.nvalues;
 	nnulls = in.nitems - in.nvalues;
+	width = sort_value_width(in.kind);
 
 	dataoffset = (nnulls > 0) ? ARR_OVERHEAD_WITHNULLS(1, in.nitems) : 0;
 	nbytes = (nnulls > 0 ? dataoffset : ARR_OVERHEAD_NONULLS(1)) +
-		(Size) n * in.width;
+		(Size) n * width;
 	result = palloc_extended(nbytes, MCXT_ALLOC_HUGE);
-	memset(result, 0, nbytes - (Size) n * in.width);	/* header, bitmap */
+	memset(result, 0, nbytes - (Size) n * width);	/* header, bitmap */
 	SET_VARSIZE(result, nbytes);
 	result->ndim = 1;
 	result->dataoffset = dataoffset;
@@ -308,7 +304,7 @@ gpusort_array(PG_FUNCTION_ARGS)
 
 	src = ARR_DATA_PTR(in.arr);
 	dst = ARR_DATA_PTR(result);
-	prefault_range(dst, (Size) n * in.width);
+	prefault_range(dst, (Size) n * width);
 
 	if (n > ARRAY_SORT_SMALL && sort_values_exact(in.kind, src, n))
 	{
@@ -328,7 +324,7 @@ gpusort_array(PG_FUNCTION_ARGS)
 	{
 		uint32	   *perm = sort_input_values(&in);
 
-		switch (in.width)
+		switch (width)
 		{
 			case 2:
 				GATHER(int16);

@@ -24,8 +24,8 @@
  * Only the keys go to the device, and the permutation comes back; a job's
  * payload (the node's tuple pointers) then goes up and comes back gathered
  * in sorted order, which costs two transfers but spares the host a pass of
- * random reads.  Keys are sorted as 64-bit words; the dispatcher narrows them to the bits
- * in which they differ.  Host memory is copied through the pinned staging
+ * random reads.  Keys are sorted as 64-bit words; the dispatcher narrows
+ * them to the bits in which they differ.  Host memory is copied through the pinned staging
  * buffers, in chunks: the CPU fills (or drains) one buffer while the other
  * is being transferred.
  *
@@ -155,17 +155,17 @@ restore_signals(const sigset_t *saved)
 }
 
 /*
- * Device bytes a job of nrows rows and nkeys columns needs at most, with a
- * payload: as with several columns.
+ * Device bytes a job of nrows rows and nkeys columns needs at most, a
+ * payload included (one-column jobs always count its raw buffer).
  */
 static Size
 job_device_bytes(uint32 nrows, int nkeys)
 {
 	/*
-	 * Own buffers: keys 8 and perm 4 bytes a row, plus raw 8, vals 4 and
-	 * spare 4 with several columns (raw holds the payload); the sort's
-	 * scratch: a second key and value buffer (12) and the radix look-back
-	 * status (1/3).  Buffers grow with 1/8 headroom.
+	 * Own buffers: keys 8, perm 4 and raw 8 bytes a row (raw holds the
+	 * payload, or an earlier column), plus vals 4 and spare 4 with several
+	 * columns; the sort's scratch: a second key and value buffer (12) and
+	 * the radix look-back status (1/3).  Buffers grow with 1/8 headroom.
 	 */
 	double		per_row = (nkeys > 1 ? 28.0 : 20.0) + 12.0 + 1.0 / 3.0;
 
