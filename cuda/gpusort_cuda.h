@@ -91,7 +91,9 @@ extern gs_status gs_device_get_info(int device, gs_device_info *info);
 /*
  * A context owns a device, a stream and the scratch buffers that sorts use.
  * Scratch grows on demand; all device memory the context allocates (scratch
- * and gs_device_alloc) stays under mem_limit bytes (0: no limit).
+ * and gs_device_alloc) stays under mem_limit bytes (0: no limit).  A
+ * context may be used from any thread, by one thread at a time; buffers of
+ * one context may be used by another on the same device.
  */
 extern gs_status gs_context_create(int device, size_t mem_limit,
 								   gs_context **ctx);

@@ -390,6 +390,8 @@ copy(gs_context *ctx, void *dst, const void *src, size_t bytes,
 		return gs_fail(ctx, GS_ERR_INVALID, "NULL argument");
 	if (bytes == 0)
 		return GS_OK;
+	/* the calling thread may be another than the one that made ctx */
+	GS_CHECK(ctx, cudaSetDevice(ctx->device));
 	GS_CHECK(ctx, cudaMemcpyAsync(dst, src, bytes, kind, ctx->stream));
 	return GS_OK;
 }
@@ -417,6 +419,7 @@ gs_synchronize(gs_context *ctx)
 {
 	if (!ctx)
 		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
+	GS_CHECK(ctx, cudaSetDevice(ctx->device));
 	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
 	return GS_OK;
 }

@@ -212,6 +212,7 @@ sort_input_values(const SortInput *in)
 		job.perm = perm;
 		job.payload = NULL;
 		job.payload_sorted = false;
+		job.upload = NULL;
 		sort_job_run(&job, &report);
 		report_engine(n, &report);
 	}

@@ -34,6 +34,7 @@
 
 #include "engine_gpu.h"
 #include "gpusort.h"
+#include "prefault.h"
 #include "sort_engine.h"
 #include "sort_keys.h"
 
@@ -127,6 +128,26 @@ gpu_pays(uint32 nrows, int nkeys, const char **why)
 #endif
 
 /*
+ * Is a job of nrows rows and nkeys key columns bound for the GPU, as far as
+ * can be told before it runs?  With gpusort.device = auto, only when the GPU
+ * runs already: its rows are then uploaded while they are collected.
+ */
+bool
+gpu_job_expected(uint32 nrows, int nkeys)
+{
+#ifdef GPUSORT_WITH_CUDA
+	const char *why;
+
+	if (gpusort_device == GPUSORT_DEVICE_GPU)
+		return true;
+	return gpusort_device == GPUSORT_DEVICE_AUTO && gpu_engine_started() &&
+		gpu_pays(nrows, nkeys, &why);
+#else
+	return false;
+#endif
+}
+
+/*
  * Sorts a job or values (one of them is not NULL) on the GPU if
  * gpusort.device and the cost model say so.  Returns false when the CPU
  * engine must sort it, with the reason in the report (none if the CPU was
@@ -197,7 +218,12 @@ sort_job_run(SortJob *job, SortJobReport *report)
 	INSTR_TIME_SET_CURRENT(start);
 	job->payload_sorted = false;
 	if (!sorted_on_gpu(job, NULL, report))
+	{
+		if (job->perm == NULL)
+			job->perm = prefault_alloc(CurrentMemoryContext,
+									   sizeof(uint32) * Max(job->nrows, 1));
 		cpu_sort_job(job);
+	}
 	count_sort(report, job->nrows, start);
 }
 

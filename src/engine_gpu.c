@@ -22,12 +22,20 @@
  *					 sort (keys, vals), perm = perm[vals]
  *
  * Only the keys go to the device, and the permutation comes back; a job's
- * payload (the node's tuple pointers) then goes up and comes back gathered
- * in sorted order, which costs two transfers but spares the host a pass of
- * random reads.  Keys are sorted as 64-bit words; the dispatcher narrows
- * them to the bits in which they differ.  Host memory is copied through the pinned staging
- * buffers, in chunks: the CPU fills (or drains) one buffer while the other
- * is being transferred.
+ * payload (the node's tuple pointers) goes up too and comes back gathered
+ * in sorted order instead of the permutation, which spares the host a pass
+ * of random reads.  Keys are sorted as 64-bit words; the dispatcher narrows
+ * them to the bits in which they differ.  Host memory is copied through the
+ * pinned staging buffers, in chunks: the CPU fills (or drains) one buffer
+ * while the other is being transferred.
+ *
+ * The leading key column and the payload may be uploaded while the rows are
+ * still being collected (sort_upload_rows): the copy thread of gpu_copier.c
+ * moves each new chunk of them into BUF_LEAD and BUF_PAYLOAD while the
+ * backend reads on, so that the job finds all but the last chunk on the
+ * device.  One upload runs at a time in a backend, and owns those buffers
+ * until its job runs; a job that needs them meanwhile (one of another node)
+ * takes them back, and the upload's own job then uploads its rows itself.
  *
  * Every failure returns false with a reason (the caller sorts on the CPU).
  * A cancel or statement_timeout stops a GPU sort between kernel launches:
@@ -40,6 +48,7 @@
 #include "postgres.h"
 
 #include "engine_gpu.h"
+#include "gpu_copier.h"
 #include "gpusort.h"
 #include "sort_engine.h"
 
@@ -52,6 +61,7 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/ipc.h"
+#include "utils/memutils.h"
 
 #include "gpusort_cuda.h"
 
@@ -86,13 +96,26 @@
 /* The device buffers of a job. */
 typedef enum GpuBuffer
 {
+	BUF_LEAD,					/* the leading column, in row order */
+	BUF_PAYLOAD,				/* the payload, in row order */
 	BUF_KEYS,					/* the column being sorted, in perm order */
-	BUF_RAW,					/* an earlier column, in row order */
+	BUF_RAW,					/* another earlier column, in row order */
 	BUF_PERM,					/* the order so far */
 	BUF_VALS,					/* positions sorted with the keys */
 	BUF_SPARE,					/* the next order */
 	NUM_BUFFERS
 } GpuBuffer;
+
+/* Rows of a job uploaded while they are collected (see the file's header). */
+struct SortUpload
+{
+	uint32		queued;			/* rows queued for the copy thread */
+	uint32		capacity;		/* rows that BUF_LEAD and BUF_PAYLOAD hold */
+	bool		payload;		/* the payload is uploaded too */
+};
+
+/* The upload that owns BUF_LEAD and BUF_PAYLOAD, or NULL. */
+static SortUpload *active_upload = NULL;
 
 typedef struct GpuEngine
 {
@@ -120,6 +143,8 @@ typedef struct JobTimes
 	double		upload_ms;
 	double		sort_ms;
 	double		download_ms;
+	uint32		uploaded_early; /* rows uploaded during collection */
+	double		wait_ms;		/* waiting for their last copies */
 	gs_sort_info info;
 } JobTimes;
 
@@ -162,12 +187,12 @@ static Size
 job_device_bytes(uint32 nrows, int nkeys)
 {
 	/*
-	 * Own buffers: keys 8, perm 4 and raw 8 bytes a row (raw holds the
-	 * payload, or an earlier column), plus vals 4 and spare 4 with several
-	 * columns; the sort's scratch: a second key and value buffer (12) and
-	 * the radix look-back status (1/3).  Buffers grow with 1/8 headroom.
+	 * Own buffers: lead 8, payload 8 and perm 4 bytes a row, plus keys 8,
+	 * raw 8, vals 4 and spare 4 with several columns; the sort's scratch: a
+	 * second key and value buffer (12) and the radix look-back status (1/3).
+	 * Buffers grow with 1/8 headroom.
 	 */
-	double		per_row = (nkeys > 1 ? 28.0 : 20.0) + 12.0 + 1.0 / 3.0;
+	double		per_row = (nkeys > 1 ? 44.0 : 20.0) + 12.0 + 1.0 / 3.0;
 
 	return (Size) ((double) nrows * per_row * 9.0 / 8.0) + SCRATCH_SLACK_BYTES;
 }
@@ -180,10 +205,35 @@ values_device_bytes(uint32 n, int width)
 	return job_device_bytes(n, 1) + (Size) ((double) n * width * 9.0 / 8.0);
 }
 
+/* Stops the active upload, if any: its job will upload its rows itself. */
+static void
+drop_upload(void)
+{
+	if (active_upload == NULL)
+		return;
+	copier_cancel();
+	active_upload = NULL;
+}
+
+/*
+ * Waits for the active upload's copies: true if they all succeeded, else
+ * the upload ends.
+ */
+static bool
+upload_settled(void)
+{
+	if (copier_wait() == GS_OK)
+		return true;
+	elog(DEBUG1, "gpusort: an upload during collection failed: %s", copier_error());
+	active_upload = NULL;
+	return false;
+}
+
 /* Frees the device buffers and the kernels' scratch, keeping the context. */
 static void
 release_device_memory(void)
 {
+	drop_upload();
 	for (int i = 0; i < NUM_BUFFERS; i++)
 	{
 		if (gpu.buf[i])
@@ -200,6 +250,8 @@ gpu_engine_reset(void)
 {
 	if (gpu.ctx == NULL)
 		return;
+	drop_upload();
+	copier_stop();
 	(void) gs_synchronize(gpu.ctx);
 	for (int i = 0; i < 2; i++)
 	{
@@ -254,6 +306,7 @@ start_context(char **why)
 	int			count = 0;
 	Size		limit;
 	gs_status	st;
+	char		reason[256];
 
 	st = gs_device_count(&count);
 	if (st != GS_OK)
@@ -309,6 +362,12 @@ start_context(char **why)
 			gpu_engine_reset();
 			return false;
 		}
+	}
+	if (!copier_start(gpusort_gpu_id, reason, sizeof(reason)))
+	{
+		*why = pstrdup(reason);
+		gpu_engine_reset();
+		return false;
 	}
 	gpu.device = gpusort_gpu_id;
 	gpu.memory_setting = gpusort_gpu_memory;
@@ -397,6 +456,13 @@ gpu_job_fits(uint32 nrows, int nkeys)
 	return job_device_bytes(nrows, nkeys) <= gpu.mem_limit;
 }
 
+#define TRY(call) \
+	do { \
+		gs_status	st_ = (call); \
+		if (st_ != GS_OK) \
+			return st_; \
+	} while (0)
+
 /* Makes buffer b at least bytes large (with headroom when it grows). */
 static gs_status
 ensure_buffer(GpuBuffer b, Size bytes)
@@ -420,6 +486,33 @@ ensure_buffer(GpuBuffer b, Size bytes)
 		gpu.buf[b] = NULL;
 		return st;
 	}
+	gpu.buf_bytes[b] = bytes;
+	return GS_OK;
+}
+
+/*
+ * Makes buffer b at least bytes large (with headroom when it grows), keeping
+ * its first keep bytes.
+ */
+static gs_status
+grow_buffer(GpuBuffer b, Size bytes, Size keep)
+{
+	void	   *grown;
+	gs_status	st;
+
+	if (keep == 0 || gpu.buf[b] == NULL || gpu.buf_bytes[b] >= bytes)
+		return ensure_buffer(b, bytes);
+	bytes += bytes / 8;
+	TRY(gs_device_alloc(gpu.ctx, bytes, &grown));
+	st = gs_copy_device(gpu.ctx, grown, gpu.buf[b], keep);
+	if (st == GS_OK)
+		st = gs_device_free(gpu.ctx, gpu.buf[b]);	/* after the copy */
+	if (st != GS_OK)
+	{
+		(void) gs_device_free(gpu.ctx, grown);
+		return st;
+	}
+	gpu.buf[b] = grown;
 	gpu.buf_bytes[b] = bytes;
 	return GS_OK;
 }
@@ -491,12 +584,17 @@ download(void *dst, const void *src, Size bytes)
 	return GS_OK;
 }
 
-#define TRY(call) \
-	do { \
-		gs_status	st_ = (call); \
-		if (st_ != GS_OK) \
-			return st_; \
-	} while (0)
+/*
+ * Puts rows 0..n-1 of host array src (8-byte words) into device buffer b:
+ * the upload's rows are there already, the others are uploaded now.
+ */
+static gs_status
+upload_column(GpuBuffer b, const uint64 *src, uint32 n, uint32 uploaded)
+{
+	TRY(grow_buffer(b, (Size) n * sizeof(uint64), (Size) uploaded * sizeof(uint64)));
+	return upload((uint64 *) gpu.buf[b] + uploaded, src + uploaded,
+				  (Size) (n - uploaded) * sizeof(uint64));
+}
 
 /* Sorts the job on the device (see the file's header). */
 static gs_status
@@ -507,24 +605,39 @@ run_job(void *arg, JobTimes *times)
 	int			last = job->nkeys - 1;
 	Size		kbytes = (Size) n * sizeof(uint64);
 	Size		pbytes = (Size) n * sizeof(uint32);
+	uint32		uploaded = 0;
+	uint64	   *lead;
 	uint64	   *keys;
 	uint32	   *perm;
 	instr_time	t;
 
-	TRY(ensure_buffer(BUF_KEYS, kbytes));
+	/* the rows uploaded while they were collected, if that went well */
+	INSTR_TIME_SET_CURRENT(t);
+	if (job->upload != NULL && job->upload == active_upload && upload_settled())
+	{
+		uploaded = job->upload->queued;
+		times->uploaded_early = uploaded;
+		times->wait_ms = ms_since(t);
+		active_upload = NULL;	/* this job owns the buffers now */
+	}
+	else
+		drop_upload();			/* this job needs the buffers */
+
+	TRY(upload_column(BUF_LEAD, job->keys[0], n, uploaded));
 	TRY(ensure_buffer(BUF_PERM, pbytes));
 	if (job->nkeys > 1)
 	{
-		TRY(ensure_buffer(BUF_RAW, kbytes));
+		TRY(ensure_buffer(BUF_KEYS, kbytes));
 		TRY(ensure_buffer(BUF_VALS, pbytes));
 		TRY(ensure_buffer(BUF_SPARE, pbytes));
 	}
-	keys = gpu.buf[BUF_KEYS];
+	lead = gpu.buf[BUF_LEAD];
+	keys = (job->nkeys == 1) ? lead : gpu.buf[BUF_KEYS];
 	perm = gpu.buf[BUF_PERM];
 
 	/* the least significant column, from the rows' order */
-	INSTR_TIME_SET_CURRENT(t);
-	TRY(upload(keys, job->keys[last], kbytes));
+	if (last > 0)
+		TRY(upload(keys, job->keys[last], kbytes));
 	times->upload_ms += ms_since(t);
 	INSTR_TIME_SET_CURRENT(t);
 	TRY(gs_fill_iota(gpu.ctx, perm, n));
@@ -535,13 +648,18 @@ run_job(void *arg, JobTimes *times)
 	/* each earlier column, from the order so far */
 	for (int c = last - 1; c >= 0; c--)
 	{
-		uint64	   *raw = gpu.buf[BUF_RAW];
+		uint64	   *raw = lead;
 		uint32	   *vals = gpu.buf[BUF_VALS];
 		uint32	   *next = (perm == gpu.buf[BUF_PERM]) ? gpu.buf[BUF_SPARE] : gpu.buf[BUF_PERM];
 
-		INSTR_TIME_SET_CURRENT(t);
-		TRY(upload(raw, job->keys[c], kbytes));
-		times->upload_ms += ms_since(t);
+		if (c > 0)
+		{
+			INSTR_TIME_SET_CURRENT(t);
+			TRY(ensure_buffer(BUF_RAW, kbytes));
+			raw = gpu.buf[BUF_RAW];
+			TRY(upload(raw, job->keys[c], kbytes));
+			times->upload_ms += ms_since(t);
+		}
 		INSTR_TIME_SET_CURRENT(t);
 		TRY(gs_gather_u64(gpu.ctx, keys, raw, perm, n));
 		TRY(gs_fill_iota(gpu.ctx, vals, n));
@@ -553,23 +671,27 @@ run_job(void *arg, JobTimes *times)
 		perm = next;
 	}
 
-	INSTR_TIME_SET_CURRENT(t);
-	TRY(download(job->perm, perm, pbytes));
-	times->download_ms += ms_since(t);
-
-	/* the payload, put in order here: the host would read it at random */
+	/*
+	 * The payload, put in order here (the host would read it at random),
+	 * comes back instead of the permutation; the keys are free for it.
+	 */
 	if (job->payload)
 	{
-		TRY(ensure_buffer(BUF_RAW, kbytes));
 		INSTR_TIME_SET_CURRENT(t);
-		TRY(upload(gpu.buf[BUF_RAW], job->payload, kbytes));
+		TRY(upload_column(BUF_PAYLOAD, job->payload, n,
+						  job->upload && job->upload->payload ? uploaded : 0));
 		times->upload_ms += ms_since(t);
 		INSTR_TIME_SET_CURRENT(t);
-		TRY(gs_gather_u64(gpu.ctx, keys, gpu.buf[BUF_RAW], perm, n));
+		TRY(gs_gather_u64(gpu.ctx, keys, gpu.buf[BUF_PAYLOAD], perm, n));
 		TRY(download(job->payload_out, keys, kbytes));
 		times->download_ms += ms_since(t);
 		job->payload_sorted = true;
+		return GS_OK;
 	}
+
+	INSTR_TIME_SET_CURRENT(t);
+	TRY(download(job->perm, perm, pbytes));
+	times->download_ms += ms_since(t);
 	return GS_OK;
 }
 
@@ -680,8 +802,14 @@ gpu_sort_job(SortJob *job, char **why)
 		return false;
 	if (job->nrows < 2 || job->nkeys == 0)
 	{
-		for (uint32 i = 0; i < job->nrows; i++)
-			job->perm[i] = i;
+		if (job->payload)
+		{
+			memcpy(job->payload_out, job->payload, sizeof(uint64) * job->nrows);
+			job->payload_sorted = true;
+		}
+		else
+			for (uint32 i = 0; i < job->nrows; i++)
+				job->perm[i] = i;
 		return true;
 	}
 
@@ -689,10 +817,10 @@ gpu_sort_job(SortJob *job, char **why)
 		return false;
 
 	elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
-		 "upload %.3f ms, sort %.3f ms, download %.3f ms "
-		 "(first key column: %s, %d passes over %d bits)",
+		 "upload %.3f ms (%u rows uploaded before, %.3f ms waiting for them), "
+		 "sort %.3f ms, download %.3f ms (first key column: %s, %d passes over %d bits)",
 		 job->nrows, job->nkeys, job->nkeys == 1 ? "" : "s",
-		 times.upload_ms, times.sort_ms, times.download_ms,
+		 times.upload_ms, times.uploaded_early, times.wait_ms, times.sort_ms, times.download_ms,
 		 gs_algorithm_name(times.info.algorithm),
 		 times.info.radix_passes, times.info.key_bits);
 	return true;
@@ -755,6 +883,75 @@ gpu_sort_values(SortValues *job, char **why)
 	return true;
 }
 
+static void
+upload_context_reset(void *arg)
+{
+	if (active_upload == arg)
+		drop_upload();
+}
+
+SortUpload *
+sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
+				 const uint64 *payload, uint32 nrows, uint32 capacity,
+				 MemoryContext cxt)
+{
+	if (upload != NULL && upload != active_upload)
+		return NULL;			/* its buffers were taken back */
+	if (upload == NULL)
+	{
+		MemoryContextCallback *callback;
+		char	   *why;
+		double		ms;
+
+		if (active_upload != NULL || !gpu_job_expected(nrows, nkeys) ||
+			!gpu_engine_start(&why, &ms) || !gpu_job_fits(capacity, nkeys))
+			return NULL;
+		upload = MemoryContextAllocZero(cxt, sizeof(SortUpload));
+		upload->payload = (payload != NULL);
+		callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+		callback->func = upload_context_reset;
+		callback->arg = upload;
+		MemoryContextRegisterResetCallback(cxt, callback);
+		active_upload = upload;
+	}
+	if (capacity > upload->capacity)
+	{
+		Size		keep = (Size) upload->queued * sizeof(uint64);
+		Size		bytes = (Size) capacity * sizeof(uint64);
+
+		if (!upload_settled() ||
+			grow_buffer(BUF_LEAD, bytes, keep) != GS_OK ||
+			(payload && grow_buffer(BUF_PAYLOAD, bytes, keep) != GS_OK))
+		{
+			drop_upload();
+			return NULL;
+		}
+		upload->capacity = capacity;
+	}
+	copier_queue((uint64 *) gpu.buf[BUF_LEAD] + upload->queued, keys + upload->queued,
+				 (Size) (nrows - upload->queued) * sizeof(uint64));
+	if (payload)
+		copier_queue((uint64 *) gpu.buf[BUF_PAYLOAD] + upload->queued,
+					 payload + upload->queued,
+					 (Size) (nrows - upload->queued) * sizeof(uint64));
+	upload->queued = nrows;
+	return upload;
+}
+
+void
+sort_upload_pause(SortUpload *upload)
+{
+	if (upload != NULL && upload == active_upload)
+		(void) upload_settled();
+}
+
+void
+sort_upload_end(SortUpload *upload)
+{
+	if (upload != NULL && upload == active_upload)
+		drop_upload();
+}
+
 GpuDeviceInfo *
 gpu_list_devices(int *count)
 {
@@ -793,6 +990,24 @@ gpu_list_devices(int *count)
 #else							/* !GPUSORT_WITH_CUDA */
 
 #define NO_CUDA "gpusort was built without CUDA"
+
+SortUpload *
+sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
+				 const uint64 *payload, uint32 nrows, uint32 capacity,
+				 MemoryContext cxt)
+{
+	return NULL;
+}
+
+void
+sort_upload_pause(SortUpload *upload)
+{
+}
+
+void
+sort_upload_end(SortUpload *upload)
+{
+}
 
 bool
 gpu_sort_job(SortJob *job, char **why)

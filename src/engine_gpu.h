@@ -55,6 +55,12 @@ extern double gpu_estimate_ms(uint32 nrows, int nkeys);
 extern double gpu_startup_estimate_ms(void);
 extern bool gpu_job_fits(uint32 nrows, int nkeys);
 
+/*
+ * Would a job of nrows rows go to the GPU (engine.c)?  Asked before the job
+ * exists, to upload its rows early.
+ */
+extern bool gpu_job_expected(uint32 nrows, int nkeys);
+
 /* The GPUs this backend can see: a palloc'd array, *count entries. */
 extern GpuDeviceInfo *gpu_list_devices(int *count);
 

@@ -12,12 +12,14 @@
 
 #include "prefault.h"
 #include "row_store.h"
+#include "sort_engine.h"
 #include "sort_keys.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
 #define MAX_BLOCK_SIZE		(32 * 1024 * 1024)
 #define AHEAD_BLOCK_SIZE	(4 * 1024 * 1024)	/* blocks allocated one ahead */
 #define MIN_CAPACITY		1024
+#define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 
 static inline uint64
 encode_key(const KeyColumn *column, Datum value)
@@ -81,6 +83,7 @@ row_store_reset(RowStore *store)
 	callback->func = cancel_prefault;
 	callback->arg = NULL;
 	MemoryContextRegisterResetCallback(store->cxt, callback);
+	store->upload = NULL;		/* cancelled by the reset */
 	store->rows = NULL;
 	store->nrows = 0;
 	store->allocated = 0;
@@ -141,7 +144,10 @@ grow_rows(RowStore *store)
 	}
 	/* the arrays may move: nothing queued may point into them */
 	if (old > 0)
+	{
 		prefault_cancel();
+		sort_upload_pause(store->upload);
+	}
 	if (!store->keys_only)
 		store->rows = grow_array(store, store->rows, sizeof(MinimalTuple), old, capacity);
 	for (int i = 0; i < store->ncolumns; i++)
@@ -384,5 +390,9 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	if (!store->keys_only)
 		store->rows[store->nrows] = tuple;
 	store->nrows++;
+	if (store->nrows % UPLOAD_ROWS == 0)
+		store->upload = sort_upload_rows(store->upload, store->ncolumns, lead->keys,
+										 (const uint64 *) store->rows, store->nrows,
+										 store->allocated, store->cxt);
 	return true;
 }

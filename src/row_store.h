@@ -11,6 +11,10 @@
  * store keeps a column of encoded keys (sort_keys.h) of the non-NULL-led
  * rows, with the column's range and its NULLs.
  *
+ * The leading column and the tuple pointers are handed to the sort engine
+ * as they grow (sort_upload_rows), so that the GPU has most of them before
+ * the last row arrives.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef ROW_STORE_H
@@ -46,6 +50,7 @@ typedef struct RowStore
 	bool		keys_only;		/* keep the keys, not the tuples */
 	KeyColumn  *columns;
 
+	struct SortUpload *upload;	/* the engine's upload of these rows */
 	MinimalTuple *rows;			/* rows whose leading key is not NULL */
 	uint32		nrows;
 	uint32		allocated;		/* length of rows and the key columns */

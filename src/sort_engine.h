@@ -18,23 +18,35 @@
 
 #include "postgres.h"
 
+/*
+ * The rows of a job that an engine received while they were being collected
+ * (sort_upload_rows below).
+ */
+typedef struct SortUpload SortUpload;
+
 typedef struct SortJob
 {
 	uint32		nrows;			/* rows to sort */
 	int			nkeys;			/* key columns */
 	const uint64 *const *keys;	/* nkeys arrays of nrows keys, in row order;
 								 * engines must not modify them */
-	uint32	   *perm;			/* out: nrows row numbers in sorted order */
+	uint32	   *perm;			/* out: nrows row numbers in sorted order,
+								 * unless payload_sorted; with a payload it
+								 * may be NULL, and is then allocated (in
+								 * CurrentMemoryContext) if needed */
 
 	/*
 	 * Optional: nrows words in row order (the GpuSort node's tuple
-	 * pointers) that an engine may also put in sorted order, into
-	 * payload_out, saying so in payload_sorted; otherwise the caller applies
-	 * perm to them itself.
+	 * pointers) that an engine may put in sorted order, into payload_out,
+	 * saying so in payload_sorted (perm is then left unset); otherwise the
+	 * caller applies perm to them itself.
 	 */
 	const uint64 *payload;
 	uint64	   *payload_out;
 	bool		payload_sorted;
+
+	/* Optional: rows of keys[0] and payload that were uploaded already. */
+	SortUpload *upload;
 } SortJob;
 
 /*
@@ -96,6 +108,24 @@ extern Size cpu_sort_scratch_bytes(uint32 nrows);
  * reason in *why, when it cannot run the job; the caller then uses the CPU.
  */
 extern bool gpu_sort_job(SortJob *job, char **why);
+
+/*
+ * Uploads a job's leading key column (and its payload, if not NULL) while
+ * its rows are still being collected, when the job is going to the GPU:
+ * called as rows 0..nrows-1 are collected (capacity is the length of the
+ * arrays), it queues those not uploaded before, to be copied while the
+ * caller goes on.  Returns the upload to pass to the next call and to the
+ * job, or NULL when nothing is being uploaded.  Until sort_upload_pause()
+ * returns, the arrays must not move; the upload is cancelled when the
+ * memory context cxt is reset, so that the arrays must live in it.
+ */
+extern SortUpload *sort_upload_rows(SortUpload *upload, int nkeys,
+									const uint64 *keys, const uint64 *payload,
+									uint32 nrows, uint32 capacity,
+									MemoryContext cxt);
+extern void sort_upload_pause(SortUpload *upload);
+/* Ends an upload (its job ran, or will not): the engine may start others. */
+extern void sort_upload_end(SortUpload *upload);
 
 /* Sorts values, as sort_job_run sorts jobs. */
 extern void sort_values_run(SortValues *job, SortJobReport *report);

@@ -499,13 +499,12 @@ sort_rows(GpuSortState *state, bool small)
 	for (int i = 0; i < state->radix_keys; i++)
 		keys[i] = store->columns[i].keys;
 
-	perm = prefault_alloc(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
 	job.nrows = store->nrows;
 	job.nkeys = state->radix_keys;
 	job.keys = keys;
-	job.perm = perm;
 	job.payload = NULL;
 	job.payload_sorted = false;
+	job.upload = store->upload;
 	if (!state->keys_only)
 	{
 		/*
@@ -523,6 +522,9 @@ sort_rows(GpuSortState *state, bool small)
 			job.payload_out = (uint64 *) sorted_rows;
 		}
 	}
+	/* with a payload, only an engine that does not sort it needs perm */
+	job.perm = (job.payload && !small) ? NULL :
+		prefault_alloc(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
 	state->report.engine = SORT_ENGINE_CPU;
 	state->report.fallback_reason = NULL;
 	if (small)
@@ -531,7 +533,15 @@ sort_rows(GpuSortState *state, bool small)
 		state->report.fallback_reason = pstrdup("input below gpusort.min_rows");
 	}
 	else if (store->nrows > 0)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(store->cxt);
+
 		sort_job_run(&job, &state->report);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	sort_upload_end(store->upload);
+	store->upload = NULL;
+	perm = job.perm;
 	pfree(keys);
 
 	/* Rows equal in the engine's keys are ordered by the remaining keys. */
@@ -575,7 +585,8 @@ sort_rows(GpuSortState *state, bool small)
 	if (store->nnullrows > 0)
 		memcpy(state->nullsfirst[0] ? sorted : sorted + store->nrows,
 			   store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
-	pfree(perm);
+	if (perm)
+		pfree(perm);
 	state->sorted = sorted;
 }
 

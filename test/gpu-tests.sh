@@ -12,7 +12,10 @@
 #   2. the GPU engine on 1M rows: EXPLAIN ANALYZE says "Sort Engine: gpu",
 #      and the rows of several orderings, and of an array, are PostgreSQL's;
 #      interrupts that are no cancel (memory-context log requests from
-#      another session) leave the sorts on the GPU;
+#      another session) leave the sorts on the GPU; rows are uploaded while
+#      they are collected, also when the input is far larger than planned,
+#      when another sort takes the upload's buffers, and a cancel during
+#      the upload leaves the session sound;
 #   3. induced failures, which must still give the right rows: a
 #      gpusort.gpu_memory too small, and the device hidden from the server
 #      (restarted with CUDA_VISIBLE_DEVICES empty, then as it was; needs
@@ -141,6 +144,8 @@ CREATE UNLOGGED TABLE g1m AS
          'row ' || g AS txt
   FROM generate_series(1, 1000000) g;
 VACUUM ANALYZE g1m;
+CREATE FUNCTION gt_rows() RETURNS SETOF g1m LANGUAGE plpgsql ROWS 5000
+  AS 'BEGIN RETURN QUERY SELECT * FROM g1m; END';
 $SAME_AS_NATIVE
 SQL
 	plan=$({ echo "$SETTINGS SET gpusort.device = gpu;"
@@ -205,6 +210,35 @@ SQL
 		record "interrupts that are no cancel: sorts stay on the GPU" PASS "20 sorts on the GPU, no fallback, $sent memory-context log requests"
 	else
 		record "interrupts that are no cancel: sorts stay on the GPU" FAIL "$(tr '\n|' ' /' <"$RESULTS/interrupts.out") (${sent:-no} requests)"
+	fi
+
+	# ---- 2c. uploads during collection ----
+	# A 1M-row sort finds most rows on the device; an input planned at 5000
+	# rows grows the upload's buffers; sorts of a subquery that run while
+	# the outer sort collects take its buffers; a statement_timeout during
+	# the upload cancels it, and the session then sorts as before.
+	TAKEN="SELECT id, x FROM (SELECT id, k8, CASE WHEN id IN (400000, 600000, 900000) THEN
+		(SELECT max(k4) FROM (SELECT k4 FROM g1m g2 WHERE g2.id <= 20000 + g1m.id * 0
+		 ORDER BY k4 OFFSET 0) q) END AS x FROM g1m OFFSET 0) s ORDER BY k8"
+	out=$({ echo "$SETTINGS SET gpusort.device = gpu; SET client_min_messages = debug1;"
+		echo "SELECT count(*) FROM (SELECT * FROM g1m ORDER BY k8 OFFSET 0) s;"
+		echo "RESET client_min_messages; SELECT gpusort_stats_reset();"
+		echo "SELECT gt_same('SELECT id FROM gt_rows() ORDER BY k8') AS grown,
+		             gt_same('$TAKEN') AS taken_back;"
+		echo "SELECT engine, sorts, fallbacks FROM gpusort_stats() ORDER BY engine;"
+		echo "SET statement_timeout = '150ms';"
+		echo "SELECT count(*) FROM (SELECT a.* FROM g1m a, generate_series(1, 8) ORDER BY a.k8 OFFSET 0) s;"
+		echo "RESET statement_timeout;"
+		echo "SELECT gt_same('SELECT id FROM g1m ORDER BY k8') AS after_cancel;"; } |
+		psql -X -q -A -t 2>&1)
+	echo "$out" | grep -v -E '^DEBUG:  (gpusort: (GPU|key)|StartTransaction|CommitTransaction|name:)' | head -40
+	early=$(echo "$out" | sed -n 's/.*GPU sort of 1000000 rows.*(\([0-9]*\) rows uploaded before).*/\1/p' | head -1)
+	if [ "${early:-0}" -gt 0 ] && echo "$out" | grep -q '^t|t$' &&
+		echo "$out" | grep -q 'statement timeout' && echo "$out" | grep -q '^t$' &&
+		echo "$out" | grep -q '^gpu|[0-9]*|0$'; then
+		record "uploads during collection" PASS "$early of 1M rows uploaded before the sort; growing input, taken buffers and a cancel give the right rows"
+	else
+		record "uploads during collection" FAIL "uploaded before: ${early:-none}; $(echo "$out" | grep -v '^DEBUG' | tr '\n' ' ' | cut -c1-300)"
 	fi
 
 	# ---- 3. induced failures ----
