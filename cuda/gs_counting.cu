@@ -21,7 +21,9 @@
 
 #define CT 512					/* threads per block */
 #define CWARPS (CT / 32)
-#define CITEMS 16
+#ifndef CITEMS
+#define CITEMS 20				/* pairs per thread (shared memory: <= 220 KiB at range 4096) */
+#endif
 #define CTILE (CT * CITEMS)		/* pairs per tile */
 
 static_assert(GS_COUNTING_MAX_RANGE <= 4096 && GS_COUNTING_MAX_RANGE <= GS_LOWHIST_BINS,
@@ -108,8 +110,11 @@ counting_offsets(const uint32_t *__restrict__ h, uint32_t rot, uint32_t mask,
 }
 
 /*
- * Dynamic shared memory: stage[CTILE] keys (then values), wcnt[CWARPS][range]
- * (uint16), lstart[range], gbase[range] (uint32).
+ * Dynamic shared memory: stage_o[CTILE] (uint16 key offsets, k - kmin) and
+ * stage_v[CTILE] (values), both in key order; wcnt[CWARPS][range] (uint16),
+ * lstart[range], gbase[range] (uint32).  The keys are not staged: the key of
+ * staged slot j is kmin + stage_o[j], so a tile's keys leave as runs of
+ * equal keys next to their values, in one loop.
  */
 template <typename K>
 __global__ void __launch_bounds__(CT, 2)
@@ -121,9 +126,9 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				  uint32_t epoch)
 {
 	extern __shared__ __align__(16) unsigned char dyn[];
-	K		   *stage_k = (K *) dyn;
 	uint32_t   *stage_v = (uint32_t *) dyn;
-	uint16_t   *wcnt = (uint16_t *) (dyn + CTILE * sizeof(K));
+	uint16_t   *stage_o = (uint16_t *) (stage_v + CTILE);
+	uint16_t   *wcnt = stage_o + CTILE;
 	uint32_t   *lstart = (uint32_t *) (wcnt + ((CWARPS * range + 1) & ~1u));
 	uint32_t   *gbase = lstart + range;
 	__shared__ uint32_t ws[CWARPS];
@@ -142,20 +147,31 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	const uint32_t tile = s_tile;
 	const uint64_t tile_base = (uint64_t) tile * CTILE;
-	const uint64_t wb = tile_base + (uint64_t) w * 32 * CITEMS;
-	K			key[CITEMS];
-	uint32_t	rank[CITEMS];
+	/* tile-local indices are 32-bit: the tile's pairs are [0, count) */
+	const uint32_t count = (uint32_t) min((uint64_t) CTILE, n - tile_base);
+	const uint32_t wofs = (uint32_t) w * 32 * CITEMS;
+	const K    *tkin = kin + tile_base;
+	const uint32_t *tvin = vin + tile_base;
+	/* per item: key offset o (low 16 bits) | rank among equal keys << 16 */
+	uint32_t	item[CITEMS];
+
+	{
+		K			key[CITEMS];
 
 #pragma unroll
-	for (int i = 0; i < CITEMS; i++)
-	{
-		uint64_t	idx = wb + i * 32 + lane;
+		for (int i = 0; i < CITEMS; i++)
+		{
+			uint32_t	li = wofs + i * 32 + lane;
 
-		key[i] = idx < n ? kin[idx] : kmin;
+			key[i] = li < count ? tkin[li] : kmin;
+		}
+#pragma unroll
+		for (int i = 0; i < CITEMS; i++)
+			item[i] = (uint32_t) (key[i] - kmin);
 	}
 	/* the values are read last: ask for their lines in L2 now */
-	if (lane < CITEMS && wb + lane * 32 < n)
-		asm volatile("prefetch.global.L2 [%0];" :: "l"(vin + wb + lane * 32));
+	if (lane < CITEMS && wofs + lane * 32 < count)
+		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
 	const unsigned long long tag = (unsigned long long) epoch << 34;
 	volatile unsigned long long *mine = status + (uint64_t) tile * range;
 
@@ -216,13 +232,14 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			mine[o] = tag | ((unsigned long long) CFLAG_AGG << 32) | run;
 	};
 
+	/* rank each item among equal keys of its warp, in (item, lane) order */
 #pragma unroll
 	for (int i = 0; i < CITEMS; i++)
 	{
-		uint64_t	idx = wb + i * 32 + lane;
-		bool		valid = idx < n;
-		uint32_t	o = valid ? (uint32_t) (key[i] - kmin) : 0xFFFFFFFFu;
-		uint32_t	peers = match_bits(o, valid, bits);
+		const bool	valid = wofs + i * 32 + lane < count;
+		const uint32_t o = item[i];
+		/* (match.any: 1.65 vs 1.58 ms, NOTES.md) */
+		const uint32_t peers = match_bits(o, valid, bits);
 		uint32_t	before = 0;
 
 		if (valid)
@@ -231,7 +248,7 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 		if (valid && (peers & lt) == 0)
 			wcnt[w * range + o] = (uint16_t) (before + __popc(peers));
 		__syncwarp();
-		rank[i] = before + __popc(peers & lt);
+		item[i] = o | ((before + __popc(peers & lt)) << 16);
 	}
 	__syncthreads();
 
@@ -280,65 +297,48 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 	}
 	__syncthreads();
 
-	/* keys into shared memory in key order, then out in contiguous runs */
+	/* key offsets and values into shared memory in key order */
 #pragma unroll
 	for (int i = 0; i < CITEMS; i++)
 	{
-		uint64_t	idx = wb + i * 32 + lane;
+		uint32_t	li = wofs + i * 32 + lane;
 
-		if (idx < n)
+		if (li < count)
 		{
-			uint32_t	o = (uint32_t) (key[i] - kmin);
-			uint32_t	lp = lstart[o] + wcnt[w * range + o] + rank[i];
+			uint32_t	o = item[i] & 0xFFFFu;
+			uint32_t	lp = lstart[o] + wcnt[w * range + o] + (item[i] >> 16);
 
-			stage_k[lp] = key[i];
-			rank[i] = lp;
+			stage_o[lp] = (uint16_t) o;
+			stage_v[lp] = tvin[li];
 		}
 	}
 	__syncthreads();
 
-	const uint32_t count = (uint32_t) min((uint64_t) CTILE, n - tile_base);
-	uint32_t	dst[CITEMS];
-
-#pragma unroll
-	for (int i = 0; i < CITEMS; i++)
-	{
-		uint32_t	j = i * CT + tid;
-
-		dst[i] = 0;
-		if (j < count)
-		{
-			K			kk = stage_k[j];
-
-			dst[i] = gbase[(uint32_t) (kk - kmin)] + j;
-			kout[dst[i]] = kk;
-		}
-	}
-	__syncthreads();
-#pragma unroll
-	for (int i = 0; i < CITEMS; i++)
-	{
-		uint64_t	idx = wb + i * 32 + lane;
-
-		if (idx < n)
-			stage_v[rank[i]] = vin[idx];
-	}
-	__syncthreads();
+	/* then out: each key's pairs as one contiguous run */
 #pragma unroll
 	for (int i = 0; i < CITEMS; i++)
 	{
 		uint32_t	j = i * CT + tid;
 
 		if (j < count)
-			vout[dst[i]] = stage_v[j];
+		{
+			uint32_t	o = stage_o[j];
+			uint32_t	d = gbase[o] + j;
+
+			kout[d] = kmin + (K) o;
+			vout[d] = stage_v[j];
+		}
 	}
 }
 
 static size_t
-onesweep_smem(size_t key_bytes, uint32_t range)
+onesweep_smem(uint32_t range)
 {
-	return CTILE * key_bytes + (size_t) ((CWARPS * range + 1) & ~1u) * 2 + (size_t) range * 8;
+	return (size_t) CTILE * 6 + (size_t) ((CWARPS * range + 1) & ~1u) * 2 + (size_t) range * 8;
 }
+/* the widest range must fit one block (227 KiB of shared memory on Hopper) */
+static_assert((size_t) CTILE * 6 + (size_t) CWARPS * GS_COUNTING_MAX_RANGE * 2 +
+			  (size_t) GS_COUNTING_MAX_RANGE * 8 <= 227 * 1024, "counting tile too large");
 
 template <typename K>
 static gs_status
@@ -391,7 +391,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		GS_TRY(gs_after_launch(ctx, "counting: offsets"));
 	}
 
-	const size_t smem = onesweep_smem(sizeof(K), range);
+	const size_t smem = onesweep_smem(range);
 	const uint32_t epoch = gs_next_epoch(ctx);
 
 	GS_CHECK(ctx, cudaFuncSetAttribute(counting_onesweep<K>,

@@ -3,8 +3,9 @@
  *	  GPU-Warpsort (Ye, Xiao, Huang, Wang): the comparison-based sort.
  *	  1. Each warp sorts a tile of WS_T pairs in registers with a bitonic
  *	     network (barrier-free: shuffles and register swaps only); then one
- *	     block per WS_RUN0 pairs merges its 16 tiles in shared memory with
- *	     bitonic merge stages (a 4096-pair run: 4 global merge levels fewer).
+ *	     block per WS_RUN0 pairs merges its 32 tiles in shared memory with
+ *	     bitonic merge stages, in registers by rounds (an 8192-pair run: 5
+ *	     global merge levels fewer).
  *	  2. Sorted runs are merged pairwise, level by level.  Each merge is
  *	     split into independent pieces of at most WS_PIECE outputs by
  *	     splitters found on the merge path (exact, so pieces are balanced;
@@ -32,7 +33,9 @@
  */
 #define WS_WIDE_REGS_MAX_N (1u << 25)
 #define WS_WARPS 4				/* warps per block */
-#define WS_RUN0 4096			/* first runs of the global merges */
+#ifndef WS_RUN0
+#define WS_RUN0 8192			/* first runs of the global merges */
+#endif
 
 template <typename K>
 __device__ __forceinline__ void
@@ -152,21 +155,38 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 
 /*
  * Merges the sorted WS_T-pair warp tiles of one WS_RUN0-pair segment into
- * one sorted run, in shared memory, in place: bitonic merge stages only
+ * one sorted run, in shared memory, in place, with bitonic merge stages
  * (k = 2 WS_T .. WS_RUN0), the first step of each comparing an element with
- * its mirror so that both halves may be ascending; the steps of distance
- * < 32 by shuffles in registers (shared-memory bandwidth bounds the rest).
+ * its mirror so that both halves may be ascending.  Each thread holds
+ * WS_ME = 2^WS_MF elements at a time: the steps of distance >= 32 go in
+ * rounds of up to WS_MF steps in registers (one shared-memory round trip per
+ * round, not per step), the steps of distance < 32 by shuffles right after
+ * the last round of a stage, whose elements are 32 consecutive ones per
+ * warp.  A round over the steps j_top .. j_low (distances halving) gives
+ * thread g the elements base(g) + r * j_low, r < WS_ME, where base(g) has
+ * zeros at the bit positions j_low .. j_top.
  */
+#ifndef WS_MF
+#define WS_MF 4					/* log2 of the elements per thread */
+#endif
+#define WS_ME (1 << WS_MF)
+#define WS_MT (WS_RUN0 / WS_ME)	/* threads per block */
+static_assert(WS_RUN0 >= 2 * WS_T && (WS_RUN0 & (WS_RUN0 - 1)) == 0, "WS_RUN0");
+static_assert((32 << (WS_MF - 1)) <= WS_T, "the first stage's first round");
+
 template <typename K>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(WS_MT, WS_MF >= 4 ? 2 : 1)
 merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 {
-	__shared__ K sk[WS_RUN0];
-	__shared__ uint32_t sv[WS_RUN0];
+	extern __shared__ __align__(16) unsigned char dyn[];
+	K		   *sk = (K *) dyn;
+	uint32_t   *sv = (uint32_t *) (sk + WS_RUN0);
 	const uint64_t begin = (uint64_t) blockIdx.x * WS_RUN0;
 	const uint32_t len = (uint32_t) min((uint64_t) WS_RUN0, n - begin);
+	const uint32_t g = threadIdx.x;
+	const int	lane = (int) (threadIdx.x & 31);
 
-	for (uint32_t i = threadIdx.x; i < WS_RUN0; i += 1024)
+	for (uint32_t i = threadIdx.x; i < WS_RUN0; i += WS_MT)
 	{
 		sk[i] = i < len ? keys[begin + i] : gs_key_max<K>::value;
 		sv[i] = i < len ? vals[begin + i] : 0xFFFFFFFFu;
@@ -175,49 +195,76 @@ merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 #pragma unroll 1
 	for (uint32_t k = 2 * WS_T; k <= WS_RUN0; k <<= 1)
 	{
-#pragma unroll 1
-		for (uint32_t j = k >> 1; j >= 32; j >>= 1)
-		{
-#pragma unroll
-			for (uint32_t t = threadIdx.x; t < WS_RUN0 / 2; t += 1024)
-			{
-				uint32_t	i = 2 * t - (t & (j - 1));
-				uint32_t	l = (j == (k >> 1)) ? (i ^ (k - 1)) : (i + j);
-				K			ka = sk[i],
-							kb = sk[l];
-				uint32_t	va = sv[i],
-							vb = sv[l];
+		/* steps j = k/2 .. 32: L of them, in rounds; the first takes the rest */
+		const int	L = __ffs(k) - 1 - 5;
+		const int	R = (L + WS_MF - 1) / WS_MF;
+		int			c = L - WS_MF * (R - 1);
+		uint32_t	jtop = k >> 1;
 
-				if (gs_pair_less(kb, vb, ka, va))
+#pragma unroll 1
+		for (int rd = 0; rd < R; rd++)
+		{
+			const uint32_t jlow = jtop >> (WS_MF - 1);
+			const uint32_t base = (g & (jlow - 1)) | ((g & ~(jlow - 1)) << WS_MF);
+			const bool	mirror = (rd == 0);
+			/* the mirror step as a normal one on the upper half reversed */
+			auto		idx = [&](int r) -> uint32_t {
+				uint32_t	v = base + r * jlow;
+
+				return (mirror && (r >> (WS_MF - 1))) ? v ^ (jtop - 1) : v;
+			};
+			K			kk[WS_ME];
+			uint32_t	vv[WS_ME];
+
+#pragma unroll
+			for (int r = 0; r < WS_ME; r++)
+			{
+				kk[r] = sk[idx(r)];
+				vv[r] = sv[idx(r)];
+			}
+#pragma unroll
+			for (int s = 0; s < WS_MF; s++)
+			{
+				if (s < c)
 				{
-					sk[i] = kb;
-					sk[l] = ka;
-					sv[i] = vb;
-					sv[l] = va;
+					const int	bit = 1 << (WS_MF - 1 - s);
+
+#pragma unroll
+					for (int r = 0; r < WS_ME; r++)
+						if ((r & bit) == 0)
+						{
+							/* in a mirror round the upper half runs reversed */
+							const bool	up = !(mirror && s > 0 && (r >> (WS_MF - 1)));
+
+							reg_cas(kk[r], vv[r], kk[r | bit], vv[r | bit], up);
+						}
 				}
 			}
+			if (rd == R - 1)
+			{
+				/*
+				 * jlow == 32: steps 16 .. 1 among the lanes; an element of
+				 * a reversed upper half (a mirror round that is also the
+				 * stage's last) sits at lane ~(its index), so it runs down
+				 */
+#pragma unroll
+				for (int r = 0; r < WS_ME; r++)
+#pragma unroll
+					for (int j = 16; j >= 1; j >>= 1)
+						shfl_cas(kk[r], vv[r], j, !(mirror && (r >> (WS_MF - 1))), lane);
+			}
+#pragma unroll
+			for (int r = 0; r < WS_ME; r++)
+			{
+				sk[idx(r)] = kk[r];
+				sv[idx(r)] = vv[r];
+			}
 			__syncthreads();
+			jtop >>= c;
+			c = WS_MF;
 		}
-		/*
-		 * Steps j = 16 .. 1 stay inside aligned groups of 32: in registers,
-		 * by shuffles (one shared-memory read and write instead of five).
-		 */
-#pragma unroll
-		for (int r = 0; r < WS_RUN0 / 1024; r++)
-		{
-			const uint32_t i = r * 1024 + threadIdx.x;
-			K			kk = sk[i];
-			uint32_t	vv = sv[i];
-
-#pragma unroll
-			for (int j = 16; j >= 1; j >>= 1)
-				shfl_cas(kk, vv, j, true, (int) (threadIdx.x & 31));
-			sk[i] = kk;
-			sv[i] = vv;
-		}
-		__syncthreads();
 	}
-	for (uint32_t i = threadIdx.x; i < len; i += 1024)
+	for (uint32_t i = threadIdx.x; i < len; i += WS_MT)
 	{
 		keys[begin + i] = sk[i];
 		vals[begin + i] = sv[i];
@@ -398,7 +445,7 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	/*
 	 * Warp tiles of WS_T pairs, then (when n needs merges) one block merges
 	 * each WS_RUN0 segment of tiles in shared memory.  Starting the global
-	 * merges from 4096-pair runs instead of 256-pair tiles saves 4 merge
+	 * merges from 8192-pair runs instead of 256-pair tiles saves 5 merge
 	 * levels, each a full pass over the pairs.
 	 */
 	const uint64_t run0 = (n > WS_T) ? WS_RUN0 : WS_T;
@@ -425,7 +472,12 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	GS_TRY(gs_after_launch(ctx, "warpsort tiles"));
 	if (run0 > WS_T)
 	{
-		merge_tiles_smem<K><<<gs_blocks(n, WS_RUN0), 1024, 0, ctx->stream>>>(dk, dv, n);
+		const size_t smem = (size_t) WS_RUN0 * (sizeof(K) + 4);
+
+		GS_CHECK(ctx, cudaFuncSetAttribute(merge_tiles_smem<K>,
+										   cudaFuncAttributeMaxDynamicSharedMemorySize,
+										   (int) smem));
+		merge_tiles_smem<K><<<gs_blocks(n, WS_RUN0), WS_MT, smem, ctx->stream>>>(dk, dv, n);
 		GS_TRY(gs_after_launch(ctx, "warpsort tile merge"));
 	}
 	for (uint64_t run = run0; run < n; run <<= 1)
