@@ -111,3 +111,26 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
+
+-- Forward reads of large inputs: helper threads gather the sorted rows into
+-- a ring ahead of the emit phase.  Rows too wide for a slot are read where
+-- they lie; a sort that reads another's output makes it drop queued
+-- gathers when its own arrays grow; a LIMIT stops reading midway.
+CREATE TABLE ctx_big AS
+  SELECT g AS id, hashint8(g) AS k,
+         CASE WHEN g % 20 = 0 THEN repeat(md5(g::text), 3) ELSE md5(g::text) END AS t
+  FROM generate_series(1, 200000) g;
+ANALYZE ctx_big;
+SELECT same_as_native('SELECT id, t FROM ctx_big ORDER BY k, id');
+SELECT same_as_native('SELECT id, k FROM (SELECT * FROM ctx_big ORDER BY k, id OFFSET 0) s
+                       WHERE length(t) > 0 ORDER BY id DESC');
+EXPLAIN (COSTS OFF) SELECT id, k FROM ctx_big ORDER BY k DESC, id;
+BEGIN;
+DECLARE ring_cursor CURSOR FOR SELECT id, k FROM ctx_big ORDER BY k DESC, id;
+FETCH 3 FROM ring_cursor;
+CLOSE ring_cursor;
+COMMIT;
+SELECT id, k FROM ctx_big ORDER BY k DESC, id LIMIT 3;
+SET gpusort.prefault_threads = 0;
+SELECT same_as_native('SELECT id, t FROM ctx_big ORDER BY k, id');
+RESET gpusort.prefault_threads;

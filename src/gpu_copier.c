@@ -51,30 +51,6 @@ static struct
 	.idle = PTHREAD_COND_INITIALIZER,
 };
 
-#ifdef COPIER_STAGED
-static void *staging[2];
-
-static gs_status
-copy_pieces(gs_context *ctx, const Copy *copy)
-{
-	int			b = 0;
-	bool		pending = false;
-	gs_status	st;
-
-	for (Size off = 0; off < copy->bytes && !copier.cancel; off += PIECE_BYTES, b ^= 1)
-	{
-		Size		len = Min(PIECE_BYTES, copy->bytes - off);
-
-		memcpy(staging[b], copy->src + off, len);
-		if (pending && (st = gs_synchronize(ctx)) != GS_OK)
-			return st;
-		if ((st = gs_copy_to_device(ctx, copy->dst + off, staging[b], len)) != GS_OK)
-			return st;
-		pending = true;
-	}
-	return pending ? gs_synchronize(ctx) : GS_OK;
-}
-#else
 /* Copies one queued copy, piece by piece.  No PostgreSQL code here. */
 static gs_status
 copy_pieces(gs_context *ctx, const Copy *copy)
@@ -90,7 +66,6 @@ copy_pieces(gs_context *ctx, const Copy *copy)
 	}
 	return GS_OK;
 }
-#endif
 
 static void *
 copier_thread(void *arg)
@@ -142,14 +117,6 @@ copier_start(int device, char *why, Size whylen)
 			return false;
 		}
 	}
-#ifdef COPIER_STAGED
-	if (!staging[0] && (gs_host_alloc_pinned(PIECE_BYTES, &staging[0]) != GS_OK ||
-						gs_host_alloc_pinned(PIECE_BYTES, &staging[1]) != GS_OK))
-	{
-		snprintf(why, whylen, "copy staging");
-		return false;
-	}
-#endif
 	if (!copier.started)
 	{
 		pthread_attr_t attr;

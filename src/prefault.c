@@ -37,10 +37,17 @@
 #define THREAD_STACK	((Size) 256 * 1024)
 #define HUGE_PAGE_BYTES	((Size) 2 * 1024 * 1024)
 
+/*
+ * A piece of work: [start, start + len) to map, or, when rows is not NULL,
+ * nrows tuples to gather into the slots at start (prefault_gather).
+ */
 typedef struct Piece
 {
 	char	   *start;
 	Size		len;
+	MinimalTuple const *rows;
+	uint32		nrows;
+	volatile uint32 *state;
 } Piece;
 
 static struct
@@ -54,14 +61,37 @@ static struct
 	int			busy;			/* pieces being mapped */
 	int			nthreads;		/* threads started */
 	bool		checked;		/* the kernel's support was checked */
-	bool		unusable;		/* no MADV_POPULATE_WRITE, or no threads */
+	bool		no_populate;	/* no MADV_POPULATE_WRITE */
+	bool		no_threads;		/* no thread could be started */
 }			pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.queued = PTHREAD_COND_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/* A helper thread: maps queued pieces, forever.  No PostgreSQL code here. */
+/* Copies a gather piece's tuples into their slots (see prefault.h). */
+static void
+gather_rows(const Piece *piece)
+{
+	for (uint32 i = 0; i < piece->nrows; i++)
+	{
+		MinimalTuple tuple = piece->rows[i];
+		char	   *slot = piece->start + (Size) i * GATHER_SLOT_BYTES;
+
+		if (i + GATHER_PREFETCH < piece->nrows)
+			__builtin_prefetch(piece->rows[i + GATHER_PREFETCH]);
+		if (tuple->t_len <= GATHER_SLOT_BYTES)
+			memcpy(slot, tuple, tuple->t_len);
+		else
+		{
+			((MinimalTuple) slot)->t_len = 0;
+			memcpy(slot + GATHER_POINTER_OFFSET, &tuple, sizeof(tuple));
+		}
+	}
+	__atomic_store_n(piece->state, GATHER_DONE, __ATOMIC_RELEASE);
+}
+
+/* A helper thread: works on queued pieces, forever.  No PostgreSQL code here. */
 static void *
 prefault_thread(void *arg)
 {
@@ -77,8 +107,11 @@ prefault_thread(void *arg)
 		pool.busy++;
 		pthread_mutex_unlock(&pool.lock);
 
-		/* fails harmlessly on memory unmapped meanwhile */
-		(void) madvise(piece.start, piece.len, MADV_POPULATE_WRITE);
+		if (piece.rows)
+			gather_rows(&piece);
+		else
+			/* fails harmlessly on memory unmapped meanwhile */
+			(void) madvise(piece.start, piece.len, MADV_POPULATE_WRITE);
 
 		pthread_mutex_lock(&pool.lock);
 		if (--pool.busy == 0)
@@ -117,12 +150,14 @@ start_threads(void)
 		pool.checked = true;
 		if (!kernel_can_populate())
 		{
-			pool.unusable = true;
+			pool.no_populate = true;
 			elog(DEBUG1, "gpusort: the kernel cannot map pages ahead (MADV_POPULATE_WRITE): %m");
 		}
 	}
-	if (pool.unusable || pool.nthreads >= gpusort_prefault_threads)
-		return !pool.unusable && pool.nthreads > 0;
+	if (!IsUnderPostmaster && IsPostmasterEnvironment)
+		return false;			/* no threads in the postmaster */
+	if (pool.no_threads || pool.nthreads >= gpusort_prefault_threads)
+		return pool.nthreads > 0;
 
 	/* threads inherit the signal mask of their creator */
 	sigfillset(&all);
@@ -147,7 +182,7 @@ start_threads(void)
 		errno = failed;
 		elog(DEBUG1, "gpusort: could not start a prefault thread: %m");
 		if (pool.nthreads == 0)
-			pool.unusable = true;
+			pool.no_threads = true;
 	}
 	return pool.nthreads > 0;
 }
@@ -162,9 +197,7 @@ prefault_range(void *start, Size len)
 
 	if (gpusort_prefault_threads <= 0 || len < MIN_RANGE_BYTES)
 		return;
-	if (!IsUnderPostmaster && IsPostmasterEnvironment)
-		return;					/* no threads in the postmaster */
-	if (!start_threads())
+	if (!start_threads() || pool.no_populate)
 		return;
 
 	pthread_mutex_lock(&pool.lock);
@@ -174,6 +207,7 @@ prefault_range(void *start, Size len)
 
 		piece->start = (char *) from;
 		piece->len = Min(PIECE_BYTES, to - from);
+		piece->rows = NULL;
 		from += piece->len;
 		pool.tail++;
 		queued = true;
@@ -193,12 +227,47 @@ prefault_huge_pages(void *start, Size len)
 		(void) madvise((void *) from, to - from, MADV_HUGEPAGE);
 }
 
+bool
+prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+				volatile uint32 *state)
+{
+	bool		queued = false;
+
+	*state = GATHER_QUEUED;
+	if (gpusort_prefault_threads <= 0 || !start_threads())
+		return false;
+	pthread_mutex_lock(&pool.lock);
+	if (pool.tail - pool.head < QUEUE_PIECES)
+	{
+		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
+
+		piece->start = slots;
+		piece->len = (Size) nrows * GATHER_SLOT_BYTES;
+		piece->rows = rows;
+		piece->nrows = nrows;
+		piece->state = state;
+		pool.tail++;
+		queued = true;
+		pthread_cond_signal(&pool.queued);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return queued;
+}
+
 void
 prefault_cancel(void)
 {
 	if (pool.nthreads == 0)
 		return;
 	pthread_mutex_lock(&pool.lock);
+	/* the waiters of gathers dropped here read their rows themselves */
+	for (uint32 i = pool.head; i != pool.tail; i++)
+	{
+		Piece	   *piece = &pool.queue[i % QUEUE_PIECES];
+
+		if (piece->rows)
+			__atomic_store_n(piece->state, GATHER_DROPPED, __ATOMIC_RELEASE);
+	}
 	pool.head = pool.tail;
 	while (pool.busy > 0)
 		pthread_cond_wait(&pool.done, &pool.lock);
@@ -215,6 +284,14 @@ prefault_range(void *start, Size len)
 void
 prefault_huge_pages(void *start, Size len)
 {
+}
+
+bool
+prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+				volatile uint32 *state)
+{
+	*state = GATHER_QUEUED;
+	return false;
 }
 
 void

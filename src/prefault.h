@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * prefault.h
- *	  Mapping fresh memory ahead of its first use, on other cores.
+ *	  Mapping fresh memory ahead of its first use, and gathering rows ahead
+ *	  of their reading, on other cores.
  *
  * The first write to each page of fresh memory costs a page fault in which
  * the kernel zeroes the page: about 0.35 s per GB on one core of the hosts
@@ -10,10 +11,17 @@
  * (gpusort.prefault_threads) that map their pages, in 2 MB pieces, while the
  * backend goes on; it finds the pages mapped when it gets there.
  *
- * The threads only call madvise(MADV_POPULATE_WRITE), which maps pages
- * without reading or writing their contents, so they never race with the
- * backend's own writes, and memory freed meanwhile is simply skipped.  They
- * run no PostgreSQL code and receive no signals.
+ * The threads map pages with madvise(MADV_POPULATE_WRITE), which neither
+ * reads nor writes their contents, so they never race with the backend's
+ * own writes, and memory freed meanwhile is simply skipped.
+ *
+ * Sorted rows are read in an order unrelated to where they lie, and each
+ * read misses the caches and the TLB; one core overlaps only a few such
+ * misses.  So the threads also copy the rows, a few thousand at a time, in
+ * sorted order into a small ring of slots just ahead of the backend, which
+ * then reads them in sequence (the GpuSort node's emit phase).
+ *
+ * The threads run no PostgreSQL code and receive no signals.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,6 +29,8 @@
 #define PREFAULT_H
 
 #include "postgres.h"
+
+#include "access/htup_details.h"
 
 /*
  * Queues [start, start + len) to be mapped by the helper threads.  Does
@@ -43,8 +53,29 @@ extern void *prefault_alloc(MemoryContext cxt, Size size);
 extern void prefault_huge_pages(void *start, Size len);
 
 /*
- * Forgets the ranges still queued and waits for those being mapped: called
- * before queued memory is freed, so that no work is spent on it.
+ * Gathering rows in the order the backend will read them: a helper thread
+ * copies the tuples that rows[0..nrows-1] point to into consecutive slots
+ * of GATHER_SLOT_BYTES at slots (cache-line aligned), each tuple that fits
+ * in one; a larger tuple's slot gets a t_len of 0 and, at
+ * GATHER_POINTER_OFFSET, the tuple's pointer.  *state goes from
+ * GATHER_QUEUED to GATHER_DONE when the slots are filled, or to
+ * GATHER_DROPPED if the work was cancelled before it began.  Returns false,
+ * queueing nothing, when no helper thread runs.
+ */
+#define GATHER_SLOT_BYTES		64
+#define GATHER_POINTER_OFFSET	8
+#define GATHER_PREFETCH			16	/* rows a thread fetches ahead */
+
+#define GATHER_QUEUED			0
+#define GATHER_DONE				1
+#define GATHER_DROPPED			2
+
+extern bool prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+							volatile uint32 *state);
+
+/*
+ * Forgets the work still queued and waits for the pieces in progress:
+ * called before the memory it touches is freed, or moves.
  */
 extern void prefault_cancel(void);
 

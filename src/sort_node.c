@@ -28,6 +28,7 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "portability/instr_time.h"
+#include "storage/s_lock.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -45,6 +46,24 @@
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
+
+/*
+ * The ring of rows that helper threads gather in sorted order ahead of the
+ * emit phase (prefault.h): chunk c of the sorted rows goes into buffer
+ * c % RING_CHUNKS, and is gathered while the emit phase reads the chunks
+ * before it.  Only forward scans of inputs of RING_MIN_ROWS rows or more
+ * that are not wide use it.
+ */
+#define RING_ROWS			4096
+#define RING_CHUNKS			16
+#define RING_MIN_ROWS		(RING_ROWS * RING_CHUNKS)
+
+typedef struct GatherRing
+{
+	char	   *slots;			/* RING_CHUNKS buffers of RING_ROWS slots */
+	volatile uint32 state[RING_CHUNKS]; /* GATHER_QUEUED, _DONE, _DROPPED */
+	bool		direct;			/* the current chunk is read from sorted */
+} GatherRing;
 
 typedef enum NodePhase
 {
@@ -81,6 +100,7 @@ typedef struct GpuSortState
 	RowStore	store;
 	uint32	   *perm;			/* keys_only: the order of the keys */
 	MinimalTuple *sorted;		/* otherwise: all rows, in order */
+	GatherRing *ring;			/* sorted's rows gathered ahead, or NULL */
 	bool		wide_rows;		/* tuples average more than a cache line */
 	TupleTableSlot *sort_slot;	/* keys_only: tuplesort's MinimalTuples */
 	int64		ntotal;			/* rows to return */
@@ -590,6 +610,83 @@ sort_rows(GpuSortState *state, bool small)
 	state->sorted = sorted;
 }
 
+/* Queues the gathering of chunk c of the sorted rows into its buffer. */
+static void
+gather_chunk(GpuSortState *state, int64 c)
+{
+	GatherRing *ring = state->ring;
+	int			b = c % RING_CHUNKS;
+	int64		first = c * RING_ROWS;
+
+	if (first >= state->ntotal)
+		return;
+	if (!prefault_gather(state->sorted + first, Min(RING_ROWS, state->ntotal - first),
+						 ring->slots + (Size) b * RING_ROWS * GATHER_SLOT_BYTES,
+						 &ring->state[b]))
+		ring->state[b] = GATHER_DROPPED;
+}
+
+/* Starts gathering the sorted rows for a forward read, where it pays. */
+static void
+start_ring(GpuSortState *state)
+{
+	Size		bytes = (Size) RING_CHUNKS * RING_ROWS * GATHER_SLOT_BYTES;
+	GatherRing *ring;
+
+	state->ring = NULL;
+	if (state->random_access || state->keys_only || state->wide_rows ||
+		state->ntotal < RING_MIN_ROWS || gpusort_prefault_threads <= 0)
+		return;
+	ring = MemoryContextAllocZero(state->store.cxt, sizeof(GatherRing));
+	ring->slots = (char *) TYPEALIGN(ROW_STORE_LINE,
+									 MemoryContextAlloc(state->store.cxt, bytes + ROW_STORE_LINE));
+	state->ring = ring;
+	for (int c = 0; c < RING_CHUNKS; c++)
+		gather_chunk(state, c);
+}
+
+/*
+ * The row at position pos of a forward read through the ring.  Entering a
+ * chunk, the emit phase queues the gathering of the chunk that takes the
+ * buffer of the one before the previous (the previous one's last row may
+ * still be in use), and waits for the chunk's own, or reads the chunk from
+ * sorted if its gathering was dropped.
+ */
+static MinimalTuple
+ring_row(GpuSortState *state, int64 pos)
+{
+	GatherRing *ring = state->ring;
+	int64		c = pos / RING_ROWS;
+	char	   *slot;
+	MinimalTuple tuple;
+
+	if (pos % RING_ROWS == 0)
+	{
+		volatile uint32 *chunk_state = &ring->state[c % RING_CHUNKS];
+		uint32		st;
+
+		if (c >= 2)
+			gather_chunk(state, c - 2 + RING_CHUNKS);
+		for (uint32 spins = 1;
+			 (st = __atomic_load_n(chunk_state, __ATOMIC_ACQUIRE)) == GATHER_QUEUED;
+			 spins++)
+		{
+			pg_spin_delay();
+			if (spins % 4096 == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ring->direct = (st == GATHER_DROPPED);
+	}
+	if (ring->direct)
+		return state->sorted[pos];
+	slot = ring->slots + ((Size) (c % RING_CHUNKS) * RING_ROWS + pos % RING_ROWS) *
+		GATHER_SLOT_BYTES;
+	if (((MinimalTuple) slot)->t_len != 0)
+		return (MinimalTuple) slot;
+	memcpy(&tuple, slot + GATHER_POINTER_OFFSET, sizeof(tuple));
+	return tuple;
+}
+
 /* Reads the input and sorts it, with an engine or with tuplesort. */
 static void
 collect_and_sort(GpuSortState *state)
@@ -632,6 +729,7 @@ collect_and_sort(GpuSortState *state)
 	state->ran = RUN_ENGINE;
 	state->phase = PHASE_SORTED;
 	state->current = -1;
+	start_ring(state);
 }
 
 /*
@@ -684,6 +782,8 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->current < 0 || state->current >= state->ntotal)
 		ExecClearTuple(slot);
+	else if (state->ring && forward)
+		ExecStoreMinimalTuple(ring_row(state, state->current), slot, false);
 	else if (state->keys_only)
 	{
 		int64		ahead = state->current + PREFETCH_DISTANCE;
@@ -727,6 +827,7 @@ forget_rows(GpuSortState *state)
 	row_store_reset(&state->store);
 	state->perm = NULL;
 	state->sorted = NULL;
+	state->ring = NULL;
 	state->phase = PHASE_START;
 }
 
@@ -767,7 +868,10 @@ gpusort_rescan(CustomScanState *node)
 	if (state->phase == PHASE_TUPLESORT)
 		tuplesort_rescan(state->tuplesort);
 	else
+	{
 		state->current = -1;
+		state->ring = NULL;		/* its first chunks are gone */
+	}
 }
 
 static void
