@@ -227,15 +227,18 @@ prefault_huge_pages(void *start, Size len)
 		(void) madvise((void *) from, to - from, MADV_HUGEPAGE);
 }
 
-bool
+void
 prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
 				volatile uint32 *state)
 {
 	bool		queued = false;
 
-	*state = GATHER_QUEUED;
 	if (gpusort_prefault_threads <= 0 || !start_threads())
-		return false;
+	{
+		*state = GATHER_DROPPED;
+		return;
+	}
+	*state = GATHER_QUEUED;
 	pthread_mutex_lock(&pool.lock);
 	if (pool.tail - pool.head < QUEUE_PIECES)
 	{
@@ -251,7 +254,8 @@ prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
 		pthread_cond_signal(&pool.queued);
 	}
 	pthread_mutex_unlock(&pool.lock);
-	return queued;
+	if (!queued)
+		*state = GATHER_DROPPED;
 }
 
 void
@@ -286,12 +290,11 @@ prefault_huge_pages(void *start, Size len)
 {
 }
 
-bool
+void
 prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
 				volatile uint32 *state)
 {
-	*state = GATHER_QUEUED;
-	return false;
+	*state = GATHER_DROPPED;
 }
 
 void

@@ -59,8 +59,8 @@ extern void prefault_huge_pages(void *start, Size len);
  * in one; a larger tuple's slot gets a t_len of 0 and, at
  * GATHER_POINTER_OFFSET, the tuple's pointer.  *state goes from
  * GATHER_QUEUED to GATHER_DONE when the slots are filled, or to
- * GATHER_DROPPED if the work was cancelled before it began.  Returns false,
- * queueing nothing, when no helper thread runs.
+ * GATHER_DROPPED if the work was cancelled before it began; it is
+ * GATHER_DROPPED at once when no helper thread runs or the queue is full.
  */
 #define GATHER_SLOT_BYTES		64
 #define GATHER_POINTER_OFFSET	8
@@ -70,7 +70,7 @@ extern void prefault_huge_pages(void *start, Size len);
 #define GATHER_DONE				1
 #define GATHER_DROPPED			2
 
-extern bool prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+extern void prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
 							volatile uint32 *state);
 
 /*

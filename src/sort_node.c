@@ -620,10 +620,9 @@ gather_chunk(GpuSortState *state, int64 c)
 
 	if (first >= state->ntotal)
 		return;
-	if (!prefault_gather(state->sorted + first, Min(RING_ROWS, state->ntotal - first),
-						 ring->slots + (Size) b * RING_ROWS * GATHER_SLOT_BYTES,
-						 &ring->state[b]))
-		ring->state[b] = GATHER_DROPPED;
+	prefault_gather(state->sorted + first, Min(RING_ROWS, state->ntotal - first),
+					ring->slots + (Size) b * RING_ROWS * GATHER_SLOT_BYTES,
+					&ring->state[b]);
 }
 
 /* Starts gathering the sorted rows for a forward read, where it pays. */
