@@ -118,3 +118,22 @@ FROM (VALUES (0, 'off'), (4, 'off'), (4, 'on')) t(threads, huge),
 ORDER BY threads, huge, nulls;
 RESET gpusort.prefault_threads;
 RESET gpusort.huge_pages;
+
+-- Keys read straight from heap tuples of several layouts: after a column of
+-- variable length and a dropped one, behind NULLs, and in a column added
+-- with a default, which the rows stored before it lack.
+CREATE TABLE diff_layout (id int, t text, gone int8, k4 int4);
+INSERT INTO diff_layout
+  SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE repeat('y', g % 30) END, g,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE hashint4(g) % 1000 END
+  FROM generate_series(1, 20000) g;
+ALTER TABLE diff_layout DROP COLUMN gone;
+ALTER TABLE diff_layout ADD COLUMN k8 int8 DEFAULT -42;
+INSERT INTO diff_layout
+  SELECT g, repeat('z', g % 5), hashint4(g) % 1000, hashint8(g) % 100000
+  FROM generate_series(20001, 40000) g;
+ANALYZE diff_layout;
+SELECT ob, uses_gpusort(q) AS gpusort_used, result_text(q) = native_text(q) AS same
+FROM (VALUES ('k4, id'), ('k8 DESC, id'), ('k8, k4 NULLS FIRST, id')) o(ob),
+     LATERAL format('SELECT * FROM diff_layout ORDER BY %s', ob) q
+ORDER BY ob;

@@ -282,6 +282,19 @@ form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
 }
 
 /*
+ * The value of a key column.  A heap tuple's is read from the tuple itself,
+ * at the attribute's cached offset when the tuple has no NULLs, which is
+ * cheaper than deforming the slot up to the column.
+ */
+static inline Datum
+key_value(TupleTableSlot *slot, HeapTuple htup, AttrNumber attno, bool *isnull)
+{
+	if (htup)
+		return heap_getattr(htup, attno, slot->tts_tupleDescriptor, isnull);
+	return slot_getattr(slot, attno, isnull);
+}
+
+/*
  * Adds the slot's row to the store.  Returns false, storing nothing, when
  * the row would take the store over its budget or over 2^32 - 1 rows.
  */
@@ -289,6 +302,7 @@ bool
 row_store_add(RowStore *store, TupleTableSlot *slot)
 {
 	KeyColumn  *lead = &store->columns[0];
+	HeapTuple	htup = NULL;
 	const char *data = NULL;
 	uint32		len;
 	bool		isnull;
@@ -299,7 +313,9 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	Size		datalen = 0;
 	Size		newblock;
 
-	value = slot_getattr(slot, lead->attno, &isnull);
+	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+	value = key_value(slot, htup, lead->attno, &isnull);
 
 	/*
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
@@ -307,10 +323,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	 */
 	if (store->keys_only)
 		len = 0;
-	else if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+	else if (htup)
 	{
-		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-
 		data = (char *) htup->t_data + MINIMAL_TUPLE_OFFSET;
 		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 	}
@@ -371,7 +385,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		uint64		key = 0;
 
 		if (i > 0)
-			value = slot_getattr(slot, column->attno, &isnull);
+			value = key_value(slot, htup, column->attno, &isnull);
 		if (isnull)
 		{
 			if (column->nulls == NULL)
