@@ -57,6 +57,8 @@
 #define RING_ROWS			4096
 #define RING_CHUNKS			16
 #define RING_MIN_ROWS		(RING_ROWS * RING_CHUNKS)
+#define RING_PREFETCH_ROWS	64	/* a 4 kB page ahead: the hardware's own
+								 * prefetching stops at page boundaries */
 
 typedef struct GatherRing
 {
@@ -680,6 +682,8 @@ ring_row(GpuSortState *state, int64 pos)
 		return state->sorted[pos];
 	slot = ring->slots + ((Size) (c % RING_CHUNKS) * RING_ROWS + pos % RING_ROWS) *
 		GATHER_SLOT_BYTES;
+	__builtin_prefetch(ring->slots + (Size) ((pos + RING_PREFETCH_ROWS) %
+											 (RING_CHUNKS * RING_ROWS)) * GATHER_SLOT_BYTES);
 	if (((MinimalTuple) slot)->t_len != 0)
 		return (MinimalTuple) slot;
 	memcpy(&tuple, slot + GATHER_POINTER_OFFSET, sizeof(tuple));
