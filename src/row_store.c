@@ -20,6 +20,7 @@
 #define AHEAD_BLOCK_SIZE	(4 * 1024 * 1024)	/* blocks allocated one ahead */
 #define MIN_CAPACITY		1024
 #define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
+#define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
 
 static inline uint64
 encode_key(const KeyColumn *column, Datum value)
@@ -349,6 +350,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	else
 	{
 		tuple = allocate_tuple(store, len);
+		/* the hardware prefetcher stops at page boundaries: ask a page ahead */
+		__builtin_prefetch(store->block + BLOCK_PREFETCH_BYTES, 1);
 		if (data)
 		{
 			memcpy(tuple, data, len);
