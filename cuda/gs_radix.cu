@@ -457,7 +457,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	}
 }
 
-/* Launches one pass (large tiles for 32-bit keys, else 64-bit ones). */
+/* Launches one pass: RITEMS_NARROW pairs per thread for 32-bit keys, else RITEMS_WIDE. */
 template <typename KI, typename KO, int MODE, bool FOLD>
 static gs_status
 launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
