@@ -9,13 +9,17 @@
  *	     their low 12 bits (gs_keyrange.low_hist); as the range is at most
  *	     4096, (k - min) = ((k & 4095) - (min & 4095)) & 4095, so that count
  *	     rotated is the histogram, and the keys are not read a second time;
- *	  2. one kernel over tiles of CTILE pairs: ranks each pair among equal
- *	     keys of its tile (warp match + per-warp counters), publishes the
- *	     tile's count per key and finds the counts of the tiles before it by
- *	     decoupled look-back (a thread's two keys looked back together),
- *	     stages the tile in shared memory in key order
- *	     and writes it out, so that each key's pairs leave as one contiguous
- *	     run per tile, next to the runs of the tiles just before and after.
+ *	  2. one kernel over tiles of CT * IT pairs: ranks each pair among equal
+ *	     keys of its warp (lane masks or ballots, per-warp counters), makes
+ *	     the tile's count per key and each warp's first slot per key (two
+ *	     keys per 32-bit word), publishes the counts and finds those of the
+ *	     tiles before it by decoupled look-back (a thread's key pairs),
+ *	     stages the values in shared memory in key order and writes them
+ *	     out, so that each key's values leave as one contiguous run per
+ *	     tile, next to the runs of the tiles just before and after.  The
+ *	     output keys follow from the histogram alone (position p holds
+ *	     min + b for offset[b] <= p < offset[b + 1]): each tile writes the
+ *	     keys of its own range of positions, in order, 16 bytes a store.
  */
 #include "gs_internal.cuh"
 
@@ -24,14 +28,27 @@
 #ifndef CITEMS
 #define CITEMS 20				/* pairs per thread (shared memory: <= 220 KiB at range 4096) */
 #endif
-#define CTILE (CT * CITEMS)		/* pairs per tile */
+/*
+ * 32-bit keys of at most CNARROW_RANGE values take tiles of CITEMS_NARROW
+ * pairs per thread: their per-warp counters are small enough for two such
+ * blocks per SM.  (24 ran as fast, with more spills; NOTES.md.)
+ */
+#define CNARROW_RANGE 1024
+#ifndef CITEMS_NARROW
+#define CITEMS_NARROW 22
+#endif
+#ifndef CRANK_ATOMIC
+#define CRANK_ATOMIC 1			/* lane masks by shared-memory OR, where they fit */
+#endif
+#ifndef CFILL
+#define CFILL 1					/* output keys written in order, not scattered */
+#endif
 
 static_assert(GS_COUNTING_MAX_RANGE <= 4096 && GS_COUNTING_MAX_RANGE <= GS_LOWHIST_BINS,
 			  "counting_offsets scans at most 4096 keys");
 
 #define CFLAG_AGG 1u
-#define CFLAG_INC 2u			/* gs_lookback_add's inclusive flag */
-#define CLB_WINDOW 1			/* look-back: status words per read (2 and 4 spill, slower) */
+#define CFLAG_INC 2u			/* inclusive of all tiles before */
 
 /* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
 __device__ __forceinline__ uint32_t
@@ -110,13 +127,55 @@ counting_offsets(const uint32_t *__restrict__ h, uint32_t rot, uint32_t mask,
 }
 
 /*
- * Dynamic shared memory: stage_o[CTILE] (uint16 key offsets, k - kmin) and
- * stage_v[CTILE] (values), both in key order; wcnt[CWARPS][range] (uint16),
- * lstart[range], gbase[range] (uint32).  The keys are not staged: the key of
- * staged slot j is kmin + stage_o[j], so a tile's keys leave as runs of
- * equal keys next to their values, in one loop.
+ * Look-back status words of two adjacent keys at once (16 bytes; the status
+ * rows are rpad words long, rpad even, so a key pair's words are aligned).
  */
-template <typename K>
+__device__ __forceinline__ void
+status_load2(volatile unsigned long long *p, unsigned long long &a,
+			 unsigned long long &b)
+{
+	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+				 : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+__device__ __forceinline__ void
+status_store2(volatile unsigned long long *p, unsigned long long a,
+			  unsigned long long b)
+{
+	asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
+				 :: "l"(p), "l"(a), "l"(b) : "memory");
+}
+
+/* Largest b in [lo, hi] with offs[b] <= p (offs ascending, offs[lo] <= p). */
+__device__ __forceinline__ uint32_t
+key_at(const uint32_t *__restrict__ offs, uint32_t lo, uint32_t hi, uint32_t p)
+{
+	while (lo < hi)
+	{
+		uint32_t	mid = (lo + hi + 1) / 2;
+
+		if (__ldg(offs + mid) <= p)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * Dynamic shared memory (rpad = range rounded up to even): stage_v[TILE]
+ * (values) and stage_o[TILE] (uint16 key offsets, k - kmin), both in key
+ * order; wcnt[CWARPS][rpad] (uint16: the warps' counts, then each warp's
+ * first staging slot per key); tcount[rpad] (the tile's count per key) and
+ * gbase[rpad] (uint32).  ARANK: the ranking's lane masks, masks[CWARPS]
+ * [range] (uint32), lie over the staging buffers, unused until the ranking
+ * is done.  The keys are not staged: the key of staged slot j is kmin +
+ * stage_o[j].  FILL: the output keys are not scattered but written in
+ * order, from the global offsets (position p holds kmin + b for
+ * key_offsets[b] <= p < key_offsets[b + 1]), each tile the positions of its
+ * own input range, with 16-byte stores.
+ */
+template <typename K, int IT, bool ARANK, bool FILL>
 __global__ void __launch_bounds__(CT, 2)
 counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				  K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
@@ -125,12 +184,17 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				  volatile unsigned long long *status, uint32_t *tile_counter,
 				  uint32_t epoch)
 {
+	constexpr uint32_t TILE = CT * IT;
+	const uint32_t rpad = (range + 1) & ~1u;
+	const uint32_t np = rpad / 2;	/* key pairs (2p, 2p + 1) */
 	extern __shared__ __align__(16) unsigned char dyn[];
 	uint32_t   *stage_v = (uint32_t *) dyn;
-	uint16_t   *stage_o = (uint16_t *) (stage_v + CTILE);
-	uint16_t   *wcnt = stage_o + CTILE;
-	uint32_t   *lstart = (uint32_t *) (wcnt + ((CWARPS * range + 1) & ~1u));
-	uint32_t   *gbase = lstart + range;
+	uint16_t   *stage_o = (uint16_t *) (stage_v + TILE);
+	uint16_t   *wcnt = stage_o + TILE;
+	uint32_t   *wcnt2 = (uint32_t *) wcnt;	/* wcnt by key pairs */
+	uint32_t   *tcount = (uint32_t *) (wcnt + CWARPS * rpad);
+	uint32_t   *gbase = tcount + rpad;
+	uint32_t   *masks = (uint32_t *) dyn;
 	__shared__ uint32_t ws[CWARPS];
 	__shared__ uint32_t s_tile;
 
@@ -141,172 +205,227 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	if (tid == 0)
 		s_tile = atomicAdd(tile_counter, 1u);
-	for (uint32_t i = tid; i < (CWARPS * range + 1) / 2; i += CT)
-		((uint32_t *) wcnt)[i] = 0;
+	for (uint32_t i = tid; i < CWARPS * np; i += CT)
+		wcnt2[i] = 0;
+	if (ARANK)
+		for (uint32_t i = tid; i < CWARPS * range; i += CT)
+			masks[i] = 0;
 	__syncthreads();
 
 	const uint32_t tile = s_tile;
-	const uint64_t tile_base = (uint64_t) tile * CTILE;
+	const uint64_t tile_base = (uint64_t) tile * TILE;
 	/* tile-local indices are 32-bit: the tile's pairs are [0, count) */
-	const uint32_t count = (uint32_t) min((uint64_t) CTILE, n - tile_base);
-	const uint32_t wofs = (uint32_t) w * 32 * CITEMS;
+	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
+	const uint32_t wofs = (uint32_t) w * 32 * IT;
 	const K    *tkin = kin + tile_base;
 	const uint32_t *tvin = vin + tile_base;
 	/* per item: key offset o (low 16 bits) | rank among equal keys << 16 */
-	uint32_t	item[CITEMS];
+	uint32_t	item[IT];
 
 	{
-		K			key[CITEMS];
+		K			key[IT];
 
 #pragma unroll
-		for (int i = 0; i < CITEMS; i++)
+		for (int i = 0; i < IT; i++)
 		{
 			uint32_t	li = wofs + i * 32 + lane;
 
 			key[i] = li < count ? tkin[li] : kmin;
 		}
 #pragma unroll
-		for (int i = 0; i < CITEMS; i++)
+		for (int i = 0; i < IT; i++)
 			item[i] = (uint32_t) (key[i] - kmin);
 	}
 	/* the values are read last: ask for their lines in L2 now */
-	if (lane < CITEMS && wofs + lane * 32 < count)
+	if (lane < IT && wofs + lane * 32 < count)
 		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
-	const unsigned long long tag = (unsigned long long) epoch << 34;
-	volatile unsigned long long *mine = status + (uint64_t) tile * range;
-
-	/*
-	 * Look-back of the keys of this thread (tid, tid + CT, ...; two at a
-	 * time, both in flight): gbase[o] = pairs of key o in the tiles before
-	 * this one (+ the key's output start); publishes the inclusive counts.
-	 * lstart[o] holds the tile's count of key o.
-	 */
-	auto		lookback = [&]() {
-		for (uint32_t o = tid; o < range; o += 2 * CT)
-		{
-			const uint32_t o2 = o + CT;
-			const bool	has2 = o2 < range;
-			uint32_t	excl = 0,
-						excl2 = 0;
-
-			if (tile == 0)
-			{
-				excl = key_offsets[o];
-				if (has2)
-					excl2 = key_offsets[o2];
-			}
-			else
-			{
-				int64_t		k = (int64_t) tile - 1,
-							k2 = k;
-				bool		done = false,
-							done2 = !has2;
-
-				while (!(done && done2))
-				{
-					unsigned long long s1[CLB_WINDOW],
-								s2[CLB_WINDOW];
-
-					if (!done)
-						gs_lookback_load<CLB_WINDOW>(status, range, o, k, s1);
-					if (!done2)
-						gs_lookback_load<CLB_WINDOW>(status, range, o2, k2, s2);
-					if (!done)
-						done = gs_lookback_add<CLB_WINDOW>(s1, epoch, &k, &excl);
-					if (!done2)
-						done2 = gs_lookback_add<CLB_WINDOW>(s2, epoch, &k2, &excl2);
-				}
-				mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl + lstart[o]);
-				if (has2)
-					mine[o2] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (excl2 + lstart[o2]);
-			}
-			gbase[o] = excl;
-			if (has2)
-				gbase[o2] = excl2;
-		}
-	};
-	auto		publish = [&](uint32_t o, uint32_t run) {
-		if (tile == 0)
-			mine[o] = tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (key_offsets[o] + run);
-		else
-			mine[o] = tag | ((unsigned long long) CFLAG_AGG << 32) | run;
-	};
-
 	/* rank each item among equal keys of its warp, in (item, lane) order */
 #pragma unroll
-	for (int i = 0; i < CITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		const bool	valid = wofs + i * 32 + lane < count;
 		const uint32_t o = item[i];
-		/* (match.any: 1.65 vs 1.58 ms, NOTES.md) */
-		const uint32_t peers = match_bits(o, valid, bits);
-		uint32_t	before = 0;
+		uint32_t	peers,
+					before = 0;
 
-		if (valid)
-			before = wcnt[w * range + o];
-		__syncwarp();
-		if (valid && (peers & lt) == 0)
-			wcnt[w * range + o] = (uint16_t) (before + __popc(peers));
-		__syncwarp();
+		if (ARANK)
+		{
+			/*
+			 * Lanes of equal keys: each sets its bit in its key's mask; the
+			 * lowest lane clears it again.  (10 ballots a pair for 1000 keys
+			 * were faster while the keys left scattered, slower with FILL:
+			 * NOTES.md.)
+			 */
+			uint32_t   *mk = masks + w * range + o;
+
+			if (valid)
+				atomicOr(mk, 1u << lane);
+			__syncwarp();
+			peers = valid ? *(volatile uint32_t *) mk : 0;
+			if (valid)
+				before = wcnt[w * rpad + o];
+			__syncwarp();
+			if (valid && (peers & lt) == 0)
+			{
+				*mk = 0;
+				wcnt[w * rpad + o] = (uint16_t) (before + __popc(peers));
+			}
+			__syncwarp();
+		}
+		else
+		{
+			/* (match.any: 1.65 vs 1.58 ms, NOTES.md) */
+			peers = match_bits(o, valid, bits);
+			if (valid)
+				before = wcnt[w * rpad + o];
+			__syncwarp();
+			if (valid && (peers & lt) == 0)
+				wcnt[w * rpad + o] = (uint16_t) (before + __popc(peers));
+			__syncwarp();
+		}
 		item[i] = o | ((before + __popc(peers & lt)) << 16);
 	}
 	__syncthreads();
 
 	/*
-	 * Per key: warp prefixes and the tile's count, published at once; then
-	 * the look-back.  (Counts published before the ranking, by shared-memory
-	 * atomics right after the load, measured 8 % slower: NOTES.md.)
+	 * Per key pair (a thread's own contiguous pairs): the tile's counts from
+	 * the warps' counts (two uint16 counts per word, added as one), published
+	 * at once; their exclusive scan over the keys; then each warp's first
+	 * staging slot per key replaces its count; then the look-back.
 	 */
-	for (uint32_t o = tid; o < range; o += CT)
+	const unsigned long long tag = (unsigned long long) epoch << 34;
+	volatile unsigned long long *mine = status + (uint64_t) tile * rpad;
+	const uint32_t per = (np + CT - 1) / CT;
+	const uint32_t p0 = min(np, tid * per),
+				p1 = min(np, p0 + per);
+	uint32_t	sum = 0;
+
+	for (uint32_t p = p0; p < p1; p++)
 	{
-		uint32_t	run = 0;
+		uint32_t	c = 0;
 
 #pragma unroll
 		for (int ww = 0; ww < CWARPS; ww++)
+			c += wcnt2[ww * np + p];
+
+		const uint32_t c0 = c & 0xFFFFu,
+					c1 = c >> 16;
+
+		tcount[2 * p] = c0;
+		tcount[2 * p + 1] = c1;
+		sum += c0 + c1;
+		if (tile == 0)
 		{
-			uint32_t	c = wcnt[ww * range + o];
+			uint32_t	e0 = key_offsets[2 * p],
+						e1 = 2 * p + 1 < range ? key_offsets[2 * p + 1] : 0;
 
-			wcnt[ww * range + o] = (uint16_t) run;
-			run += c;
+			status_store2(mine + 2 * p,
+						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e0 + c0),
+						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e1 + c1));
 		}
-		lstart[o] = run;		/* the tile's count, for now */
-		publish(o, run);
+		else
+			status_store2(mine + 2 * p,
+						  tag | ((unsigned long long) CFLAG_AGG << 32) | c0,
+						  tag | ((unsigned long long) CFLAG_AGG << 32) | c1);
 	}
-	lookback();
-	__syncthreads();
-
-	/* exclusive scan of the tile's counts over the keys (in lstart) */
 	{
-		const uint32_t per = (range + CT - 1) / CT;
-		const uint32_t o0 = min(range, tid * per),
-					o1 = min(range, o0 + per);
-		uint32_t	sum = 0;
-
-		for (uint32_t o = o0; o < o1; o++)
-			sum += lstart[o];
 		uint32_t	base = gs_block_exclusive_scan<CWARPS>(sum, ws);
 
-		for (uint32_t o = o0; o < o1; o++)
+		for (uint32_t p = p0; p < p1; p++)
 		{
-			uint32_t	c = lstart[o];
+			const uint32_t c0 = tcount[2 * p],
+						c1 = tcount[2 * p + 1];
+			/* both halves stay <= TILE < 2^16: no carry between them */
+			uint32_t	s = base | ((base + c0) << 16);
 
-			lstart[o] = base;
-			gbase[o] -= base;	/* output position of staged slot j: gbase + j */
-			base += c;
+			gbase[2 * p] = base;	/* the local starts, for now */
+			gbase[2 * p + 1] = base + c0;
+			base += c0 + c1;
+#pragma unroll
+			for (int ww = 0; ww < CWARPS; ww++)
+			{
+				uint32_t	c = wcnt2[ww * np + p];
+
+				wcnt2[ww * np + p] = s;
+				s += c;
+			}
 		}
+	}
+
+	/*
+	 * Look-back of a thread's key pairs: gbase[o] = pairs of key o in the
+	 * tiles before this one (+ the key's output start) - the key's local
+	 * start: staged slot j goes to gbase[o] + j.  Publishes the inclusive
+	 * counts.  A pair's two words are read together while both keys are at
+	 * the same tile.
+	 */
+	for (uint32_t p = p0; p < p1; p++)
+	{
+		const uint32_t o = 2 * p;
+		const bool	has1 = o + 1 < range;
+		uint32_t	e0 = 0,
+					e1 = 0;
+
+		if (tile == 0)
+		{
+			e0 = key_offsets[o];
+			if (has1)
+				e1 = key_offsets[o + 1];
+		}
+		else
+		{
+			int			k0 = (int) tile - 1,
+						k1 = k0;
+			bool		d0 = false,
+						d1 = !has1;
+
+			/* a word of the current generation: add it; an inclusive one ends */
+			auto		add = [&](unsigned long long s, int *k, uint32_t *e) -> bool {
+				if ((s >> 34) != epoch)
+					return false;
+				*e += (uint32_t) s;
+				(*k)--;
+				return ((s >> 32) & 3u) == CFLAG_INC;
+			};
+
+			while (!(d0 && d1))
+			{
+				unsigned long long s0 = 0,
+							s1 = 0;
+
+				if (!d0 && !d1 && k0 == k1)
+					status_load2(status + (size_t) k0 * rpad + o, s0, s1);
+				else
+				{
+					if (!d0)
+						s0 = status[(size_t) k0 * rpad + o];
+					if (!d1)
+						s1 = status[(size_t) k1 * rpad + o + 1];
+				}
+				if (!d0)
+					d0 = add(s0, &k0, &e0);
+				if (!d1)
+					d1 = add(s1, &k1, &e1);
+			}
+			status_store2(mine + o,
+						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e0 + tcount[o]),
+						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e1 + tcount[o + 1]));
+		}
+		gbase[o] = e0 - gbase[o];
+		gbase[o + 1] = e1 - gbase[o + 1];
 	}
 	__syncthreads();
 
 	/* key offsets and values into shared memory in key order */
 #pragma unroll
-	for (int i = 0; i < CITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint32_t	li = wofs + i * 32 + lane;
 
 		if (li < count)
 		{
 			uint32_t	o = item[i] & 0xFFFFu;
-			uint32_t	lp = lstart[o] + wcnt[w * range + o] + (item[i] >> 16);
+			uint32_t	lp = wcnt[w * rpad + o] + (item[i] >> 16);
 
 			stage_o[lp] = (uint16_t) o;
 			stage_v[lp] = tvin[li];
@@ -316,7 +435,7 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 
 	/* then out: each key's pairs as one contiguous run */
 #pragma unroll
-	for (int i = 0; i < CITEMS; i++)
+	for (int i = 0; i < IT; i++)
 	{
 		uint32_t	j = i * CT + tid;
 
@@ -325,20 +444,143 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			uint32_t	o = stage_o[j];
 			uint32_t	d = gbase[o] + j;
 
-			kout[d] = kmin + (K) o;
+			if (!FILL)
+				kout[d] = kmin + (K) o;
 			vout[d] = stage_v[j];
 		}
+	}
+
+	/*
+	 * FILL: the keys of the tile's own output range, in order (last: no item
+	 * register is live any more)
+	 */
+	if (FILL)
+	{
+		constexpr int V = 16 / sizeof(K);	/* keys per store */
+		const uint32_t pbase = (uint32_t) tile_base;
+		/* the key at output position p: 32 probes a round (2 for 1024 keys) */
+		auto		warp_key_at = [&](uint32_t p) -> uint32_t {
+			uint32_t	blo = 0,
+						bhi = range - 1;
+
+			while (blo < bhi)
+			{
+				const uint32_t step = (bhi - blo + 32) / 32;
+				const uint32_t probe = blo + lane * step;
+				const uint32_t ok = __ballot_sync(0xffffffffu,
+												  probe <= bhi && __ldg(key_offsets + probe) <= p);
+
+				blo += (31 - __clz(ok)) * step;
+				bhi = min(bhi, blo + step - 1);
+			}
+			return blo;
+		};
+		/* the keys of the tile's first and last positions */
+		const uint32_t b0 = warp_key_at(pbase),
+					b1 = warp_key_at(pbase + count - 1);
+		K		   *tkout = kout + tile_base;
+
+		if (count == TILE)
+		{
+			constexpr uint32_t NV = TILE / V;	/* stores per tile */
+
+#pragma unroll 1
+			for (uint32_t v = 0; v < (NV + CT - 1) / CT; v++)
+			{
+				const uint32_t q = (v * CT + tid) * V;
+				K			kk[V];
+
+				if (NV % CT && q >= TILE)
+					break;
+				if (b0 == b1)
+				{
+#pragma unroll
+					for (int e = 0; e < V; e++)
+						kk[e] = kmin + (K) b0;
+				}
+				else
+				{
+					uint32_t	b = key_at(key_offsets, b0, b1, pbase + q);
+
+#pragma unroll
+					for (int e = 0; e < V; e++)
+					{
+						while (b < b1 && __ldg(key_offsets + b + 1) <= pbase + q + e)
+							b++;
+						kk[e] = kmin + (K) b;
+					}
+				}
+				uint4		x;
+
+				memcpy(&x, kk, 16);
+				*(uint4 *) (tkout + q) = x;
+			}
+		}
+		else
+			for (uint32_t j = tid; j < count; j += CT)
+				tkout[j] = kmin + (K) key_at(key_offsets, b0, b1, pbase + j);
 	}
 }
 
 static size_t
-onesweep_smem(uint32_t range)
+onesweep_smem(uint32_t range, int items)
 {
-	return (size_t) CTILE * 6 + (size_t) ((CWARPS * range + 1) & ~1u) * 2 + (size_t) range * 8;
+	const size_t rpad = (range + 1) & ~1u;
+
+	return (size_t) CT * items * 6 + rpad * CWARPS * 2 + rpad * 8;
 }
 /* the widest range must fit one block (227 KiB of shared memory on Hopper) */
-static_assert((size_t) CTILE * 6 + (size_t) CWARPS * GS_COUNTING_MAX_RANGE * 2 +
+static_assert((size_t) CT * CITEMS * 6 + (size_t) CWARPS * GS_COUNTING_MAX_RANGE * 2 +
 			  (size_t) GS_COUNTING_MAX_RANGE * 8 <= 227 * 1024, "counting tile too large");
+/* narrow ranges: two blocks per SM (228 KiB per SM, 1 KiB reserved per block) */
+static_assert((size_t) CT * CITEMS_NARROW * 6 + (size_t) CWARPS * CNARROW_RANGE * 2 +
+			  (size_t) CNARROW_RANGE * 8 + 1024 <= 114 * 1024, "narrow counting tile too large");
+
+/* One launch of the pass over tiles of CT * IT pairs. */
+template <typename K, int IT, bool ARANK, bool FILL>
+static gs_status
+launch_onesweep(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
+				uint32_t *vout, uint32_t n, const gs_keyrange *kr, uint32_t range,
+				int bits, const uint32_t *counts, void *st, uint32_t *counter,
+				uint32_t epoch)
+{
+	const size_t smem = onesweep_smem(range, IT);
+	auto		kernel = counting_onesweep<K, IT, ARANK, FILL>;
+
+	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+									   (int) smem));
+	kernel<<<gs_blocks(n, CT * IT), CT, smem, ctx->stream>>>(
+		kin, vin, kout, vout, n, (K) kr->min, range, bits, counts,
+		(volatile unsigned long long *) st, counter, epoch);
+	return gs_after_launch(ctx, "counting: pass");
+}
+
+/* Pairs per thread, by key width and range. */
+static int
+counting_items(size_t key_bytes, uint32_t range)
+{
+	return key_bytes == 4 && range <= CNARROW_RANGE ? CITEMS_NARROW : CITEMS;
+}
+
+/* The pass at IT pairs per thread: lane masks where they fit, fill where aligned. */
+template <typename K, int IT>
+static gs_status
+launch_items(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
+			 uint32_t *vout, uint32_t n, const gs_keyrange *kr, uint32_t range,
+			 int bits, const uint32_t *counts, void *st, uint32_t *counter,
+			 uint32_t epoch)
+{
+	/* the lane masks lie over the staging buffers (64 B per key) */
+	const bool	arank = CRANK_ATOMIC &&
+		(size_t) range * CWARPS * 4 <= (size_t) CT * IT * 6;
+	const bool	fill = CFILL && ((uintptr_t) kout & 15) == 0;
+
+	if (arank)
+		return fill ? launch_onesweep<K, IT, true, true>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st, counter, epoch)
+			: launch_onesweep<K, IT, true, false>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st, counter, epoch);
+	return fill ? launch_onesweep<K, IT, false, true>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st, counter, epoch)
+		: launch_onesweep<K, IT, false, false>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st, counter, epoch);
+}
 
 template <typename K>
 static gs_status
@@ -347,7 +589,9 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 {
 	const uint32_t range = (uint32_t) (kr->max - kr->min) + 1;
 	const int	bits = range > 1 ? 32 - __builtin_clz(range - 1) : 0;
-	const uint32_t ntiles = gs_blocks(n, CTILE);
+	const uint32_t rpad = (range + 1) & ~1u;	/* status row: key pairs aligned */
+	const int	items = counting_items(sizeof(K), range);
+	const uint32_t ntiles = gs_blocks(n, CT * items);
 	uint32_t   *counts;
 	void	   *st;
 	K		   *sk;
@@ -358,7 +602,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	uint32_t   *tmp = counts + range;
 	uint32_t   *counter = tmp + range;
 
-	GS_TRY(gs_scratch(ctx, GS_SLOT_STATUS, (size_t) ntiles * range * 8, &st));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_STATUS, (size_t) ntiles * rpad * 8, &st));
 	if ((const void *) kin == (const void *) kout)
 	{
 		/* in place: sort from a copy */
@@ -391,16 +635,14 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		GS_TRY(gs_after_launch(ctx, "counting: offsets"));
 	}
 
-	const size_t smem = onesweep_smem(range);
 	const uint32_t epoch = gs_next_epoch(ctx);
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(counting_onesweep<K>,
-									   cudaFuncAttributeMaxDynamicSharedMemorySize,
-									   (int) smem));
-	counting_onesweep<K><<<ntiles, CT, smem, ctx->stream>>>(
-		kin, vin, kout, vout, n, (K) kr->min, range, bits, counts,
-		(volatile unsigned long long *) st, counter, epoch);
-	return gs_after_launch(ctx, "counting: pass");
+	if constexpr (sizeof(K) == 4)
+		if (items == CITEMS_NARROW)
+			return launch_items<K, CITEMS_NARROW>(ctx, kin, vin, kout, vout, n, kr, range,
+												  bits, counts, st, counter, epoch);
+	return launch_items<K, CITEMS>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st,
+								   counter, epoch);
 }
 
 gs_status

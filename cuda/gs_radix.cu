@@ -8,10 +8,11 @@
  * Only significant bits are sorted: keys are taken as (key - min) >> lo,
  * where lo is the number of low bits that all keys share; digit passes in
  * which all keys share the digit are skipped.  64-bit keys whose significant
- * bits fit 32 travel as 32-bit words between the first and the last pass.
- * Sorts of at most RADIX_FOLD_PASSES digits skip the upfront histogram: the
- * first digit is counted by the key-range pass (gs_keyrange.low_hist), the
- * others by the first digit pass.
+ * bits fit 32 travel between the first and the last pass as 64-bit words
+ * (key - min) >> lo << 32 | value, one stream staged once per pass.  Sorts
+ * of at most RADIX_FOLD_PASSES digits skip the upfront histogram: the first
+ * digit is counted by the key-range pass (gs_keyrange.low_hist), the others
+ * by the first digit pass.
  */
 #include "gs_internal.cuh"
 
@@ -19,17 +20,18 @@
 #define RADIX 256
 #define RT 384					/* threads per tile (the first 256: one per digit) */
 #define RWARPS (RT / 32)
-/* pairs per thread: by the width of the keys read and written */
 /*
- * Two tile shapes: large tiles at 2 blocks per SM (80 registers), or small
- * tiles at 3 blocks per SM (56 registers).  Measured (NOTES.md): small tiles
- * win for 64-bit keys narrowed to 32-bit words, large ones elsewhere.
+ * Pairs per thread, 2 blocks per SM (80 registers).  (Small tiles at 3
+ * blocks per SM won for the narrowed 64-bit keys while the ranking took 8
+ * ballots a pair; with lane masks and packed words, large ones win: NOTES.md.)
  */
 #define RITEMS_NARROW 21		/* 32-bit keys in and out */
-#define RITEMS_WIDE 16			/* 64-bit keys in or out */
-#define RITEMS_NARROW_S 13
-#define RITEMS_WIDE_S 10
-#define RTILE_MIN (RT * RITEMS_WIDE_S)
+#define RITEMS_WIDE 16			/* 64-bit keys or packed words in or out */
+#define RTILE_MIN (RT * RITEMS_WIDE)
+
+#ifndef RADIX_ARANK
+#define RADIX_ARANK 1			/* equal digits found by lane masks, not ballots */
+#endif
 
 #define FLAG_AGG 1u
 #define FLAG_INC 2u				/* gs_lookback_add's inclusive flag */
@@ -133,28 +135,38 @@ radix_offsets_low(const uint32_t *__restrict__ low_hist, uint32_t rot, int lo,
 }
 
 /*
- * One digit pass over a tile of RT * IT pairs.  MODE 0: keys keep their
- * type, digit of (k - sub) >> lo.  MODE 1: 64-bit keys in, (k - sub) >> lo
- * out as 32-bit words.  MODE 2: 32-bit words in, (w << lo) + sub out as
- * 64-bit keys.  Dynamic shared memory: the staging tile (keys, then values);
- * a staged key's digit is recomputed from the key itself.  MINB: blocks per
- * SM the registers are budgeted for.  FOLD (first pass only): also counts
- * the next nextra digits of the tile's keys into fold_hist (global, digit
- * p's counts at p * RADIX).
+ * One digit pass over a tile of RT * IT pairs.  MODE 0: keys (KI = KO) and
+ * values, digit of (k - sub) >> lo.  Modes 1-3 carry 64-bit keys of at most
+ * 32 significant bits as packed words, (k - sub) >> lo << 32 | value:
+ * MODE 1: 64-bit keys and values in, packed words out; MODE 2: packed words
+ * in and out; MODE 3: packed words in, (w << lo) + sub and the values out.
+ * Dynamic shared memory: the staging tile (MODE 0: keys, then values; 1-3:
+ * packed words, staged once); a staged key's digit is recomputed from the
+ * key itself.  FOLD (first pass only): also counts the next nextra digits of
+ * the tile's keys into fold_hist (global, digit p's counts at p * RADIX).
+ * trivial (modes 0 and 2, or NULL): a device flag, set when one digit holds
+ * all keys; the pass then copies its tile.
  */
-template <typename KI, typename KO, int MODE, int IT, int MINB, bool FOLD>
-__global__ void __launch_bounds__(RT, MINB)
+template <typename KI, typename KO, int MODE, int IT, bool FOLD>
+__global__ void __launch_bounds__(RT, 2)
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
 			   const uint32_t *__restrict__ digit_offsets,
 			   volatile unsigned long long *status, uint32_t *tile_counter,
-			   uint32_t epoch, int nextra, uint32_t *fold_hist)
+			   uint32_t epoch, int nextra, uint32_t *fold_hist,
+			   const uint32_t *trivial)
 {
 	constexpr int TILE = RT * IT;
+	constexpr bool PIN = (MODE == 2 || MODE == 3);	/* packed words in */
+	static_assert(MODE == 0 || (sizeof(KI) == 8 && sizeof(KO) == 8), "radix: packed words");
+	static_assert(TILE * sizeof(KO) >= RWARPS * RADIX * 4, "radix: lane masks");
 	extern __shared__ __align__(16) unsigned char dyn[];
 	KO		   *stage_k = (KO *) dyn;
 	uint32_t   *stage_v = (uint32_t *) dyn;
+	unsigned long long *stage_p = (unsigned long long *) dyn;
+	/* RADIX_ARANK: a lane mask per warp and digit, over the staging tile */
+	uint32_t   *masks = (uint32_t *) dyn;
 	__shared__ uint32_t whist[RWARPS][RADIX];
 	__shared__ uint32_t local_start[RADIX];
 	__shared__ uint32_t gbase[RADIX];
@@ -166,11 +178,17 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 				lane = tid & 31,
 				w = tid >> 5;
 	const uint32_t lt_mask = (1u << lane) - 1;
+	/* a digit that holds every key: the pass is a copy (flag read early) */
+	const bool	copy = (MODE == 0 || MODE == 2) && trivial && *trivial;
 
 	if (tid == 0)
 		s_tile = atomicAdd(tile_counter, 1u);
 	for (int i = tid; i < RWARPS * RADIX; i += RT)
+	{
 		(&whist[0][0])[i] = 0;
+		if (RADIX_ARANK)
+			masks[i] = 0;
+	}
 	if (FOLD)
 		for (int i = tid; i < nextra * RADIX; i += RT)
 			fhist[i] = 0;
@@ -186,6 +204,17 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	KI			key[IT];
 	uint32_t	rank[IT];
 
+	if (copy)
+	{
+		for (uint32_t j = tid; j < count; j += RT)
+		{
+			kout[tile_base + j] = (KO) tkin[j];
+			if (MODE == 0)
+				vout[tile_base + j] = tvin[j];
+		}
+		return;
+	}
+
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
@@ -194,23 +223,15 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		key[i] = li < count ? tkin[li] : (KI) 0;
 	}
 	/* the values are read last: ask for their lines in L2 now */
-	if (lane < IT && wofs + lane * 32 < count)
+	if (!PIN && lane < IT && wofs + lane * 32 < count)
 		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
 
 	auto		digit_of = [&](KI k) -> uint32_t {
-		if (MODE == 2)
-			return (uint32_t) (k >> shift) & (RADIX - 1);
+		if (PIN)
+			return ((uint32_t) ((uint64_t) k >> 32) >> shift) & (RADIX - 1);
 		KI			rk = (KI) (k - (KI) sub) >> lo;
 
 		return (uint32_t) (rk >> shift) & (RADIX - 1);
-	};
-	/* the digit of a staged (output) key */
-	auto		digit_out = [&](KO k) -> uint32_t {
-		if (MODE == 0)
-			return digit_of((KI) k);
-		if (MODE == 1)
-			return (uint32_t) (k >> shift) & (RADIX - 1);
-		return (uint32_t) ((((uint64_t) k - sub) >> lo) >> shift) & (RADIX - 1);
 	};
 
 	/* per digit (threads 0..255): the tile's count, publish, look-back */
@@ -249,23 +270,48 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	{
 		bool		valid = wofs + i * 32 + lane < count;
 		uint32_t	d = digit_of(key[i]);
-		uint32_t	peers = __ballot_sync(0xffffffffu, valid);
+		uint32_t	peers,
+					before = 0;
 
-#pragma unroll
-		for (int b = 0; b < RADIX_BITS; b++)
+		if (RADIX_ARANK)
 		{
-			uint32_t	bits = __ballot_sync(0xffffffffu, (d >> b) & 1);
+			/*
+			 * Lanes of equal digits: each sets its bit in its digit's mask;
+			 * the lowest lane clears it again (8 ballots a pair: 1-8 % slower)
+			 */
+			uint32_t   *mk = masks + w * RADIX + d;
 
-			peers &= ((d >> b) & 1) ? bits : ~bits;
+			if (valid)
+				atomicOr(mk, 1u << lane);
+			__syncwarp();
+			peers = valid ? *(volatile uint32_t *) mk : 0;
+			if (valid)
+				before = whist[w][d];
+			__syncwarp();
+			if (valid && (peers & lt_mask) == 0)
+			{
+				*mk = 0;
+				whist[w][d] = before + __popc(peers);
+			}
+			__syncwarp();
 		}
-		uint32_t	before = 0;
+		else
+		{
+			peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+			for (int b = 0; b < RADIX_BITS; b++)
+			{
+				uint32_t	bits = __ballot_sync(0xffffffffu, (d >> b) & 1);
 
-		if (valid)
-			before = whist[w][d];
-		__syncwarp();
-		if (valid && (peers & lt_mask) == 0)
-			whist[w][d] = before + __popc(peers);
-		__syncwarp();
+				peers &= ((d >> b) & 1) ? bits : ~bits;
+			}
+			if (valid)
+				before = whist[w][d];
+			__syncwarp();
+			if (valid && (peers & lt_mask) == 0)
+				whist[w][d] = before + __popc(peers);
+			__syncwarp();
+		}
 		rank[i] = before + __popc(peers & lt_mask);
 		if (FOLD && valid)
 		{
@@ -315,97 +361,119 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	}
 	__syncthreads();
 
-	/* keys into shared memory in digit order, then out */
-#pragma unroll
-	for (int i = 0; i < IT; i++)
+	if constexpr (MODE != 0)
 	{
-		if (wofs + i * 32 + lane < count)
+		/* packed words into shared memory in digit order, then out */
+#pragma unroll
+		for (int i = 0; i < IT; i++)
 		{
-			uint32_t	d = digit_of(key[i]);
-			uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
-			KO			ko;
+			uint32_t	li = wofs + i * 32 + lane;
 
-			if (MODE == 0)
-				ko = (KO) key[i];
-			else if (MODE == 1)
-				ko = (KO) (((uint64_t) key[i] - sub) >> lo);
-			else
-				ko = (KO) ((((uint64_t) key[i]) << lo) + sub);
-			stage_k[lp] = ko;
-			rank[i] = lp;
+			if (li < count)
+			{
+				uint32_t	d = digit_of(key[i]);
+				uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
+
+				if (PIN)
+					stage_p[lp] = key[i];
+				else
+					stage_p[lp] = (((uint64_t) key[i] - sub) >> lo << 32) | tvin[li];
+			}
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < IT; i++)
+		{
+			uint32_t	j = i * RT + tid;
+
+			if (j < count)
+			{
+				unsigned long long word = stage_p[j];
+				uint32_t	hi = (uint32_t) (word >> 32);
+				uint32_t	dst = gbase[(hi >> shift) & (RADIX - 1)] + j;
+
+				if (MODE == 3)
+				{
+					kout[dst] = ((uint64_t) hi << lo) + sub;
+					vout[dst] = (uint32_t) word;
+				}
+				else
+					kout[dst] = word;
+			}
 		}
 	}
-	__syncthreads();
-
-	/* output slots kept for the values (the keys' buffer is reused) */
-	uint32_t	dst[IT];
-
-#pragma unroll
-	for (int i = 0; i < IT; i++)
+	else
 	{
-		uint32_t	j = i * RT + tid;
-
-		dst[i] = 0;
-		if (j < count)
+		/* keys into shared memory in digit order, then out */
+#pragma unroll
+		for (int i = 0; i < IT; i++)
 		{
-			KO			ko = stage_k[j];
+			if (wofs + i * 32 + lane < count)
+			{
+				uint32_t	d = digit_of(key[i]);
+				uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
 
-			dst[i] = gbase[digit_out(ko)] + j;
-			kout[dst[i]] = ko;
+				stage_k[lp] = key[i];
+				rank[i] = lp;
+			}
 		}
-	}
-	__syncthreads();
-#pragma unroll
-	for (int i = 0; i < IT; i++)
-	{
-		uint32_t	li = wofs + i * 32 + lane;
+		__syncthreads();
 
-		if (li < count)
-			stage_v[rank[i]] = tvin[li];
-	}
-	__syncthreads();
-#pragma unroll
-	for (int i = 0; i < IT; i++)
-	{
-		uint32_t	j = i * RT + tid;
+		/* output slots kept for the values (the keys' buffer is reused) */
+		uint32_t	dst[IT];
 
-		if (j < count)
-			vout[dst[i]] = stage_v[j];
+#pragma unroll
+		for (int i = 0; i < IT; i++)
+		{
+			uint32_t	j = i * RT + tid;
+
+			dst[i] = 0;
+			if (j < count)
+			{
+				KO			ko = stage_k[j];
+
+				dst[i] = gbase[digit_of(ko)] + j;
+				kout[dst[i]] = ko;
+			}
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < IT; i++)
+		{
+			uint32_t	li = wofs + i * 32 + lane;
+
+			if (li < count)
+				stage_v[rank[i]] = tvin[li];
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < IT; i++)
+		{
+			uint32_t	j = i * RT + tid;
+
+			if (j < count)
+				vout[dst[i]] = stage_v[j];
+		}
 	}
 }
 
-/* Launches one pass; returns the launch status. */
+/* Launches one pass: RITEMS_NARROW pairs per thread for 32-bit keys, else RITEMS_WIDE. */
 template <typename KI, typename KO, int MODE, bool FOLD>
 static gs_status
 launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 			uint32_t *vout, uint32_t n, uint64_t sub, int lo, int shift,
 			const uint32_t *dofs, volatile unsigned long long *status,
-			uint32_t *counter, uint32_t epoch, bool small, int nextra,
-			uint32_t *fold_hist)
+			uint32_t *counter, uint32_t epoch, int nextra, uint32_t *fold_hist,
+			const uint32_t *trivial)
 {
-	constexpr bool narrow = (sizeof(KI) == 4 && sizeof(KO) == 4);
-	if (small)
-	{
-		constexpr int IT = narrow ? RITEMS_NARROW_S : RITEMS_WIDE_S;
-		const size_t smem = (size_t) RT * IT * sizeof(KO);
-		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 3, FOLD>;
+	constexpr int IT = (sizeof(KI) == 4 && sizeof(KO) == 4) ? RITEMS_NARROW : RITEMS_WIDE;
+	const size_t smem = (size_t) RT * IT * sizeof(KO);
+	auto		kernel = radix_onesweep<KI, KO, MODE, IT, FOLD>;
 
-		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
-			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
-			status, counter, epoch, nextra, fold_hist);
-	}
-	else
-	{
-		constexpr int IT = narrow ? RITEMS_NARROW : RITEMS_WIDE;
-		const size_t smem = (size_t) RT * IT * sizeof(KO);
-		auto		kernel = radix_onesweep<KI, KO, MODE, IT, 2, FOLD>;
-
-		GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-		kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
-			(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
-			status, counter, epoch, nextra, fold_hist);
-	}
+	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
+		(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
+		status, counter, epoch, nextra, fold_hist, trivial);
 	return gs_after_launch(ctx, "radix pass");
 }
 
@@ -456,8 +524,10 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	/*
 	 * fold: no histogram pass.  Digit 0 (never trivial: some key differs
 	 * from min in bit lo) is counted from the key-range pass's low bits; the
-	 * first pass counts the others.  Which of those are trivial is known
-	 * after it, so that pass's destination assumes none is.
+	 * first pass counts the others.  Which of those are trivial is known on
+	 * the device only after it: such a pass (never the last: the top digit
+	 * is not trivial either) reads its flag and copies its tiles, so that
+	 * the host plans every pass up front and waits for nothing.
 	 */
 	const bool	fold = kr->low_hist && npass <= RADIX_FOLD_PASSES &&
 		lo + RADIX_BITS <= GS_LOWHIST_BITS;
@@ -475,7 +545,7 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 														lo, offs);
 		GS_TRY(gs_after_launch(ctx, "radix offsets"));
 		for (int p = 0; p < npass; p++)
-			active[m++] = p;	/* planned; trivial ones dropped after pass 0 */
+			active[m++] = p;	/* trivial ones copy */
 	}
 	else
 	{
@@ -508,12 +578,16 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	 * Destinations.  Out of place: passes alternate between the output and
 	 * scratch so that the last planned one writes the output.  In place:
 	 * scratch, output, scratch, ...  A last pass into scratch (an odd number
-	 * in place, or fewer passes than planned) ends with a copy.
+	 * in place) ends with a copy.
 	 */
 	bool		dest_out = in_place ? false : (((m - 1) & 1) == 0);
 
-	/* 64-bit keys of <= 32 significant bits travel as 32-bit words (m >= 2) */
-	const bool	narrow = (sizeof(K) == 8 && sig <= 32 && m >= 2);
+	/*
+	 * 64-bit keys of <= 32 significant bits travel as packed words, (key -
+	 * min) >> lo << 32 | value, from the first pass to the last (m >= 2):
+	 * the scratch key buffer and the output's keys hold them.
+	 */
+	const bool	packed = (sizeof(K) == 8 && sig <= 32 && m >= 2);
 	const void *src_k = kin;
 	const uint32_t *src_v = vin;
 	int			done = 0;
@@ -528,66 +602,69 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		volatile unsigned long long *status = (volatile unsigned long long *) st;
 		const bool	first_fold = fold && j == 0;
 		const int	nextra = first_fold ? npass - 1 : 0;
+		/* fold: a middle pass copies if its digit turns out trivial */
+		const uint32_t *tflag = (fold && j > 0 && j < m - 1) ? trivial + active[j] : NULL;
+		uint32_t   *ctr = counters + j;
 
-		if (!narrow)
+		if (!packed)
 		{
 			if (first_fold)
 				GS_TRY((launch_pass<K, K, 0, true>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
-												   shift, dofs, status, counters + j, epoch,
-												   narrow, nextra, hist)));
+												   shift, dofs, status, ctr, epoch, nextra,
+												   hist, NULL)));
 			else
 				GS_TRY((launch_pass<K, K, 0, false>(ctx, src_k, src_v, dk, dv, n, kr->min, lo,
-													shift, dofs, status, counters + j, epoch,
-													narrow, 0, NULL)));
+													shift, dofs, status, ctr, epoch, 0, NULL,
+													tflag)));
 		}
 		else if (j == 0)
 		{
 			if (first_fold)
-				GS_TRY((launch_pass<uint64_t, uint32_t, 1, true>(ctx, src_k, src_v, dk, dv, n,
+				GS_TRY((launch_pass<uint64_t, uint64_t, 1, true>(ctx, src_k, src_v, dk, dv, n,
 																 kr->min, lo, shift, dofs,
-																 status, counters + j, epoch,
-																 narrow, nextra, hist)));
+																 status, ctr, epoch, nextra,
+																 hist, NULL)));
 			else
-				GS_TRY((launch_pass<uint64_t, uint32_t, 1, false>(ctx, src_k, src_v, dk, dv, n,
+				GS_TRY((launch_pass<uint64_t, uint64_t, 1, false>(ctx, src_k, src_v, dk, dv, n,
 																  kr->min, lo, shift, dofs,
-																  status, counters + j, epoch,
-																  narrow, 0, NULL)));
+																  status, ctr, epoch, 0, NULL,
+																  NULL)));
 		}
 		else if (j < m - 1)
-			GS_TRY((launch_pass<uint32_t, uint32_t, 0, false>(ctx, src_k, src_v, dk, dv, n,
-															  0, 0, shift, dofs, status,
-															  counters + j, epoch, narrow,
-															  0, NULL)));
+			GS_TRY((launch_pass<uint64_t, uint64_t, 2, false>(ctx, src_k, src_v, dk, dv, n,
+															  0, 0, shift, dofs, status, ctr,
+															  epoch, 0, NULL, tflag)));
 		else
-			GS_TRY((launch_pass<uint32_t, uint64_t, 2, false>(ctx, src_k, src_v, dk, dv, n,
+			GS_TRY((launch_pass<uint64_t, uint64_t, 3, false>(ctx, src_k, src_v, dk, dv, n,
 															  kr->min, lo, shift, dofs,
-															  status, counters + j, epoch,
-															  narrow, 0, NULL)));
+															  status, ctr, epoch, 0, NULL,
+															  NULL)));
 		src_k = dk;
 		src_v = dv;
 		dest_out = !dest_out;
 		done++;
 		if (first_fold && nextra > 0)
 		{
-			/* the later digits' offsets, and which of them to skip */
+			/* the later digits' offsets, and which of them are trivial */
 			radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, 1, npass, offs, trivial);
 			GS_TRY(gs_after_launch(ctx, "radix offsets"));
-			GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
-			GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
-			int			mm = 1;
-
-			for (int p = 1; p < npass; p++)
-				if (!triv[p])
-					active[mm++] = p;
-			m = mm;				/* the top digit is never trivial: m >= 2 */
 		}
 	}
-	info->radix_passes = done;
 	if (src_k != (const void *) kout)
 	{
 		GS_CHECK(ctx, cudaMemcpyAsync(kout, sk, kbytes, cudaMemcpyDeviceToDevice, ctx->stream));
 		GS_CHECK(ctx, cudaMemcpyAsync(vout, sv, vbytes, cudaMemcpyDeviceToDevice, ctx->stream));
 	}
+	if (fold && m > 2)
+	{
+		/* digit passes made: the middle ones that copied do not count */
+		GS_CHECK(ctx, cudaMemcpyAsync(triv, trivial, npass * 4, cudaMemcpyDeviceToHost, ctx->stream));
+		GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+		for (int j = 1; j < m - 1; j++)
+			if (triv[active[j]])
+				done--;
+	}
+	info->radix_passes = done;
 	return GS_OK;
 }
 
