@@ -29,10 +29,6 @@
 #define RITEMS_WIDE 16			/* 64-bit keys or packed words in or out */
 #define RTILE_MIN (RT * RITEMS_WIDE)
 
-#ifndef RADIX_ARANK
-#define RADIX_ARANK 1			/* equal digits found by lane masks, not ballots */
-#endif
-
 #define FLAG_AGG 1u
 #define FLAG_INC 2u				/* gs_lookback_add's inclusive flag */
 #ifndef RLB_WINDOW
@@ -165,7 +161,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	KO		   *stage_k = (KO *) dyn;
 	uint32_t   *stage_v = (uint32_t *) dyn;
 	unsigned long long *stage_p = (unsigned long long *) dyn;
-	/* RADIX_ARANK: a lane mask per warp and digit, over the staging tile */
+	/* the ranking's lane masks, a word per warp and digit, over the staging tile */
 	uint32_t   *masks = (uint32_t *) dyn;
 	__shared__ uint32_t whist[RWARPS][RADIX];
 	__shared__ uint32_t local_start[RADIX];
@@ -186,8 +182,7 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	for (int i = tid; i < RWARPS * RADIX; i += RT)
 	{
 		(&whist[0][0])[i] = 0;
-		if (RADIX_ARANK)
-			masks[i] = 0;
+		masks[i] = 0;
 	}
 	if (FOLD)
 		for (int i = tid; i < nextra * RADIX; i += RT)
@@ -273,45 +268,26 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 		uint32_t	peers,
 					before = 0;
 
-		if (RADIX_ARANK)
-		{
-			/*
-			 * Lanes of equal digits: each sets its bit in its digit's mask;
-			 * the lowest lane clears it again (8 ballots a pair: 1-8 % slower)
-			 */
-			uint32_t   *mk = masks + w * RADIX + d;
+		/*
+		 * Lanes of equal digits: each sets its bit in its digit's mask;
+		 * the lowest lane clears it again (a ballot per digit bit was 1-8 %
+		 * slower: NOTES.md, v8)
+		 */
+		uint32_t   *mk = masks + w * RADIX + d;
 
-			if (valid)
-				atomicOr(mk, 1u << lane);
-			__syncwarp();
-			peers = valid ? *(volatile uint32_t *) mk : 0;
-			if (valid)
-				before = whist[w][d];
-			__syncwarp();
-			if (valid && (peers & lt_mask) == 0)
-			{
-				*mk = 0;
-				whist[w][d] = before + __popc(peers);
-			}
-			__syncwarp();
-		}
-		else
+		if (valid)
+			atomicOr(mk, 1u << lane);
+		__syncwarp();
+		peers = valid ? *(volatile uint32_t *) mk : 0;
+		if (valid)
+			before = whist[w][d];
+		__syncwarp();
+		if (valid && (peers & lt_mask) == 0)
 		{
-			peers = __ballot_sync(0xffffffffu, valid);
-#pragma unroll
-			for (int b = 0; b < RADIX_BITS; b++)
-			{
-				uint32_t	bits = __ballot_sync(0xffffffffu, (d >> b) & 1);
-
-				peers &= ((d >> b) & 1) ? bits : ~bits;
-			}
-			if (valid)
-				before = whist[w][d];
-			__syncwarp();
-			if (valid && (peers & lt_mask) == 0)
-				whist[w][d] = before + __popc(peers);
-			__syncwarp();
+			*mk = 0;
+			whist[w][d] = before + __popc(peers);
 		}
+		__syncwarp();
 		rank[i] = before + __popc(peers & lt_mask);
 		if (FOLD && valid)
 		{
