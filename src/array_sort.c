@@ -154,8 +154,6 @@ report_engine(uint32 n, SortJobReport *report)
 		 n, sort_engine_name(report->engine),
 		 report->fallback_reason ? ": " : "",
 		 report->fallback_reason ? report->fallback_reason : "");
-	if (report->fallback_reason)
-		pfree(report->fallback_reason);
 }
 
 /*

@@ -169,8 +169,8 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 
 		if (gpusort_device != GPUSORT_DEVICE_GPU && !gpu_pays(nrows, nkeys, &declined))
 		{
-			report->fallback_reason = pstrdup(declined ? declined :
-											  "gpusort.device = auto: the CPU engine is estimated faster");
+			report->fallback_reason = declined ? declined :
+				"gpusort.device = auto: the CPU engine is estimated faster";
 			return false;
 		}
 		if (job ? gpu_sort_job(job, &why) : gpu_sort_values(values, &why))
@@ -183,7 +183,7 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 		report_fallback(why, gpu_engine_unavailable(NULL));
 	}
 #else
-	report->fallback_reason = pstrdup("gpusort was built without CUDA");
+	report->fallback_reason = "gpusort was built without CUDA";
 	if (gpusort_device == GPUSORT_DEVICE_GPU)
 	{
 		remember_reason(&engine_stats[1], report->fallback_reason);

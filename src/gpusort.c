@@ -42,6 +42,16 @@ static const struct config_enum_entry device_options[] = {
 
 void		_PG_init(void);
 
+/* gpusort.work_mem: -1 (use work_mem) or at least 64 kB, as work_mem. */
+static bool
+check_work_mem(int *newval, void **extra, GucSource source)
+{
+	if (*newval == -1 || *newval >= 64)
+		return true;
+	GUC_check_errdetail("gpusort.work_mem must be -1 (use work_mem) or at least 64kB.");
+	return false;
+}
+
 void
 _PG_init(void)
 {
@@ -76,7 +86,7 @@ _PG_init(void)
 							&gpusort_work_mem,
 							-1, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
-							NULL, NULL, NULL);
+							check_work_mem, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_id",
 							"The GPU that GpuSort uses, on hosts with several.",

@@ -36,7 +36,7 @@ extern bool gpusort_huge_pages;
 static inline int
 gpusort_memory_budget_kb(void)
 {
-	return gpusort_work_mem > 0 ? gpusort_work_mem : work_mem;
+	return gpusort_work_mem >= 0 ? gpusort_work_mem : work_mem;
 }
 
 /* planner.c */

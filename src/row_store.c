@@ -19,6 +19,9 @@
 #define MAX_BLOCK_SIZE		(32 * 1024 * 1024)
 #define AHEAD_BLOCK_SIZE	(4 * 1024 * 1024)	/* blocks allocated one ahead */
 #define MIN_CAPACITY		1024
+#define FIRST_CAPACITY		(64 * 1024) /* rows allocated at most before the
+										 * input shows it has more */
+#define DRAIN_CHUNK			(1024 * 1024)	/* keys handed over between frees */
 #define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
 
@@ -56,8 +59,15 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 	memcpy(store->columns, columns, sizeof(KeyColumn) * ncolumns);
 	store->budget = budget;
 	store->rowbytes = rowbytes;
-	/* start near the expected size, so that few arrays are copied */
-	store->capacity = (uint32) Max(MIN_CAPACITY, Min(expected_rows * 1.1, budget / rowbytes));
+
+	/*
+	 * Start near the expected size, but no larger than FIRST_CAPACITY rows:
+	 * the planner's estimate may be far off, and memory must follow the
+	 * input that actually comes.  The arrays then double as rows arrive.
+	 */
+	store->capacity = (uint32) Max(MIN_CAPACITY,
+								   Min(Min(expected_rows * 1.1, (double) FIRST_CAPACITY),
+									   (double) (budget / rowbytes)));
 	row_store_reset(store);
 }
 
@@ -100,6 +110,9 @@ row_store_reset(RowStore *store)
 		column->min = PG_UINT64_MAX;
 		column->max = 0;
 	}
+	store->blocks = NULL;
+	store->nblocks = 0;
+	store->maxblocks = 0;
 	store->block = NULL;
 	store->blockfree = 0;
 	store->nextblock = NULL;
@@ -107,6 +120,69 @@ row_store_reset(RowStore *store)
 	store->blocksize = FIRST_BLOCK_SIZE;
 	store->tuplebytes = 0;
 	store->tupledata = 0;
+}
+
+static inline bool
+in_block(MinimalTuple tuple, const TupleBlock *block)
+{
+	return (char *) tuple >= block->start && (char *) tuple < block->end;
+}
+
+/*
+ * The columns of encoded keys go first.  The rows and the rows led by NULLs
+ * lie in the tuple blocks in input order, so the rows of each block are the
+ * next ones of each array: a block is freed once they are handed over.  A
+ * keys-only store hands its keys over from the last, and shrinks the column
+ * behind them.
+ */
+void
+row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
+{
+	/* nothing may read the arrays behind our back */
+	prefault_cancel();
+	sort_upload_end(store->upload);
+	store->upload = NULL;
+
+	if (store->keys_only)
+	{
+		KeyColumn  *column = &store->columns[0];
+
+		for (uint32 i = 0; i < store->nnullrows; i++)
+			fn(NULL, -1, arg);
+		for (uint32 r = store->nrows; r > 0; r--)
+		{
+			fn(NULL, r - 1, arg);
+			if ((r - 1) % DRAIN_CHUNK == 0 && r > 1)
+				column->keys = repalloc_huge(column->keys, sizeof(uint64) * (r - 1));
+		}
+	}
+	else
+	{
+		uint32		r = 0;
+		uint32		nullr = 0;
+
+		for (int i = 0; i < store->ncolumns; i++)
+		{
+			if (store->columns[i].keys)
+				pfree(store->columns[i].keys);
+			if (store->columns[i].nulls)
+				pfree(store->columns[i].nulls);
+			store->columns[i].keys = NULL;
+			store->columns[i].nulls = NULL;
+		}
+		for (int b = 0; b < store->nblocks; b++)
+		{
+			const TupleBlock *block = &store->blocks[b];
+
+			for (; r < store->nrows && in_block(store->rows[r], block); r++)
+				fn(store->rows[r], r, arg);
+			for (; nullr < store->nnullrows && in_block(store->nullrows[nullr], block); nullr++)
+				fn(store->nullrows[nullr], -1, arg);
+			pfree(block->chunk);
+		}
+		Assert(r == store->nrows && nullr == store->nnullrows);
+	}
+	row_store_reset(store);
 }
 
 /* Memory the store holds now, in bytes. */
@@ -166,18 +242,42 @@ grow_rows(RowStore *store)
 }
 
 /*
- * A new tuple block of size bytes, starting on a cache line, its pages
- * queued to be mapped ahead of its use.
+ * A new tuple block of size bytes (and a cache line, to start on one), its
+ * pages queued to be mapped ahead of its use.
  */
 static char *
 new_block(RowStore *store, Size size)
 {
-	char	   *block = MemoryContextAllocHuge(store->cxt, size + ROW_STORE_LINE);
+	char	   *chunk = MemoryContextAllocHuge(store->cxt, size + ROW_STORE_LINE);
 
-	prefault_huge_pages(block, size + ROW_STORE_LINE);
-	prefault_range(block, size + ROW_STORE_LINE);
+	prefault_huge_pages(chunk, size + ROW_STORE_LINE);
+	prefault_range(chunk, size + ROW_STORE_LINE);
 	store->tuplebytes += size + ROW_STORE_LINE;
-	return (char *) TYPEALIGN(ROW_STORE_LINE, block);
+	return chunk;
+}
+
+/*
+ * Makes a block of size bytes the one tuples go into, noting it in the
+ * order of use.  Its tuples start on a cache line.
+ */
+static void
+use_block(RowStore *store, char *chunk, Size size)
+{
+	char	   *start = (char *) TYPEALIGN(ROW_STORE_LINE, chunk);
+
+	if (store->nblocks == store->maxblocks)
+	{
+		store->maxblocks = Max(16, store->maxblocks * 2);
+		store->blocks = store->blocks ?
+			repalloc(store->blocks, sizeof(TupleBlock) * store->maxblocks) :
+			MemoryContextAlloc(store->cxt, sizeof(TupleBlock) * store->maxblocks);
+	}
+	store->blocks[store->nblocks].chunk = chunk;
+	store->blocks[store->nblocks].start = start;
+	store->blocks[store->nblocks].end = start + size;
+	store->nblocks++;
+	store->block = start;
+	store->blockfree = size;
 }
 
 /*
@@ -226,13 +326,9 @@ allocate_tuple(RowStore *store, uint32 len)
 		Size		blocksize = Max(store->blocksize, size);
 
 		if (store->nextblock && store->nextblocksize >= size)
-		{
-			store->block = store->nextblock;
-			blocksize = store->nextblocksize;
-		}
+			use_block(store, store->nextblock, store->nextblocksize);
 		else
-			store->block = new_block(store, blocksize);
-		store->blockfree = blocksize;
+			use_block(store, new_block(store, blocksize), blocksize);
 		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
 		store->nextblock = NULL;
 		if (store->blocksize >= AHEAD_BLOCK_SIZE)

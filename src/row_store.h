@@ -43,6 +43,14 @@ typedef struct KeyColumn
 	uint64		max;
 } KeyColumn;
 
+/* A block of tuples, in the order the store filled them. */
+typedef struct TupleBlock
+{
+	char	   *chunk;			/* as allocated */
+	char	   *start;			/* its tuples: from the first cache line */
+	char	   *end;
+} TupleBlock;
+
 typedef struct RowStore
 {
 	MemoryContext cxt;			/* holds everything below */
@@ -59,9 +67,13 @@ typedef struct RowStore
 	uint32		nnullrows;
 	uint32		nullcapacity;
 
+	TupleBlock *blocks;			/* the tuple blocks, in the order of use */
+	int			nblocks;
+	int			maxblocks;
 	char	   *block;			/* free space of the current tuple block */
 	Size		blockfree;
-	char	   *nextblock;		/* the block after it, allocated ahead */
+	char	   *nextblock;		/* the block after it, allocated ahead (the
+								 * chunk) */
 	Size		nextblocksize;
 	Size		blocksize;		/* size of the next block */
 	Size		tuplebytes;		/* all blocks allocated so far */
@@ -76,6 +88,15 @@ extern void row_store_init(RowStore *store, MemoryContext parent,
 						   bool keys_only);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
+
+/*
+ * Hands every row to fn and empties the store, freeing its memory as it
+ * goes, so that the rows and whatever fn copies them into never both hold
+ * the whole input: fn gets a tuple, or in a keys-only store the row's
+ * number in the key column (-1 for a row led by a NULL).
+ */
+typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);
+extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
 extern void row_store_reset(RowStore *store);
 
 static inline bool

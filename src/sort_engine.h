@@ -84,7 +84,7 @@ typedef enum SortEngineKind
 typedef struct SortJobReport
 {
 	SortEngineKind engine;		/* the engine that produced the result */
-	char	   *fallback_reason;	/* why the GPU was not used, or NULL */
+	const char *fallback_reason;	/* why the GPU was not used, or NULL */
 } SortJobReport;
 
 /*

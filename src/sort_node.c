@@ -43,6 +43,10 @@
 #include "row_store.h"
 #include "sort_engine.h"
 #include "sort_keys.h"
+#include "tie_order.h"
+
+/* Rows between interrupt checks in linear passes over the sorted rows. */
+#define TIE_SCAN_CHUNK		(1 << 16)
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
@@ -93,6 +97,7 @@ typedef struct GpuSortState
 	Oid		   *collations;
 	bool	   *nullsfirst;
 	SortSupport ssups;			/* comparators for all keys */
+	TieOrder	ties;			/* orders rows the engine leaves tied */
 	int			nintkeys;		/* leading keys that are integers */
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
@@ -320,6 +325,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	if (ncolumns == 0)
 		elog(ERROR, "GpuSort needs an integer leading sort key");
+	tie_order_init(&state->ties, state->indesc, state->nkeys, state->attnos,
+				   state->ssups, state->sortops, state->collations,
+				   state->nullsfirst);
 	state->nintkeys = ncolumns;
 
 	/*
@@ -352,13 +360,16 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->ran = RUN_NONE;
 }
 
-/* Starts a tuplesort configured as the Sort node's would be. */
+/*
+ * Starts a tuplesort configured as the Sort node's would be, within
+ * GpuSort's memory budget.
+ */
 static Tuplesortstate *
 begin_tuplesort(GpuSortState *state)
 {
 	return tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
 								state->sortops, state->collations,
-								state->nullsfirst, work_mem, NULL,
+								state->nullsfirst, gpusort_memory_budget_kb(), NULL,
 								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
 }
 
@@ -375,31 +386,36 @@ store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
 	return ExecStoreVirtualTuple(slot);
 }
 
+/* Hands a row of the row store to tuplesort (row_store_drain). */
+static void
+put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
+{
+	GpuSortState *state = arg;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	tuplesort_puttupleslot(state->tuplesort, tuple ?
+						   ExecStoreMinimalTuple(tuple, slot, false) :
+						   store_key_row(state, slot, keyrow));
+}
+
 /*
  * Sorts with tuplesort: the rows collected so far, the pending slot (if not
- * NULL), and the rest of the input.
+ * NULL), and the rest of the input.  The row store frees its memory as its
+ * rows move to tuplesort, so that the two stay within about one budget.
  */
 static void
 sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 					const char *reason, instr_time start)
 {
 	PlanState  *outer = outerPlanState(state);
-	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 	RowStore   *store = &state->store;
 	Tuplesortstate *tuplesort = begin_tuplesort(state);
 	instr_time	sort_start;
 
-	for (uint32 i = 0; i < store->nnullrows; i++)
-		tuplesort_puttupleslot(tuplesort, store->keys_only ?
-							   store_key_row(state, slot, -1) :
-							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
-	for (uint32 i = 0; i < store->nrows; i++)
-		tuplesort_puttupleslot(tuplesort, store->keys_only ?
-							   store_key_row(state, slot, i) :
-							   ExecStoreMinimalTuple(store->rows[i], slot, false));
-	ExecClearTuple(slot);
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	row_store_reset(store);
+	state->tuplesort = tuplesort;
+	row_store_drain(store, put_stored_row, state);
+	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
 
 	if (!TupIsNull(pending))
 	{
@@ -419,44 +435,9 @@ sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	tuplesort_performsort(tuplesort);
 	state->sort_ms = elapsed_ms(sort_start);
 
-	state->tuplesort = tuplesort;
 	state->tuplesort_reason = reason;
 	state->ran = RUN_TUPLESORT;
 	state->phase = PHASE_TUPLESORT;
-}
-
-/* Orders two stored rows by the sort keys from firstkey on. */
-static int
-compare_rows(MinimalTuple a, MinimalTuple b, GpuSortState *state, int firstkey)
-{
-	for (int i = firstkey; i < state->nkeys; i++)
-	{
-		bool		anull;
-		bool		bnull;
-		Datum		adatum = minimal_tuple_getattr(a, state->attnos[i], state->indesc, &anull);
-		Datum		bdatum = minimal_tuple_getattr(b, state->attnos[i], state->indesc, &bnull);
-		int			cmp = ApplySortComparator(adatum, anull, bdatum, bnull, &state->ssups[i]);
-
-		if (cmp != 0)
-			return cmp;
-	}
-	return 0;
-}
-
-static int
-compare_null_rows(const void *a, const void *b, void *arg)
-{
-	return compare_rows(*(MinimalTuple *) a, *(MinimalTuple *) b, arg, 1);
-}
-
-static int
-compare_tied_rows(const void *a, const void *b, void *arg)
-{
-	GpuSortState *state = arg;
-
-	return compare_rows(state->store.rows[*(const uint32 *) a],
-						state->store.rows[*(const uint32 *) b],
-						state, state->radix_keys);
 }
 
 /* Are two rows equal in the integer keys that the engine sorted? */
@@ -552,7 +533,7 @@ sort_rows(GpuSortState *state, bool small)
 	if (small)
 	{
 		cpu_sort_job(&job);
-		state->report.fallback_reason = pstrdup("input below gpusort.min_rows");
+		state->report.fallback_reason = "input below gpusort.min_rows";
 	}
 	else if (store->nrows > 0)
 	{
@@ -573,22 +554,20 @@ sort_rows(GpuSortState *state, bool small)
 
 		for (uint32 i = 1; i <= store->nrows; i++)
 		{
+			if (i % TIE_SCAN_CHUNK == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
 				continue;
-			if (i - start > 1)
-			{
-				CHECK_FOR_INTERRUPTS();
-				qsort_arg(perm + start, i - start, sizeof(uint32),
-						  compare_tied_rows, state);
-			}
+			tie_order_sort(&state->ties, store->rows, perm + start, i - start,
+						   state->radix_keys, store->cxt);
 			start = i;
 		}
 	}
 
 	/* Rows whose leading key is NULL are ordered by the other keys. */
-	if (store->nnullrows > 1 && state->nkeys > 1)
-		qsort_arg(store->nullrows, store->nnullrows, sizeof(MinimalTuple),
-				  compare_null_rows, state);
+	tie_order_sort(&state->ties, store->nullrows, NULL, store->nnullrows, 1,
+				   store->cxt);
+	tie_order_done(&state->ties);
 
 	if (state->keys_only)
 	{
@@ -603,7 +582,11 @@ sort_rows(GpuSortState *state, bool small)
 	 */
 	if (!job.payload_sorted)
 		for (uint32 i = 0; i < store->nrows; i++)
+		{
+			if (i % TIE_SCAN_CHUNK == 0)
+				CHECK_FOR_INTERRUPTS();
 			sorted_rows[i] = store->rows[perm[i]];
+		}
 	if (store->nnullrows > 0)
 		memcpy(state->nullsfirst[0] ? sorted : sorted + store->nrows,
 			   store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
@@ -828,6 +811,7 @@ forget_rows(GpuSortState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
+	state->report.fallback_reason = NULL;	/* it may have lived there */
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;

@@ -123,7 +123,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 	else
 		# pg_regress makes the database as "make installcheck" does
 		PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout 300 "$PG_REGRESS" \
-			--inputdir="$ROOT" --outputdir="$RESULTS/regress" --bindir="$BINDIR" \
+			--inputdir="$ROOT/test" --outputdir="$RESULTS/regress" --bindir="$BINDIR" \
 			--dbname=gpusort_regress $suites 2>&1 | tee "$RESULTS/regress.log"
 		ok=$(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$RESULTS/regress.log")
 		bad=$(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$RESULTS/regress.log")

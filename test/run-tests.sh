@@ -43,7 +43,7 @@ run_suites() {
 }
 
 # The suites run on the engine GPUSORT_DEVICE names (cpu, or gpu on a GPU host).
-export PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=${GPUSORT_DEVICE:-cpu}"
+export GPUSORT_TEST_DEVICE=${GPUSORT_DEVICE:-cpu}
 
 trap cluster_stop EXIT
 echo "== regression suites (shared_preload_libraries = gpusort)"
