@@ -12,7 +12,7 @@ EXTENSION = gpusort
 DATA = sql/gpusort--1.0.sql
 PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
 
-SRCS = $(sort $(wildcard src/*.c))
+SRCS = $(sort $(wildcard src/*.c src/*/*.c))
 OBJS = $(SRCS:.c=.o)
 
 # Regression suites: test/sql, test/expected.  They run against any server
@@ -54,7 +54,7 @@ include $(PGXS)
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 
 print-cuda:
 	@echo $(GPUSORT_CUDA)

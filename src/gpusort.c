@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gpusort.c
- *	  Module entry point and settings (GUCs) of gpusort.
+ *	  Module entry point of gpusort.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries): it only
  * defines settings and installs hooks.  CUDA is started lazily, in the
@@ -13,126 +13,21 @@
 #include "postgres.h"
 
 #include "fmgr.h"
-#include <limits.h>
-
-#include "utils/guc.h"
 
 #include "compat.h"
-#include "engine_gpu.h"
-#include "gpusort.h"
+#include "gpu/engine_gpu.h"
+#include "node/gpusort_node.h"
+#include "node/planner.h"
+#include "settings.h"
 
 GPUSORT_MODULE_MAGIC;
 
-bool		gpusort_enabled = true;
-int			gpusort_min_rows = 1000;
-int			gpusort_device = GPUSORT_DEVICE_AUTO;
-int			gpusort_work_mem = -1;
-int			gpusort_gpu_id = 0;
-int			gpusort_gpu_memory = 0;
-bool		gpusort_gpu_prestart = false;
-int			gpusort_prefault_threads = 4;
-bool		gpusort_huge_pages = false;
-
-static const struct config_enum_entry device_options[] = {
-	{"auto", GPUSORT_DEVICE_AUTO, false},
-	{"gpu", GPUSORT_DEVICE_GPU, false},
-	{"cpu", GPUSORT_DEVICE_CPU, false},
-	{NULL, 0, false}
-};
-
 void		_PG_init(void);
-
-/* gpusort.work_mem: -1 (use work_mem) or at least 64 kB, as work_mem. */
-static bool
-check_work_mem(int *newval, void **extra, GucSource source)
-{
-	if (*newval == -1 || *newval >= 64)
-		return true;
-	GUC_check_errdetail("gpusort.work_mem must be -1 (use work_mem) or at least 64kB.");
-	return false;
-}
 
 void
 _PG_init(void)
 {
-	DefineCustomBoolVariable("gpusort.enabled",
-							 "Replaces Sort plan nodes with GpuSort.",
-							 NULL,
-							 &gpusort_enabled,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.min_rows",
-							"Inputs with fewer rows are sorted by PostgreSQL's tuplesort.",
-							"Applies to the planner's estimate and to the actual input.",
-							&gpusort_min_rows,
-							1000, 0, INT_MAX,
-							PGC_USERSET, 0,
-							NULL, NULL, NULL);
-
-	DefineCustomEnumVariable("gpusort.device",
-							 "Where GpuSort sorts: auto, gpu or cpu.",
-							 "auto uses a GPU when one works, else the CPU engine.",
-							 &gpusort_device,
-							 GPUSORT_DEVICE_AUTO,
-							 device_options,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.work_mem",
-							"Memory budget of one GpuSort node; -1 uses work_mem.",
-							"Inputs that would exceed it are handed to tuplesort, which spills.",
-							&gpusort_work_mem,
-							-1, -1, MAX_KILOBYTES,
-							PGC_USERSET, GUC_UNIT_KB,
-							check_work_mem, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.gpu_id",
-							"The GPU that GpuSort uses, on hosts with several.",
-							"A CUDA device number, as CUDA_VISIBLE_DEVICES leaves them.",
-							&gpusort_gpu_id,
-							0, 0, 1023,
-							PGC_USERSET, 0,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.gpu_memory",
-							"Device memory one backend may use for sorting; 0 uses 80% of the GPU's free memory.",
-							"Sorts that would need more run on the CPU engine.",
-							&gpusort_gpu_memory,
-							0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB,
-							NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpusort.gpu_prestart",
-							 "Starts the GPU when the library is loaded into a backend.",
-							 "Takes effect with session_preload_libraries or LOAD, not with "
-							 "shared_preload_libraries (the postmaster never starts CUDA).",
-							 &gpusort_gpu_prestart,
-							 false,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.prefault_threads",
-							"Helper threads per backend that map a sort's fresh memory ahead of its use.",
-							"The kernel's zeroing of new pages then runs on other cores; 0 turns it off.",
-							&gpusort_prefault_threads,
-							4, 0, 64,
-							PGC_USERSET, 0,
-							NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpusort.huge_pages",
-							 "Asks for transparent huge pages for the rows a sort holds.",
-							 "Their random reads in sorted order then miss the TLB less; "
-							 "where the kernel compacts memory to make huge pages, their "
-							 "first use can stall.",
-							 &gpusort_huge_pages,
-							 false,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	MarkGUCPrefixReserved("gpusort");
-
+	gpusort_define_settings();
 	gpusort_node_init();
 	gpusort_planner_init();
 

@@ -38,12 +38,13 @@
 #include "utils/typcache.h"
 
 #include "compat.h"
-#include "gpusort.h"
-#include "prefault.h"
-#include "row_store.h"
-#include "sort_engine.h"
-#include "sort_keys.h"
-#include "tie_order.h"
+#include "node/gpusort_node.h"
+#include "settings.h"
+#include "util/prefault.h"
+#include "keys/row_store.h"
+#include "engine/sort_engine.h"
+#include "keys/sort_keys.h"
+#include "node/tie_order.h"
 
 /* Rows between interrupt checks in linear passes over the sorted rows. */
 #define TIE_SCAN_CHUNK		(1 << 16)

@@ -1,17 +1,16 @@
 /*-------------------------------------------------------------------------
  *
- * gpusort.h
- *	  Settings and entry points shared by the parts of gpusort.
+ * settings.h
+ *	  gpusort's settings (GUCs), read by every layer.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef GPUSORT_H
-#define GPUSORT_H
+#ifndef GPUSORT_SETTINGS_H
+#define GPUSORT_SETTINGS_H
 
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "nodes/plannodes.h"
 
 /* Where sort jobs run: gpusort.device. */
 typedef enum GpuSortDevice
@@ -21,7 +20,7 @@ typedef enum GpuSortDevice
 	GPUSORT_DEVICE_CPU
 } GpuSortDevice;
 
-/* GUC variables (gpusort.c) */
+/* GUC variables (settings.c) */
 extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_device;
@@ -39,12 +38,7 @@ gpusort_memory_budget_kb(void)
 	return gpusort_work_mem >= 0 ? gpusort_work_mem : work_mem;
 }
 
-/* planner.c */
-extern void gpusort_planner_init(void);
+/* Defines them (_PG_init). */
+extern void gpusort_define_settings(void);
 
-/* sort_node.c */
-extern void gpusort_node_init(void);
-extern CustomScan *gpusort_make_node(Sort *sort);
-extern bool gpusort_sort_supported(Sort *sort);
-
-#endif							/* GPUSORT_H */
+#endif							/* GPUSORT_SETTINGS_H */

@@ -47,10 +47,10 @@
  */
 #include "postgres.h"
 
-#include "engine_gpu.h"
-#include "gpu_copier.h"
-#include "gpusort.h"
-#include "sort_engine.h"
+#include "gpu/engine_gpu.h"
+#include "gpu/gpu_copier.h"
+#include "settings.h"
+#include "engine/sort_engine.h"
 
 #ifdef GPUSORT_WITH_CUDA
 

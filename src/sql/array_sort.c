@@ -49,9 +49,9 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "prefault.h"
-#include "sort_engine.h"
-#include "sort_keys.h"
+#include "util/prefault.h"
+#include "engine/sort_engine.h"
+#include "keys/sort_keys.h"
 
 /*
  * Arrays with at most this many non-null elements are sorted here, by

@@ -19,7 +19,7 @@
 
 #include <pthread.h>
 
-#include "gpu_copier.h"
+#include "gpu/gpu_copier.h"
 
 #define QUEUE_COPIES	256		/* a power of two */
 #define PIECE_BYTES		((Size) 4 * 1024 * 1024)

@@ -13,7 +13,7 @@
 
 #include "postgres.h"
 
-#include "sort_engine.h"
+#include "engine/sort_engine.h"
 
 /* One GPU, as gpusort_devices() shows it. */
 typedef struct GpuDeviceInfo

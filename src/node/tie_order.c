@@ -24,8 +24,8 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "row_store.h"
-#include "tie_order.h"
+#include "keys/row_store.h"
+#include "node/tie_order.h"
 
 /* Rows between interrupt checks while keys are abbreviated. */
 #define CONVERT_CHUNK	1024

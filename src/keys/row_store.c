@@ -10,10 +10,10 @@
 
 #include "utils/memutils.h"
 
-#include "prefault.h"
-#include "row_store.h"
-#include "sort_engine.h"
-#include "sort_keys.h"
+#include "util/prefault.h"
+#include "keys/row_store.h"
+#include "engine/sort_engine.h"
+#include "keys/sort_keys.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
 #define MAX_BLOCK_SIZE		(32 * 1024 * 1024)

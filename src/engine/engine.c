@@ -32,11 +32,11 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 
-#include "engine_gpu.h"
-#include "gpusort.h"
-#include "prefault.h"
-#include "sort_engine.h"
-#include "sort_keys.h"
+#include "gpu/engine_gpu.h"
+#include "settings.h"
+#include "util/prefault.h"
+#include "engine/sort_engine.h"
+#include "keys/sort_keys.h"
 
 /* The CPU engine's cost per row and key column, in nanoseconds. */
 #define CPU_NS_PER_ROW_KEY	30.0

@@ -26,14 +26,14 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
-#include "prefault.h"
-#include "sort_engine.h"
-#include "sort_keys.h"
+#include "util/prefault.h"
+#include "engine/sort_engine.h"
+#include "keys/sort_keys.h"
 
 #define RT_NAME radix_sort_words
 #define RT_ELEMENT uint64
 #define RT_KEY(e) (e)
-#include "radix_template.h"
+#include "engine/radix_template.h"
 
 /* Runs shorter than this are sorted by insertion. */
 #define SHORT_RUN	16

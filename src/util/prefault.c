@@ -18,8 +18,8 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "gpusort.h"
-#include "prefault.h"
+#include "settings.h"
+#include "util/prefault.h"
 
 #if defined(__linux__)
 

@@ -18,7 +18,9 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
 
-#include "gpusort.h"
+#include "node/gpusort_node.h"
+#include "node/planner.h"
+#include "settings.h"
 
 static planner_hook_type prev_planner_hook = NULL;
 
