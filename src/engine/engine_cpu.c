@@ -28,7 +28,7 @@
 
 #include "util/prefault.h"
 #include "engine/sort_engine.h"
-#include "keys/sort_keys.h"
+#include "keys/key_codec.h"
 
 #define RT_NAME radix_sort_words
 #define RT_ELEMENT uint64
@@ -170,21 +170,6 @@ cpu_sort_job(SortJob *job)
 	pfree(scratch.rows);
 }
 
-/* Decodes the n sorted keys, less min, into values of ctype. */
-#define DECODE_VALUES(ctype, decode, bits) \
-	do { \
-		ctype	   *v = (ctype *) job->out; \
-		\
-		for (uint32 i = 0; i < n; i++) \
-		{ \
-			uint64		key = sorted[i] + min; \
-			\
-			if (job->descending) \
-				key = sort_key_descending(key, (bits)); \
-			v[i] = decode; \
-		} \
-	} while (0)
-
 void
 cpu_sort_values(SortValues *job)
 {
@@ -197,37 +182,20 @@ cpu_sort_values(SortValues *job)
 
 	if (n < 2)
 	{
-		memcpy(job->out, job->in, (Size) n * sort_value_width(job->type));
+		memcpy(job->out, job->in, (Size) n * key_value_width(job->type));
 		return;
 	}
 	keys = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 	spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 
-	sort_values_encode(job->type, job->descending, job->in, n, keys, &min, &max);
+	key_encode_values(job->type, job->descending, job->in, n, keys, &min, &max);
 
 	for (uint32 i = 0; i < n; i++)
 		keys[i] -= min;
 	sorted = (min == max) ? keys :
 		radix_sort_words(keys, spare, n, 0, pg_leftmost_one_pos64(max - min) + 1);
 
-	switch (job->type)
-	{
-		case SORT_VALUES_INT16:
-			DECODE_VALUES(int16, DatumGetInt16(sort_key_decode_int(key, 16, false)), 16);
-			break;
-		case SORT_VALUES_INT32:
-			DECODE_VALUES(int32, DatumGetInt32(sort_key_decode_int(key, 32, false)), 32);
-			break;
-		case SORT_VALUES_INT64:
-			DECODE_VALUES(int64, DatumGetInt64(sort_key_decode_int(key, 64, false)), 64);
-			break;
-		case SORT_VALUES_FLOAT32:
-			DECODE_VALUES(float4, sort_key_decode_float4(key), 32);
-			break;
-		case SORT_VALUES_FLOAT64:
-			DECODE_VALUES(float8, sort_key_decode_float8(key), 64);
-			break;
-	}
+	key_decode_values(job->type, job->descending, sorted, min, n, job->out);
 
 	prefault_cancel();
 	pfree(keys);

@@ -18,6 +18,8 @@
 
 #include "postgres.h"
 
+#include "keys/sort_keys.h"
+
 /*
  * The rows of a job that an engine received while they were being collected
  * (sort_upload_rows below).
@@ -53,17 +55,8 @@ typedef struct SortJob
  * A sort of plain values, for the array functions: the values are turned
  * into keys, the keys sorted and turned back, with no permutation.  Floats
  * come back with -0 as 0 and every NaN as one NaN, so a caller whose values
- * hold others (sort_values_exact() says) sorts a SortJob instead.
+ * hold others (key_values_exact() says) sorts a SortJob instead.
  */
-typedef enum SortValueType
-{
-	SORT_VALUES_INT16,
-	SORT_VALUES_INT32,			/* also date */
-	SORT_VALUES_INT64,			/* also timestamp, timestamptz */
-	SORT_VALUES_FLOAT32,
-	SORT_VALUES_FLOAT64
-} SortValueType;
-
 typedef struct SortValues
 {
 	SortValueType type;
@@ -130,19 +123,8 @@ extern void sort_upload_end(SortUpload *upload);
 /* Sorts values, as sort_job_run sorts jobs. */
 extern void sort_values_run(SortValues *job, SortJobReport *report);
 
-/* Bytes per value of a type: 2, 4 or 8. */
-extern int	sort_value_width(SortValueType type);
 
-/*
- * Turns n values into their order-preserving keys (sort_keys.h), in order,
- * and gives the keys' range.
- */
-extern void sort_values_encode(SortValueType type, bool descending,
-							   const void *values, uint32 n, uint64 *keys,
-							   uint64 *min, uint64 *max);
 
-/* Do the values come back from a SortValues sort bit for bit? */
-extern bool sort_values_exact(SortValueType type, const void *values, uint32 n);
 
 extern void cpu_sort_values(SortValues *job);
 extern bool gpu_sort_values(SortValues *job, char **why);

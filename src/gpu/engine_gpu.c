@@ -51,6 +51,7 @@
 #include "gpu/gpu_copier.h"
 #include "settings.h"
 #include "engine/sort_engine.h"
+#include "keys/key_codec.h"
 
 #ifdef GPUSORT_WITH_CUDA
 
@@ -831,8 +832,8 @@ static gs_status
 run_values(void *arg, JobTimes *times)
 {
 	SortValues *job = arg;
-	Size		vbytes = (Size) job->n * sort_value_width(job->type);
-	Size		kbytes = (Size) job->n * (sort_value_width(job->type) == 8 ? 8 : 4);
+	Size		vbytes = (Size) job->n * key_value_width(job->type);
+	Size		kbytes = (Size) job->n * (key_value_width(job->type) == 8 ? 8 : 4);
 	static const gs_value_type types[] = {
 		[SORT_VALUES_INT16] = GS_VALUES_INT16,
 		[SORT_VALUES_INT32] = GS_VALUES_INT32,
@@ -864,11 +865,11 @@ gpu_sort_values(SortValues *job, char **why)
 {
 	JobTimes	times;
 
-	if (!prepare_sort(job->n, values_device_bytes(job->n, sort_value_width(job->type)), why))
+	if (!prepare_sort(job->n, values_device_bytes(job->n, key_value_width(job->type)), why))
 		return false;
 	if (job->n < 2)
 	{
-		memcpy(job->out, job->in, (Size) job->n * sort_value_width(job->type));
+		memcpy(job->out, job->in, (Size) job->n * key_value_width(job->type));
 		return true;
 	}
 

@@ -20,6 +20,19 @@
 
 #include <math.h>
 
+/*
+ * The layouts of plain values that keys are made of: what the array
+ * functions sort, and what the engines' value path takes.
+ */
+typedef enum SortValueType
+{
+	SORT_VALUES_INT16,
+	SORT_VALUES_INT32,			/* also date */
+	SORT_VALUES_INT64,			/* also timestamp, timestamptz */
+	SORT_VALUES_FLOAT32,
+	SORT_VALUES_FLOAT64
+} SortValueType;
+
 static inline uint64
 sort_key_int2(int16 v)
 {

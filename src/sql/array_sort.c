@@ -18,7 +18,7 @@
  * and the sort is stable: equal elements keep their input order, in either
  * direction.  Multidimensional arrays are rejected.
  *
- * The elements are turned into order-preserving keys (sort_keys.h) and
+ * The elements are turned into order-preserving keys (key_codec.h) and
  * sorted by the engine that gpusort.device selects (sort_engine.h).  Only
  * the non-null elements are sorted: NULLs are all equal, so they form one
  * block placed before or after the others.  When the keys give the elements
@@ -48,10 +48,11 @@
 #include "port/pg_bitutils.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "util/prefault.h"
 #include "engine/sort_engine.h"
-#include "keys/sort_keys.h"
+#include "keys/key_codec.h"
 
 /*
  * Arrays with at most this many non-null elements are sorted here, by
@@ -84,38 +85,20 @@ static bool
 sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	const KeyCodec *codec;
 	int			nitems;
 
 	in->arr = arr;
 	in->descending = (PG_NARGS() >= 2) ? PG_GETARG_BOOL(1) : false;
 	in->nulls_first = (PG_NARGS() >= 3) ? PG_GETARG_BOOL(2) : in->descending;
 
-	switch (ARR_ELEMTYPE(arr))
-	{
-		case INT2OID:
-			in->kind = SORT_VALUES_INT16;
-			break;
-		case INT4OID:
-		case DATEOID:
-			in->kind = SORT_VALUES_INT32;
-			break;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			in->kind = SORT_VALUES_INT64;
-			break;
-		case FLOAT4OID:
-			in->kind = SORT_VALUES_FLOAT32;
-			break;
-		case FLOAT8OID:
-			in->kind = SORT_VALUES_FLOAT64;
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("%s cannot sort arrays of type %s",
-							funcname, format_type_be(ARR_ELEMTYPE(arr)))));
-	}
+	codec = key_codec_for_type(getBaseType(ARR_ELEMTYPE(arr)));
+	if (codec == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s cannot sort arrays of type %s",
+						funcname, format_type_be(ARR_ELEMTYPE(arr)))));
+	in->kind = codec->layout;
 
 	if (ARR_NDIM(arr) > 1)
 		ereport(ERROR,
@@ -179,7 +162,7 @@ sort_input_values(const SortInput *in)
 	}
 
 	keys = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
-	sort_values_encode(in->kind, in->descending, data, n, keys, &min, &max);
+	key_encode_values(in->kind, in->descending, data, n, keys, &min, &max);
 
 	if (n <= ARRAY_SORT_SMALL)
 	{
@@ -277,7 +260,7 @@ gpusort_array(PG_FUNCTION_ARGS)
 		PG_RETURN_ARRAYTYPE_P(in.arr);
 	n = in.nvalues;
 	nnulls = in.nitems - in.nvalues;
-	width = sort_value_width(in.kind);
+	width = key_value_width(in.kind);
 
 	dataoffset = (nnulls > 0) ? ARR_OVERHEAD_WITHNULLS(1, in.nitems) : 0;
 	nbytes = (nnulls > 0 ? dataoffset : ARR_OVERHEAD_NONULLS(1)) +
@@ -305,7 +288,7 @@ gpusort_array(PG_FUNCTION_ARGS)
 	dst = ARR_DATA_PTR(result);
 	prefault_range(dst, (Size) n * width);
 
-	if (n > ARRAY_SORT_SMALL && sort_values_exact(in.kind, src, n))
+	if (n > ARRAY_SORT_SMALL && key_values_exact(in.kind, src, n))
 	{
 		/* the values themselves are sorted: no permutation to apply */
 		SortValues	values;

@@ -1,0 +1,208 @@
+/*-------------------------------------------------------------------------
+ *
+ * key_codec.c
+ *	  The key-codec table, and the encoding of plain values in bulk.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_opfamily_d.h"
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+
+#include "compat.h"
+#include "keys/key_codec.h"
+
+/* Operator families that pg_opfamily_d.h names only in later releases. */
+#ifndef FLOAT_BTREE_FAM_OID
+#define FLOAT_BTREE_FAM_OID		1970
+#endif
+#ifndef DATETIME_BTREE_FAM_OID
+#define DATETIME_BTREE_FAM_OID	434
+#endif
+
+/*
+ * The codecs.  Exact keys of one word, each the value's bits mapped to an
+ * unsigned order (sort_keys.h).  A type joins the GpuSort node by its
+ * node_key; a prefix key (text, numeric) will be a row with exact = false,
+ * whose ties the node orders with the type's comparator.
+ */
+static const KeyCodec key_codecs[] = {
+	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key */
+	{INT2OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT16, 16, 1, true, true, true},
+	{INT4OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true},
+	{INT8OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true},
+	{DATEOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, false},
+	{TIMESTAMPOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, false},
+	{TIMESTAMPTZOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, false},
+	/* -0 and NaNs other than PostgreSQL's come back changed */
+	{FLOAT4OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT32, 32, 1, true, false, false},
+	{FLOAT8OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT64, 64, 1, true, false, false},
+};
+
+const KeyCodec *
+key_codec_for_type(Oid type)
+{
+	for (int i = 0; i < lengthof(key_codecs); i++)
+		if (key_codecs[i].type == type)
+			return &key_codecs[i];
+	return NULL;
+}
+
+const KeyCodec *
+key_codec_for_order(Oid sortop, Oid type, bool *descending)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	const KeyCodec *codec;
+
+	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
+		getBaseType(type) != opcintype)
+		return NULL;
+	codec = key_codec_for_type(opcintype);
+	if (codec == NULL || !codec->node_key || codec->opfamily != opfamily)
+		return NULL;
+	return codec;
+}
+
+int
+key_value_width(SortValueType layout)
+{
+	switch (layout)
+	{
+		case SORT_VALUES_INT16:
+			return 2;
+		case SORT_VALUES_INT32:
+		case SORT_VALUES_FLOAT32:
+			return 4;
+		case SORT_VALUES_INT64:
+		case SORT_VALUES_FLOAT64:
+			return 8;
+	}
+	return 8;
+}
+
+/* Values encoded between interrupt checks. */
+#define ENCODE_CHUNK	(1 << 20)
+
+/* Encodes n values of ctype into keys, noting their range. */
+#define ENCODE_VALUES(ctype, encode, bits) \
+	do { \
+		const ctype *v = (const ctype *) values; \
+		\
+		for (uint32 start = 0; start < n; start += ENCODE_CHUNK) \
+		{ \
+			uint32		end = Min(n, start + ENCODE_CHUNK); \
+			\
+			CHECK_FOR_INTERRUPTS(); \
+			for (uint32 i = start; i < end; i++) \
+			{ \
+				uint64		key = encode(v[i]); \
+				\
+				if (descending) \
+					key = sort_key_descending(key, (bits)); \
+				keys[i] = key; \
+				lo = Min(lo, key); \
+				hi = Max(hi, key); \
+			} \
+		} \
+	} while (0)
+
+void
+key_encode_values(SortValueType layout, bool descending, const void *values,
+				  uint32 n, uint64 *keys, uint64 *min, uint64 *max)
+{
+	uint64		lo = PG_UINT64_MAX;
+	uint64		hi = 0;
+
+	switch (layout)
+	{
+		case SORT_VALUES_INT16:
+			ENCODE_VALUES(int16, sort_key_int2, 16);
+			break;
+		case SORT_VALUES_INT32:
+			ENCODE_VALUES(int32, sort_key_int4, 32);
+			break;
+		case SORT_VALUES_INT64:
+			ENCODE_VALUES(int64, sort_key_int8, 64);
+			break;
+		case SORT_VALUES_FLOAT32:
+			ENCODE_VALUES(float4, sort_key_float4, 32);
+			break;
+		case SORT_VALUES_FLOAT64:
+			ENCODE_VALUES(float8, sort_key_float8, 64);
+			break;
+	}
+	*min = lo;
+	*max = hi;
+}
+
+/*
+ * Integers always come back as they were; floats unless one is -0 or a NaN
+ * other than the one keys decode to.
+ */
+bool
+key_values_exact(SortValueType layout, const void *values, uint32 n)
+{
+	bool		inexact = false;
+
+	if (layout == SORT_VALUES_FLOAT32)
+	{
+		const uint32 *v = values;
+
+		for (uint32 i = 0; i < n; i++)
+			inexact |= v[i] == 0x80000000 ||
+				((v[i] & 0x7FFFFFFF) > 0x7F800000 && v[i] != SORT_KEY_FLOAT4_NAN);
+	}
+	else if (layout == SORT_VALUES_FLOAT64)
+	{
+		const uint64 *v = values;
+
+		for (uint32 i = 0; i < n; i++)
+			inexact |= v[i] == (UINT64CONST(1) << 63) ||
+				((v[i] & ~(UINT64CONST(1) << 63)) > UINT64CONST(0x7FF0000000000000) &&
+				 v[i] != SORT_KEY_FLOAT8_NAN);
+	}
+	return !inexact;
+}
+
+/* Decodes the n sorted keys, less min, into values of ctype. */
+#define DECODE_VALUES(ctype, decode, bits) \
+	do { \
+		ctype	   *v = (ctype *) values; \
+		\
+		for (uint32 i = 0; i < n; i++) \
+		{ \
+			uint64		key = keys[i] + min; \
+			\
+			if (descending) \
+				key = sort_key_descending(key, (bits)); \
+			v[i] = decode; \
+		} \
+	} while (0)
+
+void
+key_decode_values(SortValueType layout, bool descending, const uint64 *keys,
+				  uint64 min, uint32 n, void *values)
+{
+	switch (layout)
+	{
+		case SORT_VALUES_INT16:
+			DECODE_VALUES(int16, DatumGetInt16(sort_key_decode_int(key, 16, false)), 16);
+			break;
+		case SORT_VALUES_INT32:
+			DECODE_VALUES(int32, DatumGetInt32(sort_key_decode_int(key, 32, false)), 32);
+			break;
+		case SORT_VALUES_INT64:
+			DECODE_VALUES(int64, DatumGetInt64(sort_key_decode_int(key, 64, false)), 64);
+			break;
+		case SORT_VALUES_FLOAT32:
+			DECODE_VALUES(float4, sort_key_decode_float4(key), 32);
+			break;
+		case SORT_VALUES_FLOAT64:
+			DECODE_VALUES(float8, sort_key_decode_float8(key), 64);
+			break;
+	}
+}

@@ -1,0 +1,122 @@
+/*-------------------------------------------------------------------------
+ *
+ * key_codec.h
+ *	  The key codecs: for each SQL type gpusort sorts, how its values become
+ *	  order-preserving 64-bit keys, and back.
+ *
+ * One table (key_codec.c) says, per type: the btree operator family whose
+ * order the key follows, the layout of a value as C data (for the array
+ * functions and the engines' value path), how many bits and 64-bit words a
+ * key takes, whether the key orders the values completely (exact) or only by
+ * a prefix whose ties PostgreSQL's comparator then settles, whether decoding
+ * gives the value back bit for bit (the keys-only emit path and the value
+ * path need that), and whether the GpuSort node takes it as a sort key.  The
+ * plan check, the row store, the keys-only emit path and the array
+ * functions all read it; a new key type is a new row of the table.
+ *
+ * The encoders themselves are in sort_keys.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef KEY_CODEC_H
+#define KEY_CODEC_H
+
+#include "postgres.h"
+
+#include "keys/sort_keys.h"
+
+typedef struct KeyCodec
+{
+	Oid			type;			/* the SQL type (domains: their base type) */
+	Oid			opfamily;		/* the btree family whose order keys follow */
+	SortValueType layout;		/* a value as C data */
+	int			bits;			/* keys stay below 2^bits */
+	int			words;			/* 64-bit words of a key */
+	bool		exact;			/* keys order the values completely; if
+								 * not, they order a prefix, and the type's
+								 * comparator orders rows whose keys tie */
+	bool		roundtrip;		/* decoding gives the value back bit for bit */
+	bool		node_key;		/* GpuSort takes it as a sort key */
+} KeyCodec;
+
+/*
+ * The codec of a sort key of the GpuSort node: the ordering operator sortop
+ * on values of type (a domain is looked through), or NULL when the node
+ * cannot sort by it.  *descending says whether sortop orders downwards.
+ */
+extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, bool *descending);
+
+/* The codec of array elements of a type, or NULL. */
+extern const KeyCodec *key_codec_for_type(Oid type);
+
+/* The key of a value (not NULL) in the given direction. */
+static inline uint64
+key_encode(const KeyCodec *codec, Datum value, bool descending)
+{
+	uint64		key;
+
+	switch (codec->layout)
+	{
+		case SORT_VALUES_INT16:
+			key = sort_key_int2(DatumGetInt16(value));
+			break;
+		case SORT_VALUES_INT32:
+			key = sort_key_int4(DatumGetInt32(value));
+			break;
+		case SORT_VALUES_INT64:
+			key = sort_key_int8(DatumGetInt64(value));
+			break;
+		case SORT_VALUES_FLOAT32:
+			key = sort_key_float4(DatumGetFloat4(value));
+			break;
+		default:
+			key = sort_key_float8(DatumGetFloat8(value));
+			break;
+	}
+	return descending ? sort_key_descending(key, codec->bits) : key;
+}
+
+/* The value of a key that key_encode made (exact for roundtrip codecs). */
+static inline Datum
+key_decode(const KeyCodec *codec, uint64 key, bool descending)
+{
+	if (descending)
+		key = sort_key_descending(key, codec->bits);
+	switch (codec->layout)
+	{
+		case SORT_VALUES_INT16:
+		case SORT_VALUES_INT32:
+		case SORT_VALUES_INT64:
+			return sort_key_decode_int(key, codec->bits, false);
+		case SORT_VALUES_FLOAT32:
+			return Float4GetDatum(sort_key_decode_float4(key));
+		default:
+			return Float8GetDatum(sort_key_decode_float8(key));
+	}
+}
+
+/*
+ * Plain values of a layout, for the array functions and the engines' value
+ * path.
+ */
+
+/* Bytes per value: 2, 4 or 8. */
+extern int	key_value_width(SortValueType layout);
+
+/*
+ * Turns n values into their keys, in order, and gives the keys' range.
+ * Checks for interrupts.
+ */
+extern void key_encode_values(SortValueType layout, bool descending,
+							  const void *values, uint32 n, uint64 *keys,
+							  uint64 *min, uint64 *max);
+
+/* Turns n keys, each less min, back into values. */
+extern void key_decode_values(SortValueType layout, bool descending,
+							  const uint64 *keys, uint64 min, uint32 n,
+							  void *values);
+
+/* Do the values come back from their keys bit for bit? */
+extern bool key_values_exact(SortValueType layout, const void *values, uint32 n);
+
+#endif							/* KEY_CODEC_H */
