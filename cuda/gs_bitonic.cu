@@ -7,13 +7,16 @@
  */
 #include "gs_internal.cuh"
 
+/* threads for a segment of at most CAP pairs: one per compare-exchange */
+#define BITONIC_THREADS(CAP) ((CAP) / 2 < BITONIC_MAX_THREADS ? (CAP) / 2 : BITONIC_MAX_THREADS)
+
 template <typename K, int CAP>
-__global__ void __launch_bounds__(CAP / 2 < 1024 ? CAP / 2 : 1024)
+__global__ void __launch_bounds__(BITONIC_THREADS(CAP))
 bitonic_segments(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 				 uint32_t n, const uint32_t *__restrict__ offsets,
 				 uint32_t seg_len)
 {
-	constexpr int T = CAP / 2 < 1024 ? CAP / 2 : 1024;
+	constexpr int T = BITONIC_THREADS(CAP);
 	__shared__ K sk[CAP];
 	__shared__ uint32_t sv[CAP];
 	uint64_t	begin,
@@ -108,13 +111,13 @@ segments(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		return gs_fail(ctx, GS_ERR_INVALID, "bitonic segment of %u pairs "
 					   "exceeds %d", max_len, GS_BITONIC_MAX);
 	if (max_len <= 256)
-		bitonic_segments<K, 256><<<nsegs, 128, 0, ctx->stream>>>(
+		bitonic_segments<K, 256><<<nsegs, BITONIC_THREADS(256), 0, ctx->stream>>>(
 			kin, vin, kout, vout, n, offsets, seg_len);
 	else if (max_len <= 1024)
-		bitonic_segments<K, 1024><<<nsegs, 512, 0, ctx->stream>>>(
+		bitonic_segments<K, 1024><<<nsegs, BITONIC_THREADS(1024), 0, ctx->stream>>>(
 			kin, vin, kout, vout, n, offsets, seg_len);
 	else
-		bitonic_segments<K, 4096><<<nsegs, 1024, 0, ctx->stream>>>(
+		bitonic_segments<K, 4096><<<nsegs, BITONIC_THREADS(4096), 0, ctx->stream>>>(
 			kin, vin, kout, vout, n, offsets, seg_len);
 	return gs_after_launch(ctx, "bitonic sort");
 }

@@ -21,52 +21,16 @@
  *	     min + b for offset[b] <= p < offset[b + 1]): each tile writes the
  *	     keys of its own range of positions, in order, 16 bytes a store.
  */
-#include "gs_internal.cuh"
+#include "gs_onesweep.cuh"
 
-#define CT 512					/* threads per block */
 #define CWARPS (CT / 32)
-#ifndef CITEMS
-#define CITEMS 20				/* pairs per thread (shared memory: <= 220 KiB at range 4096) */
-#endif
-/*
- * 32-bit keys of at most CNARROW_RANGE values take tiles of CITEMS_NARROW
- * pairs per thread: their per-warp counters are small enough for two such
- * blocks per SM.  (24 ran as fast, with more spills; NOTES.md.)
- */
-#define CNARROW_RANGE 1024
-#ifndef CITEMS_NARROW
-#define CITEMS_NARROW 22
-#endif
-#ifndef CRANK_ATOMIC
-#define CRANK_ATOMIC 1			/* lane masks by shared-memory OR, where they fit */
-#endif
-#ifndef CFILL
-#define CFILL 1					/* output keys written in order, not scattered */
-#endif
 
 static_assert(GS_COUNTING_MAX_RANGE <= 4096 && GS_COUNTING_MAX_RANGE <= GS_LOWHIST_BINS,
 			  "counting_offsets scans at most 4096 keys");
 
-#define CFLAG_AGG 1u
-#define CFLAG_INC 2u			/* inclusive of all tiles before */
-
-/* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
-__device__ __forceinline__ uint32_t
-match_bits(uint32_t o, bool valid, int bits)
-{
-	uint32_t	peers = __ballot_sync(0xffffffffu, valid);
-
-	for (int b = 0; b < bits; b++)
-	{
-		uint32_t	x = __ballot_sync(0xffffffffu, (o >> b) & 1);
-
-		peers &= ((o >> b) & 1) ? x : ~x;
-	}
-	return peers;
-}
-
+/* Histogram of k - kmin, for when the key-range pass did not count the keys. */
 template <typename K>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(GS_HIST_THREADS)
 counting_hist(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
 			  uint32_t *counts)
 {
@@ -76,15 +40,16 @@ counting_hist(const K *__restrict__ keys, uint32_t n, K kmin, uint32_t range,
 	for (uint32_t i = threadIdx.x; i < range; i += blockDim.x)
 		hist[i] = 0;
 	__syncthreads();
-	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4ull * stride)
+	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) GS_HIST_LOADS * stride)
 	{
-		K			k[4];
+		K			k[GS_HIST_LOADS];
 
 #pragma unroll
-		for (int u = 0; u < 4; u++)
+		for (int u = 0; u < GS_HIST_LOADS; u++)
 			k[u] = i + u * stride < n ? keys[i + u * stride] : kmin;
 #pragma unroll
-		for (int u = 0; u < 4; u++)
+		for (int u = 0; u < GS_HIST_LOADS; u++)
 			if (i + u * stride < n)
 				atomicAdd(&hist[(uint32_t) (k[u] - kmin)], 1u);
 	}
@@ -162,142 +127,70 @@ key_at(const uint32_t *__restrict__ offs, uint32_t lo, uint32_t hi, uint32_t p)
 	return lo;
 }
 
-/*
- * Dynamic shared memory (rpad = range rounded up to even): stage_v[TILE]
- * (values) and stage_o[TILE] (uint16 key offsets, k - kmin), both in key
- * order; wcnt[CWARPS][rpad] (uint16: the warps' counts, then each warp's
- * first staging slot per key); tcount[rpad] (the tile's count per key) and
- * gbase[rpad] (uint32).  ARANK: the ranking's lane masks, masks[CWARPS]
- * [range] (uint32), lie over the staging buffers, unused until the ranking
- * is done.  The keys are not staged: the key of staged slot j is kmin +
- * stage_o[j].  FILL: the output keys are not scattered but written in
- * order, from the global offsets (position p holds kmin + b for
- * key_offsets[b] <= p < key_offsets[b + 1]), each tile the positions of its
- * own input range, with 16-byte stores.
- */
-template <typename K, int IT, bool ARANK, bool FILL>
-__global__ void __launch_bounds__(CT, 2)
-counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
-				  K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
-				  K kmin, uint32_t range, int bits,
-				  const uint32_t *__restrict__ key_offsets,
-				  volatile unsigned long long *status, uint32_t *tile_counter,
-				  uint32_t epoch)
+/* Lanes of the warp whose valid o equals mine, by one ballot per bit. */
+__device__ __forceinline__ uint32_t
+match_bits(uint32_t o, bool valid, int bits)
 {
-	constexpr uint32_t TILE = CT * IT;
-	const uint32_t rpad = (range + 1) & ~1u;
-	const uint32_t np = rpad / 2;	/* key pairs (2p, 2p + 1) */
-	extern __shared__ __align__(16) unsigned char dyn[];
-	uint32_t   *stage_v = (uint32_t *) dyn;
-	uint16_t   *stage_o = (uint16_t *) (stage_v + TILE);
-	uint16_t   *wcnt = stage_o + TILE;
-	uint32_t   *wcnt2 = (uint32_t *) wcnt;	/* wcnt by key pairs */
-	uint32_t   *tcount = (uint32_t *) (wcnt + CWARPS * rpad);
-	uint32_t   *gbase = tcount + rpad;
-	uint32_t   *masks = (uint32_t *) dyn;
-	__shared__ uint32_t ws[CWARPS];
-	__shared__ uint32_t s_tile;
+	uint32_t	peers = __ballot_sync(0xffffffffu, valid);
 
-	const int	tid = threadIdx.x,
-				lane = tid & 31,
-				w = tid >> 5;
-	const uint32_t lt = (1u << lane) - 1;
-
-	if (tid == 0)
-		s_tile = atomicAdd(tile_counter, 1u);
-	for (uint32_t i = tid; i < CWARPS * np; i += CT)
-		wcnt2[i] = 0;
-	if (ARANK)
-		for (uint32_t i = tid; i < CWARPS * range; i += CT)
-			masks[i] = 0;
-	__syncthreads();
-
-	const uint32_t tile = s_tile;
-	const uint64_t tile_base = (uint64_t) tile * TILE;
-	/* tile-local indices are 32-bit: the tile's pairs are [0, count) */
-	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
-	const uint32_t wofs = (uint32_t) w * 32 * IT;
-	const K    *tkin = kin + tile_base;
-	const uint32_t *tvin = vin + tile_base;
-	/* per item: key offset o (low 16 bits) | rank among equal keys << 16 */
-	uint32_t	item[IT];
-
+	for (int b = 0; b < bits; b++)
 	{
-		K			key[IT];
+		uint32_t	x = __ballot_sync(0xffffffffu, (o >> b) & 1);
 
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	li = wofs + i * 32 + lane;
-
-			key[i] = li < count ? tkin[li] : kmin;
-		}
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-			item[i] = (uint32_t) (key[i] - kmin);
+		peers &= ((o >> b) & 1) ? x : ~x;
 	}
-	/* the values are read last: ask for their lines in L2 now */
-	if (lane < IT && wofs + lane * 32 < count)
-		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
-	/* rank each item among equal keys of its warp, in (item, lane) order */
+	return peers;
+}
+
+/*
+ * Ranks each item among equal keys of its warp, in (item, lane) order, by
+ * lane masks (ARANK) or ballots; the warps' counts go to wcnt.  item[i]
+ * holds the key offset o and becomes o | rank << 16.
+ */
+template <int IT, bool ARANK>
+__device__ __forceinline__ void
+rank_tile(uint32_t (&item)[IT], uint32_t count, uint32_t wofs, int lane,
+		  int w, uint32_t lt, uint32_t *masks, uint16_t *wcnt, uint32_t rpad,
+		  uint32_t range, int bits)
+{
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
 		const bool	valid = wofs + i * 32 + lane < count;
 		const uint32_t o = item[i];
-		uint32_t	peers,
-					before = 0;
 
 		if (ARANK)
-		{
-			/*
-			 * Lanes of equal keys: each sets its bit in its key's mask; the
-			 * lowest lane clears it again.  (10 ballots a pair for 1000 keys
-			 * were faster while the keys left scattered, slower with FILL:
-			 * NOTES.md.)
-			 */
-			uint32_t   *mk = masks + w * range + o;
-
-			if (valid)
-				atomicOr(mk, 1u << lane);
-			__syncwarp();
-			peers = valid ? *(volatile uint32_t *) mk : 0;
-			if (valid)
-				before = wcnt[w * rpad + o];
-			__syncwarp();
-			if (valid && (peers & lt) == 0)
-			{
-				*mk = 0;
-				wcnt[w * rpad + o] = (uint16_t) (before + __popc(peers));
-			}
-			__syncwarp();
-		}
+			item[i] = o | (gs_warp_rank_masks(masks + w * range + o, wcnt + w * rpad + o, 0,
+											  valid, lane, lt) << 16);
 		else
 		{
-			/* (match.any: 1.65 vs 1.58 ms, NOTES.md) */
-			peers = match_bits(o, valid, bits);
+			/* ballots: the masks do not fit in shared memory */
+			uint32_t	peers = match_bits(o, valid, bits),
+						before = 0;
+
 			if (valid)
 				before = wcnt[w * rpad + o];
 			__syncwarp();
 			if (valid && (peers & lt) == 0)
 				wcnt[w * rpad + o] = (uint16_t) (before + __popc(peers));
 			__syncwarp();
+			item[i] = o | ((before + __popc(peers & lt)) << 16);
 		}
-		item[i] = o | ((before + __popc(peers & lt)) << 16);
 	}
-	__syncthreads();
+}
 
-	/*
-	 * Per key pair (a thread's own contiguous pairs): the tile's counts from
-	 * the warps' counts (two uint16 counts per word, added as one), published
-	 * at once; their exclusive scan over the keys; then each warp's first
-	 * staging slot per key replaces its count; then the look-back.
-	 */
-	const unsigned long long tag = (unsigned long long) epoch << 34;
-	volatile unsigned long long *mine = status + (uint64_t) tile * rpad;
-	const uint32_t per = (np + CT - 1) / CT;
-	const uint32_t p0 = min(np, tid * per),
-				p1 = min(np, p0 + per);
+/*
+ * Key pairs [p0, p1) (a thread's own): the tile's counts from the warps'
+ * counts (two uint16 counts per word, added as one) into tcount, published
+ * at once (tile 0: inclusive of the keys' output starts).  Returns their
+ * sum.
+ */
+__device__ __forceinline__ uint32_t
+publish_counts(uint32_t p0, uint32_t p1, const uint32_t *wcnt2, uint32_t np,
+			   uint32_t *tcount, uint32_t tile, uint32_t range,
+			   const uint32_t *key_offsets, volatile unsigned long long *mine,
+			   unsigned long long tag)
+{
 	uint32_t	sum = 0;
 
 	for (uint32_t p = p0; p < p1; p++)
@@ -319,46 +212,60 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			uint32_t	e0 = key_offsets[2 * p],
 						e1 = 2 * p + 1 < range ? key_offsets[2 * p + 1] : 0;
 
-			status_store2(mine + 2 * p,
-						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e0 + c0),
-						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e1 + c1));
+			status_store2(mine + 2 * p, gs_status_word(tag, GS_LB_INC, e0 + c0),
+						  gs_status_word(tag, GS_LB_INC, e1 + c1));
 		}
 		else
-			status_store2(mine + 2 * p,
-						  tag | ((unsigned long long) CFLAG_AGG << 32) | c0,
-						  tag | ((unsigned long long) CFLAG_AGG << 32) | c1);
+			status_store2(mine + 2 * p, gs_status_word(tag, GS_LB_AGG, c0),
+						  gs_status_word(tag, GS_LB_AGG, c1));
 	}
+	return sum;
+}
+
+/*
+ * Key pairs [p0, p1), base: the tile's pairs of the keys before them.  Each
+ * key's local start goes to gbase (for now), and each warp's first staging
+ * slot per key replaces its count in wcnt2 (both halves stay <= TILE <
+ * 2^16: no carry between them).
+ */
+__device__ __forceinline__ void
+local_starts(uint32_t p0, uint32_t p1, uint32_t base, uint32_t *wcnt2,
+			 uint32_t np, const uint32_t *tcount, uint32_t *gbase)
+{
+	for (uint32_t p = p0; p < p1; p++)
 	{
-		uint32_t	base = gs_block_exclusive_scan<CWARPS>(sum, ws);
+		const uint32_t c0 = tcount[2 * p],
+					c1 = tcount[2 * p + 1];
+		uint32_t	s = base | ((base + c0) << 16);
 
-		for (uint32_t p = p0; p < p1; p++)
-		{
-			const uint32_t c0 = tcount[2 * p],
-						c1 = tcount[2 * p + 1];
-			/* both halves stay <= TILE < 2^16: no carry between them */
-			uint32_t	s = base | ((base + c0) << 16);
-
-			gbase[2 * p] = base;	/* the local starts, for now */
-			gbase[2 * p + 1] = base + c0;
-			base += c0 + c1;
+		gbase[2 * p] = base;
+		gbase[2 * p + 1] = base + c0;
+		base += c0 + c1;
 #pragma unroll
-			for (int ww = 0; ww < CWARPS; ww++)
-			{
-				uint32_t	c = wcnt2[ww * np + p];
+		for (int ww = 0; ww < CWARPS; ww++)
+		{
+			uint32_t	c = wcnt2[ww * np + p];
 
-				wcnt2[ww * np + p] = s;
-				s += c;
-			}
+			wcnt2[ww * np + p] = s;
+			s += c;
 		}
 	}
+}
 
-	/*
-	 * Look-back of a thread's key pairs: gbase[o] = pairs of key o in the
-	 * tiles before this one (+ the key's output start) - the key's local
-	 * start: staged slot j goes to gbase[o] + j.  Publishes the inclusive
-	 * counts.  A pair's two words are read together while both keys are at
-	 * the same tile.
-	 */
+/*
+ * Look-back of key pairs [p0, p1): gbase[o] = pairs of key o in the tiles
+ * before this one (+ the key's output start) - the key's local start, so
+ * that staged slot j goes to gbase[o] + j.  Publishes the inclusive counts.
+ * A pair's two words are read together while both keys are at the same
+ * tile.
+ */
+__device__ __forceinline__ void
+look_back(uint32_t p0, uint32_t p1, uint32_t tile, uint32_t range,
+		  uint32_t rpad, const uint32_t *key_offsets,
+		  volatile unsigned long long *status,
+		  volatile unsigned long long *mine, unsigned long long tag,
+		  uint32_t epoch, const uint32_t *tcount, uint32_t *gbase)
+{
 	for (uint32_t p = p0; p < p1; p++)
 	{
 		const uint32_t o = 2 * p;
@@ -385,7 +292,7 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 					return false;
 				*e += (uint32_t) s;
 				(*k)--;
-				return ((s >> 32) & 3u) == CFLAG_INC;
+				return ((s >> 32) & 3u) == GS_LB_INC;
 			};
 
 			while (!(d0 && d1))
@@ -407,16 +314,25 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				if (!d1)
 					d1 = add(s1, &k1, &e1);
 			}
-			status_store2(mine + o,
-						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e0 + tcount[o]),
-						  tag | ((unsigned long long) CFLAG_INC << 32) | (uint32_t) (e1 + tcount[o + 1]));
+			status_store2(mine + o, gs_status_word(tag, GS_LB_INC, e0 + tcount[o]),
+						  gs_status_word(tag, GS_LB_INC, e1 + tcount[o + 1]));
 		}
 		gbase[o] = e0 - gbase[o];
 		gbase[o + 1] = e1 - gbase[o + 1];
 	}
-	__syncthreads();
+}
 
-	/* key offsets and values into shared memory in key order */
+/*
+ * Key offsets and values into shared memory in key order, then out: each
+ * key's pairs as one contiguous run (keys too unless FILL).
+ */
+template <typename K, int IT, bool FILL>
+__device__ __forceinline__ void
+stage_and_scatter(const uint32_t (&item)[IT], uint32_t count, uint32_t wofs,
+				  int lane, int w, int tid, const uint16_t *wcnt, uint32_t rpad,
+				  uint16_t *stage_o, uint32_t *stage_v, const uint32_t *gbase,
+				  const uint32_t *tvin, K kmin, K *kout, uint32_t *vout)
+{
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
@@ -432,8 +348,6 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 		}
 	}
 	__syncthreads();
-
-	/* then out: each key's pairs as one contiguous run */
 #pragma unroll
 	for (int i = 0; i < IT; i++)
 	{
@@ -449,77 +363,173 @@ counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 			vout[d] = stage_v[j];
 		}
 	}
+}
 
-	/*
-	 * FILL: the keys of the tile's own output range, in order (last: no item
-	 * register is live any more)
-	 */
-	if (FILL)
-	{
-		constexpr int V = 16 / sizeof(K);	/* keys per store */
-		const uint32_t pbase = (uint32_t) tile_base;
-		/* the key at output position p: 32 probes a round (2 for 1024 keys) */
-		auto		warp_key_at = [&](uint32_t p) -> uint32_t {
-			uint32_t	blo = 0,
-						bhi = range - 1;
+/*
+ * The keys of the tile's own output range [pbase, pbase + count), in order,
+ * 16 bytes a store: position p holds kmin + b for key_offsets[b] <= p <
+ * key_offsets[b + 1].
+ */
+template <typename K, uint32_t TILE>
+__device__ __forceinline__ void
+fill_keys(K *tkout, uint32_t pbase, uint32_t count, int lane, int tid,
+		  const uint32_t *__restrict__ key_offsets, uint32_t range, K kmin)
+{
+	constexpr int V = 16 / sizeof(K);	/* keys per store */
+	/* the key at output position p: 32 probes a round (2 for 1024 keys) */
+	auto		warp_key_at = [&](uint32_t p) -> uint32_t {
+		uint32_t	blo = 0,
+					bhi = range - 1;
 
-			while (blo < bhi)
-			{
-				const uint32_t step = (bhi - blo + 32) / 32;
-				const uint32_t probe = blo + lane * step;
-				const uint32_t ok = __ballot_sync(0xffffffffu,
-												  probe <= bhi && __ldg(key_offsets + probe) <= p);
-
-				blo += (31 - __clz(ok)) * step;
-				bhi = min(bhi, blo + step - 1);
-			}
-			return blo;
-		};
-		/* the keys of the tile's first and last positions */
-		const uint32_t b0 = warp_key_at(pbase),
-					b1 = warp_key_at(pbase + count - 1);
-		K		   *tkout = kout + tile_base;
-
-		if (count == TILE)
+		while (blo < bhi)
 		{
-			constexpr uint32_t NV = TILE / V;	/* stores per tile */
+			const uint32_t step = (bhi - blo + 32) / 32;
+			const uint32_t probe = blo + lane * step;
+			const uint32_t ok = __ballot_sync(0xffffffffu,
+											  probe <= bhi && __ldg(key_offsets + probe) <= p);
+
+			blo += (31 - __clz(ok)) * step;
+			bhi = min(bhi, blo + step - 1);
+		}
+		return blo;
+	};
+	/* the keys of the tile's first and last positions */
+	const uint32_t b0 = warp_key_at(pbase),
+				b1 = warp_key_at(pbase + count - 1);
+
+	if (count == TILE)
+	{
+		constexpr uint32_t NV = TILE / V;	/* stores per tile */
 
 #pragma unroll 1
-			for (uint32_t v = 0; v < (NV + CT - 1) / CT; v++)
+		for (uint32_t v = 0; v < (NV + CT - 1) / CT; v++)
+		{
+			const uint32_t q = (v * CT + tid) * V;
+			K			kk[V];
+
+			if (NV % CT && q >= TILE)
+				break;
+			if (b0 == b1)
 			{
-				const uint32_t q = (v * CT + tid) * V;
-				K			kk[V];
-
-				if (NV % CT && q >= TILE)
-					break;
-				if (b0 == b1)
-				{
 #pragma unroll
-					for (int e = 0; e < V; e++)
-						kk[e] = kmin + (K) b0;
-				}
-				else
-				{
-					uint32_t	b = key_at(key_offsets, b0, b1, pbase + q);
-
-#pragma unroll
-					for (int e = 0; e < V; e++)
-					{
-						while (b < b1 && __ldg(key_offsets + b + 1) <= pbase + q + e)
-							b++;
-						kk[e] = kmin + (K) b;
-					}
-				}
-				uint4		x;
-
-				memcpy(&x, kk, 16);
-				*(uint4 *) (tkout + q) = x;
+				for (int e = 0; e < V; e++)
+					kk[e] = kmin + (K) b0;
 			}
+			else
+			{
+				uint32_t	b = key_at(key_offsets, b0, b1, pbase + q);
+
+#pragma unroll
+				for (int e = 0; e < V; e++)
+				{
+					while (b < b1 && __ldg(key_offsets + b + 1) <= pbase + q + e)
+						b++;
+					kk[e] = kmin + (K) b;
+				}
+			}
+			uint4		x;
+
+			memcpy(&x, kk, 16);
+			*(uint4 *) (tkout + q) = x;
 		}
-		else
-			for (uint32_t j = tid; j < count; j += CT)
-				tkout[j] = kmin + (K) key_at(key_offsets, b0, b1, pbase + j);
 	}
+	else
+		for (uint32_t j = tid; j < count; j += CT)
+			tkout[j] = kmin + (K) key_at(key_offsets, b0, b1, pbase + j);
+}
+
+/*
+ * The pass over tiles of CT * IT pairs.  Dynamic shared memory (rpad =
+ * range rounded up to even): stage_v[TILE] (values) and stage_o[TILE]
+ * (uint16 key offsets, k - kmin), both in key order; wcnt[CWARPS][rpad]
+ * (uint16: the warps' counts, then each warp's first staging slot per key);
+ * tcount[rpad] (the tile's count per key) and gbase[rpad] (uint32).  ARANK:
+ * the ranking's lane masks, masks[CWARPS][range] (uint32), lie over the
+ * staging buffers, unused until the ranking is done.  The keys are not
+ * staged: the key of staged slot j is kmin + stage_o[j].  FILL (a 16-byte
+ * aligned key output): the output keys are not scattered but written in
+ * order by fill_keys, each tile the positions of its own input range.
+ *
+ * Steps: claim a tile and clear the counters; load the keys; rank_tile;
+ * per key pair (a thread's own contiguous pairs), publish_counts, their
+ * exclusive scan over the keys and local_starts, then look_back; stage and
+ * scatter the values; fill_keys last (no item register is live then).
+ */
+template <typename K, int IT, bool ARANK, bool FILL>
+__global__ void __launch_bounds__(CT, CBLOCKS_PER_SM)
+counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
+				  K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
+				  K kmin, uint32_t range, int bits,
+				  const uint32_t *__restrict__ key_offsets,
+				  volatile unsigned long long *status, uint32_t *tile_counter,
+				  uint32_t epoch)
+{
+	constexpr uint32_t TILE = CT * IT;
+	const uint32_t rpad = (range + 1) & ~1u;
+	const uint32_t np = rpad / 2;	/* key pairs (2p, 2p + 1) */
+	extern __shared__ __align__(16) unsigned char dyn[];
+	uint32_t   *stage_v = (uint32_t *) dyn;
+	uint16_t   *stage_o = (uint16_t *) (stage_v + TILE);
+	uint16_t   *wcnt = stage_o + TILE;
+	uint32_t   *wcnt2 = (uint32_t *) wcnt;	/* wcnt by key pairs */
+	uint32_t   *tcount = (uint32_t *) (wcnt + CWARPS * rpad);
+	uint32_t   *gbase = tcount + rpad;
+	uint32_t   *masks = (uint32_t *) dyn;
+	__shared__ uint32_t ws[CWARPS];
+	__shared__ uint32_t s_tile;
+
+	const int	tid = threadIdx.x,
+				lane = tid & 31,
+				w = tid >> 5;
+	const uint32_t lt = (1u << lane) - 1;
+
+	gs_claim_tile(tile_counter, &s_tile);
+	for (uint32_t i = tid; i < CWARPS * np; i += CT)
+		wcnt2[i] = 0;
+	if (ARANK)
+		for (uint32_t i = tid; i < CWARPS * range; i += CT)
+			masks[i] = 0;
+	__syncthreads();
+
+	const uint32_t tile = s_tile;
+	const uint64_t tile_base = (uint64_t) tile * TILE;
+	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
+	const uint32_t wofs = (uint32_t) w * 32 * IT;
+	const K    *tkin = kin + tile_base;
+	const uint32_t *tvin = vin + tile_base;
+	/* per item: key offset o (low 16 bits) | rank among equal keys << 16 */
+	uint32_t	item[IT];
+
+	{
+		K			key[IT];
+
+		gs_load_rows(tkin, count, wofs, lane, kmin, key);
+#pragma unroll
+		for (int i = 0; i < IT; i++)
+			item[i] = (uint32_t) (key[i] - kmin);
+	}
+	gs_prefetch_rows_l2<IT>(tvin, count, wofs, lane);
+	rank_tile<IT, ARANK>(item, count, wofs, lane, w, lt, masks, wcnt, rpad, range, bits);
+	__syncthreads();
+
+	const unsigned long long tag = (unsigned long long) epoch << 34;
+	volatile unsigned long long *mine = status + (uint64_t) tile * rpad;
+	const uint32_t per = (np + CT - 1) / CT;
+	const uint32_t p0 = min(np, tid * per),
+				p1 = min(np, p0 + per);
+	const uint32_t sum = publish_counts(p0, p1, wcnt2, np, tcount, tile, range,
+										key_offsets, mine, tag);
+
+	local_starts(p0, p1, gs_block_exclusive_scan<CWARPS>(sum, ws), wcnt2, np,
+				 tcount, gbase);
+	look_back(p0, p1, tile, range, rpad, key_offsets, status, mine, tag, epoch,
+			  tcount, gbase);
+	__syncthreads();
+	stage_and_scatter<K, IT, FILL>(item, count, wofs, lane, w, tid, wcnt, rpad,
+								   stage_o, stage_v, gbase, tvin, kmin, kout, vout);
+	if (FILL)
+		fill_keys<K, TILE>(kout + tile_base, (uint32_t) tile_base, count, lane, tid,
+						   key_offsets, range, kmin);
 }
 
 static size_t
@@ -571,9 +581,8 @@ launch_items(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 			 uint32_t epoch)
 {
 	/* the lane masks lie over the staging buffers (64 B per key) */
-	const bool	arank = CRANK_ATOMIC &&
-		(size_t) range * CWARPS * 4 <= (size_t) CT * IT * 6;
-	const bool	fill = CFILL && ((uintptr_t) kout & 15) == 0;
+	const bool	arank = (size_t) range * CWARPS * 4 <= (size_t) CT * IT * 6;
+	const bool	fill = ((uintptr_t) kout & 15) == 0;
 
 	if (arank)
 		return fill ? launch_onesweep<K, IT, true, true>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st, counter, epoch)
@@ -624,12 +633,8 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	}
 	else
 	{
-		uint32_t	grid = gs_blocks(n, 256 * 16);
-
-		if (grid > (uint32_t) ctx->sm_count * 4)
-			grid = ctx->sm_count * 4;
 		GS_CHECK(ctx, cudaMemsetAsync(tmp, 0, (size_t) range * 4, ctx->stream));
-		counting_hist<K><<<grid, 256, range * 4, ctx->stream>>>(kin, n, (K) kr->min, range, tmp);
+		counting_hist<K><<<gs_hist_grid(ctx, n), GS_HIST_THREADS, range * 4, ctx->stream>>>(kin, n, (K) kr->min, range, tmp);
 		GS_TRY(gs_after_launch(ctx, "counting: histogram"));
 		counting_offsets<<<1, 1024, 0, ctx->stream>>>(tmp, 0, ~0u, range, counts);
 		GS_TRY(gs_after_launch(ctx, "counting: offsets"));

@@ -22,15 +22,6 @@ gather_kernel(T *out, const T *__restrict__ in,
 		out[i] = in[idx[i]];
 }
 
-static uint32_t
-grid_for(gs_context *ctx, uint64_t n)
-{
-	uint64_t	b = (n + 255) / 256;
-	uint64_t	cap = (uint64_t) ctx->sm_count * 16;
-
-	return (uint32_t) (b < cap ? (b ? b : 1) : cap);
-}
-
 gs_status
 gs_fill_iota(gs_context *ctx, uint32_t *out, uint64_t n)
 {
@@ -41,7 +32,7 @@ gs_fill_iota(gs_context *ctx, uint32_t *out, uint64_t n)
 					   "indexes", (unsigned long long) n);
 	if (n == 0)
 		return GS_OK;
-	iota_kernel<<<grid_for(ctx, n), 256, 0, ctx->stream>>>(out, n);
+	iota_kernel<<<gs_stride_grid(ctx, n), GS_STRIDE_THREADS, 0, ctx->stream>>>(out, n);
 	return gs_after_launch(ctx, "iota");
 }
 
@@ -53,7 +44,7 @@ gather(gs_context *ctx, T *out, const T *in, const uint32_t *idx, uint64_t n)
 		return gs_fail(ctx, GS_ERR_INVALID, "NULL argument");
 	if (n == 0)
 		return GS_OK;
-	gather_kernel<T><<<grid_for(ctx, n), 256, 0, ctx->stream>>>(out, in, idx, n);
+	gather_kernel<T><<<gs_stride_grid(ctx, n), GS_STRIDE_THREADS, 0, ctx->stream>>>(out, in, idx, n);
 	return gs_after_launch(ctx, "gather");
 }
 

@@ -1,8 +1,10 @@
 /*
  * gs_internal.cuh
  *	  What the library's .cu files share and the C API does not show: the
- *	  context's layout, error helpers, scratch slots, key traits, and the
- *	  entry points of each algorithm (one .cu file each).
+ *	  context's layout, error helpers, scratch slots, grid sizes, key
+ *	  traits, block-wide helpers, and the entry points of each algorithm
+ *	  (one .cu file each).  Tuning values: gs_tuning.cuh; the one-sweep
+ *	  passes' shared parts: gs_onesweep.cuh.
  */
 #ifndef GS_INTERNAL_CUH
 #define GS_INTERNAL_CUH
@@ -10,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include "gpusort_cuda.h"
+#include "gs_tuning.cuh"
 
 /*
  * Scratch slots: each algorithm uses fixed slots, so that an algorithm that
@@ -67,6 +70,27 @@ static inline uint32_t
 gs_blocks(uint64_t n, uint32_t per_block)
 {
 	return (uint32_t) ((n + per_block - 1) / per_block);
+}
+
+/* Grid of a grid-stride element-wise kernel over n items (at least 1 block). */
+static inline uint32_t
+gs_stride_grid(const gs_context *ctx, uint64_t n)
+{
+	uint64_t	b = (n + GS_STRIDE_THREADS - 1) / GS_STRIDE_THREADS;
+	uint64_t	cap = (uint64_t) ctx->sm_count * GS_STRIDE_BLOCKS_PER_SM;
+
+	return (uint32_t) (b < cap ? (b ? b : 1) : cap);
+}
+
+/* Grid of an upfront histogram pass over n keys (radix, counting). */
+static inline uint32_t
+gs_hist_grid(const gs_context *ctx, uint32_t n)
+{
+	uint32_t	grid = gs_blocks(n, GS_HIST_THREADS * GS_HIST_ITEMS);
+
+	if (grid > (uint32_t) ctx->sm_count * GS_HIST_BLOCKS_PER_SM)
+		grid = ctx->sm_count * GS_HIST_BLOCKS_PER_SM;
+	return grid;
 }
 
 /*
@@ -191,46 +215,6 @@ gs_block_exclusive_scan(uint32_t v, uint32_t *warp_sums, uint32_t *total = nullp
 		for (int i = 0; i < w; i++)
 			base += warp_sums[i];
 	return base + x - v;
-}
-
-/*
- * Decoupled look-back over status words (epoch << 34 | flag << 32 | count;
- * flag 1: the tile's own count, 2: inclusive of all tiles before it) at
- * status[t * stride + o], from tile k down: gs_lookback_load reads W of
- * them at once (all in flight), gs_lookback_add adds them in order until an
- * inclusive one (returns true) or an unpublished one, where the next window
- * starts (*k is moved past the words used).
- */
-template <int W>
-__device__ __forceinline__ void
-gs_lookback_load(volatile unsigned long long *status, uint32_t stride,
-				 uint32_t o, int64_t k, unsigned long long (&s)[W])
-{
-#pragma unroll
-	for (int i = 0; i < W; i++)
-		s[i] = (k - i >= 0) ? status[(uint64_t) (k - i) * stride + o] : 0ull;
-}
-
-template <int W>
-__device__ __forceinline__ bool
-gs_lookback_add(const unsigned long long (&s)[W], uint32_t epoch, int64_t *k,
-				uint32_t *excl)
-{
-	int			used = 0;
-	bool		done = false;
-
-#pragma unroll
-	for (int i = 0; i < W; i++)
-	{
-		if (!done && used == i && (s[i] >> 34) == epoch)
-		{
-			*excl += (uint32_t) s[i];
-			used++;
-			done = ((s[i] >> 32) & 3u) == 2u;
-		}
-	}
-	*k -= used;
-	return done;
 }
 
 #endif							/* GS_INTERNAL_CUH */

@@ -8,9 +8,6 @@
  */
 #include "gs_internal.cuh"
 
-#define KR_THREADS 1024
-#define KR_UNROLL 4
-
 __global__ void
 keyrange_init(gs_keyrange *kr, uint32_t *low_hist)
 {
@@ -31,7 +28,7 @@ keyrange_init(gs_keyrange *kr, uint32_t *low_hist)
  * loads in flight per thread.
  */
 template <typename K>
-__global__ void __launch_bounds__(KR_THREADS, 2)
+__global__ void __launch_bounds__(KR_THREADS, KR_BLOCKS_PER_SM)
 keyrange_kernel(const K *__restrict__ keys, uint32_t n, gs_keyrange *kr,
 				uint32_t *low_hist)
 {
@@ -53,6 +50,7 @@ keyrange_kernel(const K *__restrict__ keys, uint32_t n, gs_keyrange *kr,
 	{
 		K			k[KR_UNROLL];
 
+		/* past the end: k0, which changes neither min, max nor diff */
 #pragma unroll
 		for (int u = 0; u < KR_UNROLL; u++)
 			k[u] = i + u * stride < n ? keys[i + u * stride] : k0;
@@ -110,9 +108,9 @@ key_range(gs_context *ctx, const K *keys, uint32_t n, gs_keyrange *out)
 	char	   *small;
 	uint32_t	grid = gs_blocks(n, KR_THREADS * KR_UNROLL * 2);
 
-	/* 2 blocks per SM: few blocks, so few adds into low_hist */
-	if (grid > (uint32_t) ctx->sm_count * 2)
-		grid = ctx->sm_count * 2;
+	/* few blocks, so few adds into low_hist */
+	if (grid > (uint32_t) ctx->sm_count * KR_BLOCKS_PER_SM)
+		grid = ctx->sm_count * KR_BLOCKS_PER_SM;
 	GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, GS_SMALL_BYTES, (void **) &small));
 	gs_keyrange *d_kr = (gs_keyrange *) small;
 	uint32_t   *low_hist = (uint32_t *) (small + GS_SMALL_LOWHIST);

@@ -14,41 +14,17 @@
  * digit is counted by the key-range pass (gs_keyrange.low_hist), the others
  * by the first digit pass.
  */
-#include "gs_internal.cuh"
+#include "gs_onesweep.cuh"
 
-#define RADIX_BITS 8
-#define RADIX 256
-#define RT 384					/* threads per tile (the first 256: one per digit) */
+#define RADIX (1 << RADIX_BITS)
 #define RWARPS (RT / 32)
-/*
- * Pairs per thread, 2 blocks per SM (80 registers).  (Small tiles at 3
- * blocks per SM won for the narrowed 64-bit keys while the ranking took 8
- * ballots a pair; with lane masks and packed words, large ones win: NOTES.md.)
- */
-#define RITEMS_NARROW 21		/* 32-bit keys in and out */
-#define RITEMS_WIDE 16			/* 64-bit keys or packed words in or out */
 #define RTILE_MIN (RT * RITEMS_WIDE)
-
-#define FLAG_AGG 1u
-#define FLAG_INC 2u				/* gs_lookback_add's inclusive flag */
-#ifndef RLB_WINDOW
-#define RLB_WINDOW 4			/* look-back: predecessors' status words per read */
-#endif
-/*
- * Sorts of at most RADIX_FOLD_PASSES digits (and lo + 8 <= 12) read no
- * histogram pass: the first digit's counts come from the key-range pass's
- * low-bits histogram, the other digits' from the first digit pass.
- */
-#ifndef RADIX_FOLD_PASSES
-#define RADIX_FOLD_PASSES 4
-#endif
-#define RADIX_FOLD_EXTRA 3
-		/* most digits a first pass counts */
-static_assert(RADIX_FOLD_PASSES - 1 <= RADIX_FOLD_EXTRA, "fold histogram size");
+/* most later digits a fold pass counts */
+#define RADIX_FOLD_EXTRA (RADIX_FOLD_PASSES - 1)
 
 /* Histogram of every digit pass, on (key - sub) >> lo. */
 template <typename K>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(GS_HIST_THREADS)
 radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 				int npass, uint32_t *hist)
 {
@@ -59,16 +35,16 @@ radix_histogram(const K *__restrict__ keys, uint32_t n, K sub, int lo,
 	__syncthreads();
 	uint32_t	stride = gridDim.x * blockDim.x;
 
-	/* four loads in flight per thread */
-	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 4ull * stride)
+	for (uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) GS_HIST_LOADS * stride)
 	{
-		K			k[4];
+		K			k[GS_HIST_LOADS];
 
 #pragma unroll
-		for (int u = 0; u < 4; u++)
+		for (int u = 0; u < GS_HIST_LOADS; u++)
 			k[u] = i + u * stride < n ? keys[i + u * stride] : sub;
 #pragma unroll
-		for (int u = 0; u < 4; u++)
+		for (int u = 0; u < GS_HIST_LOADS; u++)
 		{
 			if (i + u * stride >= n)
 				break;
@@ -131,20 +107,267 @@ radix_offsets_low(const uint32_t *__restrict__ low_hist, uint32_t rot, int lo,
 }
 
 /*
+ * The pass's digit of a key: of (k - sub) >> lo, or of a packed word's key
+ * half (PIN).
+ */
+template <typename KI, bool PIN>
+__device__ __forceinline__ uint32_t
+radix_digit(KI k, uint64_t sub, int lo, int shift)
+{
+	if (PIN)
+		return ((uint32_t) ((uint64_t) k >> 32) >> shift) & (RADIX - 1);
+	KI			rk = (KI) (k - (KI) sub) >> lo;
+
+	return (uint32_t) (rk >> shift) & (RADIX - 1);
+}
+
+/* A trivial pass (one digit holds every key) is a copy of its tile. */
+template <typename KI, typename KO, int MODE>
+__device__ __forceinline__ void
+copy_tile(const KI *tkin, const uint32_t *tvin, KO *kout, uint32_t *vout,
+		  uint64_t tile_base, uint32_t count)
+{
+	const int	tid = threadIdx.x;
+
+	for (uint32_t j = tid; j < count; j += RT)
+	{
+		kout[tile_base + j] = (KO) tkin[j];
+		if (MODE == 0)
+			vout[tile_base + j] = tvin[j];
+	}
+}
+
+/*
+ * Ranks each item among equal digits of its warp, in (item, lane) order,
+ * counting the warp's digits in whist.  FOLD: also counts the next nextra
+ * digits of each key into fhist.
+ */
+template <typename KI, bool PIN, int IT, bool FOLD>
+__device__ __forceinline__ void
+rank_tile(const KI (&key)[IT], uint32_t (&rank)[IT], uint32_t count,
+		  uint32_t wofs, int lane, int w, uint32_t lt, uint32_t *masks, uint32_t (*whist)[RADIX], uint64_t sub, int lo,
+		  int shift, int nextra, uint32_t *fhist)
+{
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		const bool	valid = wofs + i * 32 + lane < count;
+		const uint32_t d = radix_digit<KI, PIN>(key[i], sub, lo, shift);
+
+		rank[i] = gs_warp_rank_masks(masks + w * RADIX + d, whist[w], d, valid, lane, lt);
+		if (FOLD && valid)
+		{
+			KI			rk = (KI) (key[i] - (KI) sub) >> lo;
+
+#pragma unroll
+			for (int p = 0; p < RADIX_FOLD_EXTRA; p++)
+				if (p < nextra)
+					atomicAdd(&fhist[p * RADIX + (uint32_t) ((rk >> (shift + (p + 1) * RADIX_BITS)) & (RADIX - 1))], 1u);
+		}
+	}
+}
+
+/*
+ * Digit d's warp counts become the warps' exclusive prefixes; returns the
+ * tile's count of d.
+ */
+__device__ __forceinline__ uint32_t
+warp_prefixes(uint32_t (*whist)[RADIX], uint32_t d)
+{
+	uint32_t	run = 0;
+
+#pragma unroll
+	for (int ww = 0; ww < RWARPS; ww++)
+	{
+		uint32_t	c = whist[ww][d];
+
+		whist[ww][d] = run;
+		run += c;
+	}
+	return run;
+}
+
+/*
+ * Publishes the tile's count of digit d and looks back, RLB_WINDOW words at
+ * a time, for the keys of digit d before the tile (tile 0: the digit's
+ * offset); publishes the inclusive count and returns the exclusive one.
+ */
+__device__ __forceinline__ uint32_t
+look_back(volatile unsigned long long *status, uint32_t tile, uint32_t d,
+		  uint32_t total, uint32_t epoch, const uint32_t *digit_offsets)
+{
+	volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
+	const unsigned long long tag = (unsigned long long) epoch << 34;
+	uint32_t	excl = 0;
+
+	if (tile == 0)
+	{
+		excl = digit_offsets[d];
+		*my = gs_status_word(tag, GS_LB_INC, excl + total);
+	}
+	else
+	{
+		*my = gs_status_word(tag, GS_LB_AGG, total);
+		int64_t		k = (int64_t) tile - 1;
+
+		for (;;)
+		{
+			unsigned long long s[RLB_WINDOW];
+
+			gs_lookback_load<RLB_WINDOW>(status, RADIX, d, k, s);
+			if (gs_lookback_add<RLB_WINDOW>(s, epoch, &k, &excl))
+				break;
+		}
+		*my = gs_status_word(tag, GS_LB_INC, excl + total);
+	}
+	return excl;
+}
+
+/*
+ * MODE 1-3: packed words into shared memory in digit order (MODE 1 packs
+ * them from keys and values), then out to gbase[digit] + slot (MODE 3
+ * unpacks them into keys and values).
+ */
+template <typename KI, typename KO, int MODE, int IT>
+__device__ __forceinline__ void
+stage_and_scatter_packed(const KI (&key)[IT], const uint32_t (&rank)[IT],
+						 uint32_t count, uint32_t wofs, int lane,
+						 unsigned long long *stage_p,
+						 const uint32_t *local_start, uint32_t (*whist)[RADIX],
+						 const uint32_t *gbase, const uint32_t *tvin,
+						 KO *kout, uint32_t *vout, uint64_t sub, int lo,
+						 int shift)
+{
+	constexpr bool PIN = (MODE == 2 || MODE == 3);
+	const int	tid = threadIdx.x,
+				w = tid >> 5;
+
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		uint32_t	li = wofs + i * 32 + lane;
+
+		if (li < count)
+		{
+			uint32_t	d = radix_digit<KI, PIN>(key[i], sub, lo, shift);
+			uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
+
+			if (PIN)
+				stage_p[lp] = key[i];
+			else
+				stage_p[lp] = (((uint64_t) key[i] - sub) >> lo << 32) | tvin[li];
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		uint32_t	j = i * RT + tid;
+
+		if (j < count)
+		{
+			unsigned long long word = stage_p[j];
+			uint32_t	hi = (uint32_t) (word >> 32);
+			uint32_t	dst = gbase[(hi >> shift) & (RADIX - 1)] + j;
+
+			if (MODE == 3)
+			{
+				kout[dst] = ((uint64_t) hi << lo) + sub;
+				vout[dst] = (uint32_t) word;
+			}
+			else
+				kout[dst] = word;
+		}
+	}
+}
+
+/*
+ * MODE 0: keys into shared memory in digit order and out, then the values
+ * through the same buffer (the keys' output slots kept in registers).
+ */
+template <typename K, int IT>
+__device__ __forceinline__ void
+stage_and_scatter_pairs(const K (&key)[IT], uint32_t (&rank)[IT],
+						uint32_t count, uint32_t wofs, int lane,
+						K *stage_k, uint32_t *stage_v,
+						const uint32_t *local_start, uint32_t (*whist)[RADIX],
+						const uint32_t *gbase, const uint32_t *tvin,
+						K *kout, uint32_t *vout, uint64_t sub, int lo,
+						int shift)
+{
+	const int	tid = threadIdx.x,
+				w = tid >> 5;
+
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		if (wofs + i * 32 + lane < count)
+		{
+			uint32_t	d = radix_digit<K, false>(key[i], sub, lo, shift);
+			uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
+
+			stage_k[lp] = key[i];
+			rank[i] = lp;
+		}
+	}
+	__syncthreads();
+
+	uint32_t	dst[IT];
+
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		uint32_t	j = i * RT + tid;
+
+		dst[i] = 0;
+		if (j < count)
+		{
+			K			ko = stage_k[j];
+
+			dst[i] = gbase[radix_digit<K, false>(ko, sub, lo, shift)] + j;
+			kout[dst[i]] = ko;
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		uint32_t	li = wofs + i * 32 + lane;
+
+		if (li < count)
+			stage_v[rank[i]] = tvin[li];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < IT; i++)
+	{
+		uint32_t	j = i * RT + tid;
+
+		if (j < count)
+			vout[dst[i]] = stage_v[j];
+	}
+}
+
+/*
  * One digit pass over a tile of RT * IT pairs.  MODE 0: keys (KI = KO) and
  * values, digit of (k - sub) >> lo.  Modes 1-3 carry 64-bit keys of at most
  * 32 significant bits as packed words, (k - sub) >> lo << 32 | value:
  * MODE 1: 64-bit keys and values in, packed words out; MODE 2: packed words
  * in and out; MODE 3: packed words in, (w << lo) + sub and the values out.
  * Dynamic shared memory: the staging tile (MODE 0: keys, then values; 1-3:
- * packed words, staged once); a staged key's digit is recomputed from the
- * key itself.  FOLD (first pass only): also counts the next nextra digits of
- * the tile's keys into fold_hist (global, digit p's counts at p * RADIX).
- * trivial (modes 0 and 2, or NULL): a device flag, set when one digit holds
- * all keys; the pass then copies its tile.
+ * packed words, staged once), and before it the ranking's lane masks; a
+ * staged key's digit is recomputed from the key itself.  FOLD (first pass
+ * only): also counts the next nextra digits of the tile's keys into
+ * fold_hist (global, digit p's counts at p * RADIX).  trivial (modes 0 and
+ * 2, or NULL): a device flag, set when one digit holds all keys; the pass
+ * then copies its tile.
+ *
+ * Steps: claim a tile and clear the counters; load the keys; rank_tile;
+ * (FOLD) add the later digits' counts; per digit, warp_prefixes and
+ * look_back, then the tile's local starts; stage and scatter.
  */
 template <typename KI, typename KO, int MODE, int IT, bool FOLD>
-__global__ void __launch_bounds__(RT, 2)
+__global__ void __launch_bounds__(RT, RADIX_BLOCKS_PER_SM)
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
@@ -153,14 +376,10 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   uint32_t epoch, int nextra, uint32_t *fold_hist,
 			   const uint32_t *trivial)
 {
-	constexpr int TILE = RT * IT;
 	constexpr bool PIN = (MODE == 2 || MODE == 3);	/* packed words in */
 	static_assert(MODE == 0 || (sizeof(KI) == 8 && sizeof(KO) == 8), "radix: packed words");
-	static_assert(TILE * sizeof(KO) >= RWARPS * RADIX * 4, "radix: lane masks");
+	static_assert(RT * IT * sizeof(KO) >= RWARPS * RADIX * 4, "radix: lane masks");
 	extern __shared__ __align__(16) unsigned char dyn[];
-	KO		   *stage_k = (KO *) dyn;
-	uint32_t   *stage_v = (uint32_t *) dyn;
-	unsigned long long *stage_p = (unsigned long long *) dyn;
 	/* the ranking's lane masks, a word per warp and digit, over the staging tile */
 	uint32_t   *masks = (uint32_t *) dyn;
 	__shared__ uint32_t whist[RWARPS][RADIX];
@@ -173,12 +392,11 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	const int	tid = threadIdx.x,
 				lane = tid & 31,
 				w = tid >> 5;
-	const uint32_t lt_mask = (1u << lane) - 1;
+	const uint32_t lt = (1u << lane) - 1;
 	/* a digit that holds every key: the pass is a copy (flag read early) */
 	const bool	copy = (MODE == 0 || MODE == 2) && trivial && *trivial;
 
-	if (tid == 0)
-		s_tile = atomicAdd(tile_counter, 1u);
+	gs_claim_tile(tile_counter, &s_tile);
 	for (int i = tid; i < RWARPS * RADIX; i += RT)
 	{
 		(&whist[0][0])[i] = 0;
@@ -190,115 +408,24 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	__syncthreads();
 
 	const uint32_t tile = s_tile;
-	const uint64_t tile_base = (uint64_t) tile * TILE;
-	/* local indices are 32-bit: the tile's pairs are [0, count) */
-	const uint32_t count = (uint32_t) min((uint64_t) TILE, n - tile_base);
+	const uint64_t tile_base = (uint64_t) tile * (RT * IT);
+	const uint32_t count = (uint32_t) min((uint64_t) (RT * IT), n - tile_base);
+	const uint32_t wofs = (uint32_t) w * 32 * IT;
 	const KI   *tkin = kin + tile_base;
 	const uint32_t *tvin = vin + tile_base;
-	const uint32_t wofs = (uint32_t) w * 32 * IT;
 	KI			key[IT];
 	uint32_t	rank[IT];
 
 	if (copy)
 	{
-		for (uint32_t j = tid; j < count; j += RT)
-		{
-			kout[tile_base + j] = (KO) tkin[j];
-			if (MODE == 0)
-				vout[tile_base + j] = tvin[j];
-		}
+		copy_tile<KI, KO, MODE>(tkin, tvin, kout, vout, tile_base, count);
 		return;
 	}
-
-#pragma unroll
-	for (int i = 0; i < IT; i++)
-	{
-		uint32_t	li = wofs + i * 32 + lane;
-
-		key[i] = li < count ? tkin[li] : (KI) 0;
-	}
-	/* the values are read last: ask for their lines in L2 now */
-	if (!PIN && lane < IT && wofs + lane * 32 < count)
-		asm volatile("prefetch.global.L2 [%0];" :: "l"(tvin + wofs + lane * 32));
-
-	auto		digit_of = [&](KI k) -> uint32_t {
-		if (PIN)
-			return ((uint32_t) ((uint64_t) k >> 32) >> shift) & (RADIX - 1);
-		KI			rk = (KI) (k - (KI) sub) >> lo;
-
-		return (uint32_t) (rk >> shift) & (RADIX - 1);
-	};
-
-	/* per digit (threads 0..255): the tile's count, publish, look-back */
-	uint32_t	total = 0,
-				excl = 0;
-	auto		lookback = [&]() {
-		const uint32_t d = tid;
-		volatile unsigned long long *my = status + (uint64_t) tile * RADIX + d;
-		const unsigned long long tag = (unsigned long long) epoch << 34;
-
-		if (tile == 0)
-		{
-			excl = digit_offsets[d];
-			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
-		}
-		else
-		{
-			*my = tag | ((unsigned long long) FLAG_AGG << 32) | total;
-			int64_t		k = (int64_t) tile - 1;
-
-			for (;;)
-			{
-				unsigned long long s[RLB_WINDOW];
-
-				gs_lookback_load<RLB_WINDOW>(status, RADIX, d, k, s);
-				if (gs_lookback_add<RLB_WINDOW>(s, epoch, &k, &excl))
-					break;
-			}
-			*my = tag | ((unsigned long long) FLAG_INC << 32) | (uint32_t) (excl + total);
-		}
-	};
-
-	/* rank each item among equal digits of its warp, in (item, lane) order */
-#pragma unroll
-	for (int i = 0; i < IT; i++)
-	{
-		bool		valid = wofs + i * 32 + lane < count;
-		uint32_t	d = digit_of(key[i]);
-		uint32_t	peers,
-					before = 0;
-
-		/*
-		 * Lanes of equal digits: each sets its bit in its digit's mask;
-		 * the lowest lane clears it again (a ballot per digit bit was 1-8 %
-		 * slower: NOTES.md, v8)
-		 */
-		uint32_t   *mk = masks + w * RADIX + d;
-
-		if (valid)
-			atomicOr(mk, 1u << lane);
-		__syncwarp();
-		peers = valid ? *(volatile uint32_t *) mk : 0;
-		if (valid)
-			before = whist[w][d];
-		__syncwarp();
-		if (valid && (peers & lt_mask) == 0)
-		{
-			*mk = 0;
-			whist[w][d] = before + __popc(peers);
-		}
-		__syncwarp();
-		rank[i] = before + __popc(peers & lt_mask);
-		if (FOLD && valid)
-		{
-			KI			rk = (KI) (key[i] - (KI) sub) >> lo;
-
-#pragma unroll
-			for (int p = 0; p < RADIX_FOLD_EXTRA; p++)
-				if (p < nextra)
-					atomicAdd(&fhist[p * RADIX + (uint32_t) ((rk >> (shift + (p + 1) * RADIX_BITS)) & (RADIX - 1))], 1u);
-		}
-	}
+	gs_load_rows(tkin, count, wofs, lane, (KI) 0, key);
+	if (!PIN)
+		gs_prefetch_rows_l2<IT>(tvin, count, wofs, lane);
+	rank_tile<KI, PIN, IT, FOLD>(key, rank, count, wofs, lane, w, lt, masks, whist,
+								 sub, lo, shift, nextra, fhist);
 	__syncthreads();
 	/* the threads that do no look-back add the tile's later digits */
 	if (FOLD && tid >= RADIX)
@@ -306,25 +433,14 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			if (fhist[i])
 				atomicAdd(&fold_hist[RADIX + i], fhist[i]);
 
-	/*
-	 * per digit: warp prefixes, then the look-back.  (Digit counts published
-	 * before the ranking cost registers, spilled, and ran 6-40 % slower.)
-	 */
+	/* per digit, after the ranking: its counts are final only then */
+	uint32_t	total = 0,
+				excl = 0;
+
 	if (tid < RADIX)
 	{
-		const uint32_t d = tid;
-		uint32_t	run = 0;
-
-#pragma unroll
-		for (int ww = 0; ww < RWARPS; ww++)
-		{
-			uint32_t	c = whist[ww][d];
-
-			whist[ww][d] = run;
-			run += c;
-		}
-		total = run;
-		lookback();
+		total = warp_prefixes(whist, tid);
+		excl = look_back(status, tile, tid, total, epoch, digit_offsets);
 	}
 	{
 		uint32_t	ls = gs_block_exclusive_scan<RWARPS>(total, ws);
@@ -338,99 +454,15 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 	__syncthreads();
 
 	if constexpr (MODE != 0)
-	{
-		/* packed words into shared memory in digit order, then out */
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	li = wofs + i * 32 + lane;
-
-			if (li < count)
-			{
-				uint32_t	d = digit_of(key[i]);
-				uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
-
-				if (PIN)
-					stage_p[lp] = key[i];
-				else
-					stage_p[lp] = (((uint64_t) key[i] - sub) >> lo << 32) | tvin[li];
-			}
-		}
-		__syncthreads();
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	j = i * RT + tid;
-
-			if (j < count)
-			{
-				unsigned long long word = stage_p[j];
-				uint32_t	hi = (uint32_t) (word >> 32);
-				uint32_t	dst = gbase[(hi >> shift) & (RADIX - 1)] + j;
-
-				if (MODE == 3)
-				{
-					kout[dst] = ((uint64_t) hi << lo) + sub;
-					vout[dst] = (uint32_t) word;
-				}
-				else
-					kout[dst] = word;
-			}
-		}
-	}
+		stage_and_scatter_packed<KI, KO, MODE, IT>(key, rank, count, wofs, lane,
+												   (unsigned long long *) dyn,
+												   local_start, whist, gbase, tvin,
+												   kout, vout, sub, lo, shift);
 	else
-	{
-		/* keys into shared memory in digit order, then out */
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			if (wofs + i * 32 + lane < count)
-			{
-				uint32_t	d = digit_of(key[i]);
-				uint32_t	lp = local_start[d] + whist[w][d] + rank[i];
-
-				stage_k[lp] = key[i];
-				rank[i] = lp;
-			}
-		}
-		__syncthreads();
-
-		/* output slots kept for the values (the keys' buffer is reused) */
-		uint32_t	dst[IT];
-
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	j = i * RT + tid;
-
-			dst[i] = 0;
-			if (j < count)
-			{
-				KO			ko = stage_k[j];
-
-				dst[i] = gbase[digit_of(ko)] + j;
-				kout[dst[i]] = ko;
-			}
-		}
-		__syncthreads();
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	li = wofs + i * 32 + lane;
-
-			if (li < count)
-				stage_v[rank[i]] = tvin[li];
-		}
-		__syncthreads();
-#pragma unroll
-		for (int i = 0; i < IT; i++)
-		{
-			uint32_t	j = i * RT + tid;
-
-			if (j < count)
-				vout[dst[i]] = stage_v[j];
-		}
-	}
+		stage_and_scatter_pairs<KI, IT>(key, rank, count, wofs, lane,
+										(KO *) dyn, (uint32_t *) dyn,
+										local_start, whist, gbase, tvin, kout, vout,
+										sub, lo, shift);
 }
 
 /* Launches one pass: RITEMS_NARROW pairs per thread for 32-bit keys, else RITEMS_WIDE. */
@@ -525,11 +557,7 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	}
 	else
 	{
-		uint32_t	grid = gs_blocks(n, 256 * 16);
-
-		if (grid > (uint32_t) ctx->sm_count * 4)
-			grid = ctx->sm_count * 4;
-		radix_histogram<K><<<grid, 256, 0, ctx->stream>>>(kin, n, (K) kr->min, lo, npass, hist);
+		radix_histogram<K><<<gs_hist_grid(ctx, n), GS_HIST_THREADS, 0, ctx->stream>>>(kin, n, (K) kr->min, lo, npass, hist);
 		GS_TRY(gs_after_launch(ctx, "radix histogram"));
 		radix_offsets<<<1, RADIX, 0, ctx->stream>>>(hist, n, 0, npass, offs, trivial);
 		GS_TRY(gs_after_launch(ctx, "radix offsets"));

@@ -150,9 +150,9 @@ relocate(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 static uint32_t
 choose_buckets(uint32_t n)
 {
-	uint32_t	nb = gs_blocks(n, 2048);
+	uint32_t	nb = gs_blocks(n, SS_BUCKET_PAIRS);
 
-	return nb < 2 ? 2 : (nb > 1024 ? 1024 : nb);
+	return nb < 2 ? 2 : (nb > SS_MAX_BUCKETS ? SS_MAX_BUCKETS : nb);
 }
 
 /*
@@ -197,18 +197,18 @@ partition(gs_context *ctx, const K *kin, const uint32_t *vin, K *tk,
 	uint32_t   *C = (uint32_t *) (work + o_C);
 	uint32_t   *d_off = (uint32_t *) (work + o_off);
 
-	take_samples<K><<<gs_blocks(ns, 256), 256, 0, ctx->stream>>>(tk, tv, n, m, s, sk, sv);
+	take_samples<K><<<gs_blocks(ns, SS_THREADS), SS_THREADS, 0, ctx->stream>>>(tk, tv, n, m, s, sk, sv);
 	GS_TRY(gs_after_launch(ctx, "samplesort: samples"));
 	if (ns > 1)
 		GS_TRY(gs_warpsort(ctx, sizeof(K) * 8, sk, sv, sk, sv, (uint32_t) ns));
-	pick_splitters<K><<<gs_blocks(nb, 256), 256, 0, ctx->stream>>>(sk, sv, ns, nb, spk, spv);
+	pick_splitters<K><<<gs_blocks(nb, SS_THREADS), SS_THREADS, 0, ctx->stream>>>(sk, sv, ns, nb, spk, spv);
 	GS_TRY(gs_after_launch(ctx, "samplesort: splitters"));
-	tile_bounds<K><<<m, 256, 0, ctx->stream>>>(tk, tv, n, m, spk, spv, nb, P, C);
+	tile_bounds<K><<<m, SS_THREADS, 0, ctx->stream>>>(tk, tv, n, m, spk, spv, nb, P, C);
 	GS_TRY(gs_after_launch(ctx, "samplesort: tile bounds"));
 	GS_TRY(gs_scan_u32(ctx, C, (uint32_t) ncount, (uint32_t *) (work + o_tmp)));
-	bucket_starts<<<gs_blocks(nb + 1, 256), 256, 0, ctx->stream>>>(C, m, nb, n, d_off);
+	bucket_starts<<<gs_blocks(nb + 1, SS_THREADS), SS_THREADS, 0, ctx->stream>>>(C, m, nb, n, d_off);
 	GS_TRY(gs_after_launch(ctx, "samplesort: bucket starts"));
-	relocate<K><<<m, 256, (nb + 1) * 4, ctx->stream>>>(tk, tv, kout, vout, n, m, nb, P, C);
+	relocate<K><<<m, SS_THREADS, (nb + 1) * 4, ctx->stream>>>(tk, tv, kout, vout, n, m, nb, P, C);
 	GS_TRY(gs_after_launch(ctx, "samplesort: relocate"));
 
 	off.resize(nb + 1);

@@ -6,8 +6,6 @@
  */
 #include "gs_internal.cuh"
 
-#define SCAN_THREADS 256
-#define SCAN_ITEMS 8
 #define SCAN_CHUNK (SCAN_THREADS * SCAN_ITEMS)
 
 __global__ void

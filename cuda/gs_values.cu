@@ -119,14 +119,13 @@ static gs_status
 sort_values(gs_context *ctx, void *values, void *keys, uint32_t *vals,
 			uint64_t n, bool descending, gs_sort_info *info)
 {
-	uint64_t	b = (n + 255) / 256;
-	uint32_t	grid = (uint32_t) (b < (uint64_t) ctx->sm_count * 16 ? b : (uint64_t) ctx->sm_count * 16);
+	const uint32_t grid = gs_stride_grid(ctx, n);
 
-	encode_kernel<V, K><<<grid, 256, 0, ctx->stream>>>((const V *) values, (K *) keys, n, descending);
+	encode_kernel<V, K><<<grid, GS_STRIDE_THREADS, 0, ctx->stream>>>((const V *) values, (K *) keys, n, descending);
 	GS_TRY(gs_after_launch(ctx, "encode values"));
 	GS_TRY(gs_fill_iota(ctx, vals, n));
 	GS_TRY(gs_sort_pairs(ctx, 8 * sizeof(K), keys, vals, keys, vals, n, GS_ALGO_AUTO, info));
-	decode_kernel<V, K><<<grid, 256, 0, ctx->stream>>>((const K *) keys, (V *) values, n, descending);
+	decode_kernel<V, K><<<grid, GS_STRIDE_THREADS, 0, ctx->stream>>>((const K *) keys, (V *) values, n, descending);
 	GS_TRY(gs_after_launch(ctx, "decode values"));
 	return gs_synchronize(ctx);
 }

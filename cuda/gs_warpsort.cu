@@ -3,9 +3,8 @@
  *	  GPU-Warpsort (Ye, Xiao, Huang, Wang): the comparison-based sort.
  *	  1. Each warp sorts a tile of WS_T pairs in registers with a bitonic
  *	     network (barrier-free: shuffles and register swaps only); then one
- *	     block per WS_RUN0 pairs merges its 32 tiles in shared memory with
- *	     bitonic merge stages, in registers by rounds (an 8192-pair run: 5
- *	     global merge levels fewer).
+ *	     block per WS_RUN0 pairs merges its tiles in shared memory with
+ *	     bitonic merge stages, in registers by rounds (merge_tiles_smem).
  *	  2. Sorted runs are merged pairwise, level by level.  Each merge is
  *	     split into independent pieces of at most WS_PIECE outputs by
  *	     splitters found on the merge path (exact, so pieces are balanced;
@@ -20,22 +19,7 @@
  */
 #include "gs_internal.cuh"
 
-#define WS_E 8					/* pairs per lane */
 #define WS_T (32 * WS_E)		/* pairs per warp tile / merge step */
-#ifndef WS_PIECE
-#define WS_PIECE 2048			/* outputs per warp in a merge */
-#endif
-/*
- * warp_merge's register budget: MINB 1 (127 registers for 64-bit keys, 3
- * blocks per SM) ran 1.8 % faster at 10M pairs and 1.5 % slower at 100M
- * than MINB 5 (96 registers, 5 blocks per SM): the small budget below
- * WS_WIDE_REGS_MAX_N pairs, the large one above.
- */
-#define WS_WIDE_REGS_MAX_N (1u << 25)
-#define WS_WARPS 4				/* warps per block */
-#ifndef WS_RUN0
-#define WS_RUN0 8192			/* first runs of the global merges */
-#endif
 
 template <typename K>
 __device__ __forceinline__ void
@@ -166,16 +150,13 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
  * thread g the elements base(g) + r * j_low, r < WS_ME, where base(g) has
  * zeros at the bit positions j_low .. j_top.
  */
-#ifndef WS_MF
-#define WS_MF 4					/* log2 of the elements per thread */
-#endif
 #define WS_ME (1 << WS_MF)
 #define WS_MT (WS_RUN0 / WS_ME)	/* threads per block */
 static_assert(WS_RUN0 >= 2 * WS_T && (WS_RUN0 & (WS_RUN0 - 1)) == 0, "WS_RUN0");
 static_assert((32 << (WS_MF - 1)) <= WS_T, "the first stage's first round");
 
 template <typename K>
-__global__ void __launch_bounds__(WS_MT, WS_MF >= 4 ? 2 : 1)
+__global__ void __launch_bounds__(WS_MT, WS_MERGE_TILES_MINB)
 merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 {
 	extern __shared__ __align__(16) unsigned char dyn[];
@@ -444,9 +425,9 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 {
 	/*
 	 * Warp tiles of WS_T pairs, then (when n needs merges) one block merges
-	 * each WS_RUN0 segment of tiles in shared memory.  Starting the global
-	 * merges from 8192-pair runs instead of 256-pair tiles saves 5 merge
-	 * levels, each a full pass over the pairs.
+	 * each WS_RUN0 segment of tiles in shared memory: the global merges
+	 * start from WS_RUN0-pair runs, log2(WS_RUN0 / WS_T) merge levels (each
+	 * a full pass over the pairs) fewer.
 	 */
 	const uint64_t run0 = (n > WS_T) ? WS_RUN0 : WS_T;
 	int			levels = 0;
@@ -489,11 +470,12 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 
 		dk = (dk == kout) ? sk : kout;
 		dv = (dv == vout) ? sv : vout;
+		/* the register budget by size: more registers pay at smaller n */
 		if (n < WS_WIDE_REGS_MAX_N)
-			warp_merge<K, 1><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
+			warp_merge<K, WS_MERGE_MINB_SMALL><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
 				srck, srcv, dk, dv, n, (uint32_t) run, piece, npieces);
 		else
-			warp_merge<K, 5><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
+			warp_merge<K, WS_MERGE_MINB_LARGE><<<gs_blocks(npieces, WS_WARPS), WS_WARPS * 32, 0, ctx->stream>>>(
 				srck, srcv, dk, dv, n, (uint32_t) run, piece, npieces);
 		GS_TRY(gs_after_launch(ctx, "warpsort merge"));
 	}
