@@ -27,7 +27,7 @@
 #include "utils/memutils.h"
 
 #include "util/prefault.h"
-#include "engine/sort_engine.h"
+#include "engine/sort_job.h"
 #include "keys/key_codec.h"
 
 #define RT_NAME radix_sort_words
@@ -145,8 +145,8 @@ sort_rows_by_key(const uint64 *keys, uint32 *rows, uint32 n, Scratch *scratch)
 		pfree(runs);
 }
 
-void
-cpu_sort_job(SortJob *job)
+static bool
+cpu_sort_job(SortJob *job, char **why)
 {
 	uint32		n = job->nrows;
 	Scratch		scratch;
@@ -154,7 +154,7 @@ cpu_sort_job(SortJob *job)
 	for (uint32 i = 0; i < n; i++)
 		job->perm[i] = i;
 	if (n < 2 || job->nkeys == 0)
-		return;
+		return true;
 
 	scratch.words = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 	scratch.spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
@@ -168,10 +168,11 @@ cpu_sort_job(SortJob *job)
 	pfree(scratch.words);
 	pfree(scratch.spare);
 	pfree(scratch.rows);
+	return true;
 }
 
-void
-cpu_sort_values(SortValues *job)
+static bool
+cpu_sort_values(SortValues *job, char **why)
 {
 	uint32		n = job->n;
 	uint64	   *keys;
@@ -183,7 +184,7 @@ cpu_sort_values(SortValues *job)
 	if (n < 2)
 	{
 		memcpy(job->out, job->in, (Size) n * key_value_width(job->type));
-		return;
+		return true;
 	}
 	keys = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
 	spare = prefault_alloc(CurrentMemoryContext, sizeof(uint64) * n);
@@ -200,4 +201,12 @@ cpu_sort_values(SortValues *job)
 	prefault_cancel();
 	pfree(keys);
 	pfree(spare);
+	return true;
 }
+
+const SortEngine cpu_sort_engine = {
+	.kind = SORT_ENGINE_CPU,
+	.name = "cpu",
+	.sort_job = cpu_sort_job,
+	.sort_values = cpu_sort_values,
+};

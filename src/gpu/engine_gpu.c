@@ -50,7 +50,7 @@
 #include "gpu/engine_gpu.h"
 #include "gpu/gpu_copier.h"
 #include "settings.h"
-#include "engine/sort_engine.h"
+#include "engine/sort_job.h"
 #include "keys/key_codec.h"
 
 #ifdef GPUSORT_WITH_CUDA
@@ -794,7 +794,7 @@ prepare_sort(uint32 nrows, Size device_bytes, char **why)
 	return true;
 }
 
-bool
+static bool
 gpu_sort_job(SortJob *job, char **why)
 {
 	JobTimes	times;
@@ -860,7 +860,7 @@ run_values(void *arg, JobTimes *times)
 	return GS_OK;
 }
 
-bool
+static bool
 gpu_sort_values(SortValues *job, char **why)
 {
 	JobTimes	times;
@@ -892,7 +892,7 @@ upload_context_reset(void *arg)
 }
 
 SortUpload *
-sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
+gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 				 const uint64 *payload, uint32 nrows, uint32 capacity,
 				 MemoryContext cxt)
 {
@@ -904,7 +904,7 @@ sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 		char	   *why;
 		double		ms;
 
-		if (active_upload != NULL || !gpu_job_expected(nrows, nkeys) ||
+		if (active_upload != NULL ||
 			!gpu_engine_start(&why, &ms) || !gpu_job_fits(capacity, nkeys))
 			return NULL;
 		upload = MemoryContextAllocZero(cxt, sizeof(SortUpload));
@@ -940,14 +940,14 @@ sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 }
 
 void
-sort_upload_pause(SortUpload *upload)
+gpu_upload_pause(SortUpload *upload)
 {
 	if (upload != NULL && upload == active_upload)
 		(void) upload_settled();
 }
 
 void
-sort_upload_end(SortUpload *upload)
+gpu_upload_end(SortUpload *upload)
 {
 	if (upload != NULL && upload == active_upload)
 		drop_upload();
@@ -993,7 +993,7 @@ gpu_list_devices(int *count)
 #define NO_CUDA "gpusort was built without CUDA"
 
 SortUpload *
-sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
+gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 				 const uint64 *payload, uint32 nrows, uint32 capacity,
 				 MemoryContext cxt)
 {
@@ -1001,23 +1001,23 @@ sort_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 }
 
 void
-sort_upload_pause(SortUpload *upload)
+gpu_upload_pause(SortUpload *upload)
 {
 }
 
 void
-sort_upload_end(SortUpload *upload)
+gpu_upload_end(SortUpload *upload)
 {
 }
 
-bool
+static bool
 gpu_sort_job(SortJob *job, char **why)
 {
 	*why = pstrdup(NO_CUDA);
 	return false;
 }
 
-bool
+static bool
 gpu_sort_values(SortValues *job, char **why)
 {
 	*why = pstrdup(NO_CUDA);
@@ -1079,3 +1079,10 @@ gpu_list_devices(int *count)
 }
 
 #endif							/* GPUSORT_WITH_CUDA */
+
+const SortEngine gpu_sort_engine = {
+	.kind = SORT_ENGINE_GPU,
+	.name = "gpu",
+	.sort_job = gpu_sort_job,
+	.sort_values = gpu_sort_values,
+};

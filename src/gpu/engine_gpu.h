@@ -1,10 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * engine_gpu.h
- *	  What the GPU engine (engine_gpu.c) and the engine chooser (engine.c)
- *	  offer besides the seam in sort_engine.h: starting the GPU, the cost
- *	  model's GPU side, the device list, and the per-backend statistics that
- *	  the SQL functions of gpu_info.c return.
+ *	  The GPU engine: its entry in the engine interface (sort_job.h), its
+ *	  side of the early upload, starting the GPU, the GPU's side of the cost
+ *	  model, and the device list.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,7 +12,21 @@
 
 #include "postgres.h"
 
-#include "engine/sort_engine.h"
+#include "engine/sort_job.h"
+
+/* The GPU engine (built with CUDA; without, its functions fail). */
+extern const SortEngine gpu_sort_engine;
+
+/*
+ * The GPU's side of the early upload (keys/row_store.h's RowStoreUploader;
+ * the chooser decides which jobs use it).
+ */
+extern struct SortUpload *gpu_upload_rows(struct SortUpload *upload, int nkeys,
+										  const uint64 *keys, const uint64 *payload,
+										  uint32 nrows, uint32 capacity,
+										  MemoryContext cxt);
+extern void gpu_upload_pause(struct SortUpload *upload);
+extern void gpu_upload_end(struct SortUpload *upload);
 
 /* One GPU, as gpusort_devices() shows it. */
 typedef struct GpuDeviceInfo
@@ -55,27 +68,9 @@ extern double gpu_estimate_ms(uint32 nrows, int nkeys);
 extern double gpu_startup_estimate_ms(void);
 extern bool gpu_job_fits(uint32 nrows, int nkeys);
 
-/*
- * Would a job of nrows rows go to the GPU (engine.c)?  Asked before the job
- * exists, to upload its rows early.
- */
-extern bool gpu_job_expected(uint32 nrows, int nkeys);
 
 /* The GPUs this backend can see: a palloc'd array, *count entries. */
 extern GpuDeviceInfo *gpu_list_devices(int *count);
 
-/* Per-backend statistics of sort_job_run, by engine (engine.c). */
-typedef struct EngineStats
-{
-	int64		sorts;			/* jobs this engine produced */
-	int64		rows;			/* rows of those jobs */
-	double		total_ms;		/* time in sort_job_run for them */
-	int64		fallbacks;		/* cpu: jobs with a fallback reason; gpu:
-								 * GPU attempts that failed */
-	char		last_reason[256];	/* the latest such reason, or "" */
-} EngineStats;
-
-extern const EngineStats *sort_engine_stats(SortEngineKind engine);
-extern void sort_engine_stats_reset(void);
 
 #endif							/* ENGINE_GPU_H */

@@ -12,7 +12,6 @@
 
 #include "util/prefault.h"
 #include "keys/row_store.h"
-#include "engine/sort_engine.h"
 #include "keys/sort_keys.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
@@ -48,13 +47,15 @@ encode_key(const KeyColumn *column, Datum value)
 void
 row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 			   const KeyColumn *columns, Size budget, Size rowbytes,
-			   double expected_rows, bool keys_only)
+			   double expected_rows, bool keys_only,
+			   const RowStoreUploader *uploader)
 {
 	memset(store, 0, sizeof(RowStore));
 	store->cxt = AllocSetContextCreate(parent, "GpuSort rows",
 									   ALLOCSET_DEFAULT_SIZES);
 	store->ncolumns = ncolumns;
 	store->keys_only = keys_only;
+	store->uploader = uploader;
 	store->columns = MemoryContextAlloc(parent, sizeof(KeyColumn) * ncolumns);
 	memcpy(store->columns, columns, sizeof(KeyColumn) * ncolumns);
 	store->budget = budget;
@@ -122,6 +123,15 @@ row_store_reset(RowStore *store)
 	store->tupledata = 0;
 }
 
+/* Ends the engine's upload of the rows, if any: its job ran or never will. */
+void
+row_store_end_upload(RowStore *store)
+{
+	if (store->upload)
+		store->uploader->end(store->upload);
+	store->upload = NULL;
+}
+
 static inline bool
 in_block(MinimalTuple tuple, const TupleBlock *block)
 {
@@ -140,8 +150,7 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 {
 	/* nothing may read the arrays behind our back */
 	prefault_cancel();
-	sort_upload_end(store->upload);
-	store->upload = NULL;
+	row_store_end_upload(store);
 
 	if (store->keys_only)
 	{
@@ -223,7 +232,8 @@ grow_rows(RowStore *store)
 	if (old > 0)
 	{
 		prefault_cancel();
-		sort_upload_pause(store->upload);
+		if (store->upload)
+			store->uploader->pause(store->upload);
 	}
 	if (!store->keys_only)
 		store->rows = grow_array(store, store->rows, sizeof(MinimalTuple), old, capacity);
@@ -503,9 +513,9 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	if (!store->keys_only)
 		store->rows[store->nrows] = tuple;
 	store->nrows++;
-	if (store->nrows % UPLOAD_ROWS == 0)
-		store->upload = sort_upload_rows(store->upload, store->ncolumns, lead->keys,
-										 (const uint64 *) store->rows, store->nrows,
-										 store->allocated, store->cxt);
+	if (store->uploader && store->nrows % UPLOAD_ROWS == 0)
+		store->upload = store->uploader->rows(store->upload, store->ncolumns, lead->keys,
+											  (const uint64 *) store->rows, store->nrows,
+											  store->allocated, store->cxt);
 	return true;
 }

@@ -12,7 +12,7 @@
  * rows, with the column's range and its NULLs.
  *
  * The leading column and the tuple pointers are handed to the sort engine
- * as they grow (sort_upload_rows), so that the GPU has most of them before
+ * as they grow (RowStoreUploader), so that the GPU has most of them before
  * the last row arrives.
  *
  *-------------------------------------------------------------------------
@@ -51,6 +51,26 @@ typedef struct TupleBlock
 	char	   *end;
 } TupleBlock;
 
+/*
+ * Hands the rows to an engine while they are collected (engine.h installs
+ * one): rows() is called as rows 0..nrows-1 have come (capacity: the length
+ * of the arrays), and queues those it did not have, to be copied while the
+ * store goes on; it returns the upload to pass to the next call, or NULL
+ * when nothing is being uploaded.  Until pause() returns, the arrays must
+ * not move; end() ends an upload that its job ran, or never will.  An upload
+ * is cancelled when the store's memory context is reset.
+ */
+struct SortUpload;
+typedef struct RowStoreUploader
+{
+	struct SortUpload *(*rows) (struct SortUpload *upload, int nkeys,
+								const uint64 *keys, const uint64 *payload,
+								uint32 nrows, uint32 capacity,
+								MemoryContext cxt);
+	void		(*pause) (struct SortUpload *upload);
+	void		(*end) (struct SortUpload *upload);
+} RowStoreUploader;
+
 typedef struct RowStore
 {
 	MemoryContext cxt;			/* holds everything below */
@@ -58,6 +78,7 @@ typedef struct RowStore
 	bool		keys_only;		/* keep the keys, not the tuples */
 	KeyColumn  *columns;
 
+	const RowStoreUploader *uploader;	/* or NULL */
 	struct SortUpload *upload;	/* the engine's upload of these rows */
 	MinimalTuple *rows;			/* rows whose leading key is not NULL */
 	uint32		nrows;
@@ -85,9 +106,10 @@ typedef struct RowStore
 extern void row_store_init(RowStore *store, MemoryContext parent,
 						   int ncolumns, const KeyColumn *columns,
 						   Size budget, Size rowbytes, double expected_rows,
-						   bool keys_only);
+						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
+extern void row_store_end_upload(RowStore *store);
 
 /*
  * Hands every row to fn and empties the store, freeing its memory as it

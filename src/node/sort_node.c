@@ -42,7 +42,7 @@
 #include "settings.h"
 #include "util/prefault.h"
 #include "keys/row_store.h"
-#include "engine/sort_engine.h"
+#include "engine/engine.h"
 #include "keys/sort_keys.h"
 #include "node/tie_order.h"
 
@@ -356,7 +356,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		ncolumns * sizeof(uint64) + sizeof(uint32) + cpu_sort_scratch_bytes(1);
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
 				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
-				   cscan->scan.plan.plan_rows, state->keys_only);
+				   cscan->scan.plan.plan_rows, state->keys_only,
+				   &sort_engine_uploader);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 }
@@ -532,10 +533,7 @@ sort_rows(GpuSortState *state, bool small)
 	state->report.engine = SORT_ENGINE_CPU;
 	state->report.fallback_reason = NULL;
 	if (small)
-	{
-		cpu_sort_job(&job);
-		state->report.fallback_reason = "input below gpusort.min_rows";
-	}
+		sort_job_run_on_cpu(&job, "input below gpusort.min_rows", &state->report);
 	else if (store->nrows > 0)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(store->cxt);
@@ -543,8 +541,7 @@ sort_rows(GpuSortState *state, bool small)
 		sort_job_run(&job, &state->report);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	sort_upload_end(store->upload);
-	store->upload = NULL;
+	row_store_end_upload(store);
 	perm = job.perm;
 	pfree(keys);
 

@@ -51,7 +51,7 @@
 #include "utils/lsyscache.h"
 
 #include "util/prefault.h"
-#include "engine/sort_engine.h"
+#include "engine/engine.h"
 #include "keys/key_codec.h"
 
 /*

@@ -21,7 +21,7 @@
 #include "utils/tuplestore.h"
 
 #include "gpu/engine_gpu.h"
-#include "engine/sort_engine.h"
+#include "engine/engine.h"
 
 PG_FUNCTION_INFO_V1(gpusort_devices);
 PG_FUNCTION_INFO_V1(gpusort_gpu_start);

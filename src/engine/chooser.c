@@ -1,0 +1,211 @@
+/*-------------------------------------------------------------------------
+ *
+ * chooser.c
+ *	  Runs each sort on the engine that gpusort.device and the cost model
+ *	  (cost.c) select, falls back to the CPU engine when the GPU cannot run
+ *	  it, tells the user so, and keeps the per-backend statistics of every
+ *	  sort that gpusort_stats() returns.
+ *
+ * gpusort.device = cpu never uses the GPU; gpu sends every job to it; auto
+ * sends a job to it only when the cost model says it pays.  A job the GPU
+ * cannot run falls back to the CPU engine with one WARNING (device = gpu) or
+ * NOTICE (auto).  In auto, "no GPU" is said once per backend and then
+ * silently, since EXPLAIN ANALYZE shows the reason.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+
+#include "engine/cost.h"
+#include "engine/engine.h"
+#include "gpu/engine_gpu.h"
+#include "settings.h"
+#include "util/prefault.h"
+
+static EngineStats engine_stats[2];
+
+/* Has "no GPU" been said in this backend (auto)? */
+static bool no_gpu_reported = false;
+
+const char *
+sort_engine_name(SortEngineKind engine)
+{
+	switch (engine)
+	{
+		case SORT_ENGINE_CPU:
+			return "cpu";
+		case SORT_ENGINE_GPU:
+			return "gpu";
+	}
+	return "unknown";
+}
+
+const EngineStats *
+sort_engine_stats(SortEngineKind engine)
+{
+	return &engine_stats[engine == SORT_ENGINE_GPU ? 1 : 0];
+}
+
+void
+sort_engine_stats_reset(void)
+{
+	memset(engine_stats, 0, sizeof(engine_stats));
+}
+
+static void
+remember_reason(EngineStats *stats, const char *reason)
+{
+	stats->fallbacks++;
+	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
+}
+
+/* Says, once, that the job runs on the CPU although the GPU was wanted. */
+static void
+report_fallback(const char *reason, bool no_gpu)
+{
+	if (gpusort_device == GPUSORT_DEVICE_GPU)
+		ereport(WARNING,
+				(errmsg("gpusort: sorting on the CPU: the GPU cannot be used"),
+				 errdetail("%s", reason)));
+	else if (!no_gpu)
+		ereport(NOTICE,
+				(errmsg("gpusort: sorting on the CPU: the GPU failed"),
+				 errdetail("%s", reason)));
+	else if (!no_gpu_reported)
+	{
+		ereport(NOTICE,
+				(errmsg("gpusort: no GPU, sorting on the CPU"),
+				 errdetail("%s", reason),
+				 errhint("This is said once per session; EXPLAIN ANALYZE shows the reason.")));
+		no_gpu_reported = true;
+	}
+}
+
+/*
+ * Sorts a job or values (one of them is not NULL) on the GPU if
+ * gpusort.device and the cost model say so.  Returns false when the CPU
+ * engine must sort it, with the reason in the report (none if the CPU was
+ * chosen in the first place).
+ */
+static bool
+sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
+{
+	uint32		nrows = job ? job->nrows : values->n;
+	int			nkeys = job ? job->nkeys : 1;
+	const char *declined = NULL;
+	char	   *why = NULL;
+
+	report->engine = SORT_ENGINE_CPU;
+	report->fallback_reason = NULL;
+	if (gpusort_device == GPUSORT_DEVICE_CPU)
+		return false;
+	if (gpusort_device != GPUSORT_DEVICE_GPU && !gpu_pays(nrows, nkeys, &declined))
+	{
+		report->fallback_reason = declined ? declined :
+			"gpusort.device = auto: the CPU engine is estimated faster";
+		return false;
+	}
+#ifdef GPUSORT_WITH_CUDA
+	if (job ? gpu_sort_engine.sort_job(job, &why) :
+		gpu_sort_engine.sort_values(values, &why))
+	{
+		report->engine = SORT_ENGINE_GPU;
+		return true;
+	}
+#else
+	why = "gpusort was built without CUDA";
+#endif
+	report->fallback_reason = why;
+	remember_reason(&engine_stats[1], why);
+	report_fallback(why, gpu_engine_unavailable(NULL));
+	return false;
+}
+
+/* Counts a finished sort in the statistics of the engine that ran it. */
+static void
+count_sort(SortJobReport *report, uint32 nrows, instr_time start)
+{
+	instr_time	end;
+	EngineStats *stats;
+
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
+	stats->sorts++;
+	stats->rows += nrows;
+	stats->total_ms += INSTR_TIME_GET_MILLISEC(end);
+	if (report->fallback_reason)
+		remember_reason(&engine_stats[0], report->fallback_reason);
+}
+
+/* Runs a job on the CPU engine. */
+static void
+run_on_cpu(SortJob *job)
+{
+	char	   *why;
+
+	if (job->perm == NULL)
+		job->perm = prefault_alloc(CurrentMemoryContext,
+								   sizeof(uint32) * Max(job->nrows, 1));
+	(void) cpu_sort_engine.sort_job(job, &why);
+}
+
+void
+sort_job_run(SortJob *job, SortJobReport *report)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	job->payload_sorted = false;
+	if (!sorted_on_gpu(job, NULL, report))
+		run_on_cpu(job);
+	count_sort(report, job->nrows, start);
+}
+
+void
+sort_job_run_on_cpu(SortJob *job, const char *reason, SortJobReport *report)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	job->payload_sorted = false;
+	report->engine = SORT_ENGINE_CPU;
+	report->fallback_reason = reason;
+	run_on_cpu(job);
+	count_sort(report, job->nrows, start);
+}
+
+void
+sort_values_run(SortValues *values, SortJobReport *report)
+{
+	instr_time	start;
+	char	   *why;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!sorted_on_gpu(NULL, values, report))
+		(void) cpu_sort_engine.sort_values(values, &why);
+	count_sort(report, values->n, start);
+}
+
+/*
+ * The early upload: only for a job bound for the GPU, as far as can be told
+ * when its first rows are there.
+ */
+static SortUpload *
+upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
+			const uint64 *payload, uint32 nrows, uint32 capacity,
+			MemoryContext cxt)
+{
+	if (upload == NULL && !gpu_job_expected(nrows, nkeys))
+		return NULL;
+	return gpu_upload_rows(upload, nkeys, keys, payload, nrows, capacity, cxt);
+}
+
+const RowStoreUploader sort_engine_uploader = {
+	.rows = upload_rows,
+	.pause = gpu_upload_pause,
+	.end = gpu_upload_end,
+};

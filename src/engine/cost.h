@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * cost.h
+ *	  The cost model that chooses between the engines in gpusort.device =
+ *	  auto.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_COST_H
+#define GPUSORT_COST_H
+
+#include "postgres.h"
+
+/*
+ * Should a sort of nrows rows and nkeys key columns go to the GPU?  If not,
+ * *why says why, unless the CPU is simply estimated faster (NULL).
+ */
+extern bool gpu_pays(uint32 nrows, int nkeys, const char **why);
+
+/*
+ * Is a job of nrows rows and nkeys key columns bound for the GPU, as far as
+ * can be told before it runs?  With gpusort.device = auto, only when the GPU
+ * runs already: its rows are then uploaded while they are collected.
+ */
+extern bool gpu_job_expected(uint32 nrows, int nkeys);
+
+#endif							/* GPUSORT_COST_H */

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine.h
+ *	  What the GpuSort node and the array functions call to have keys sorted:
+ *	  the chooser, which runs each job on the engine that gpusort.device and
+ *	  the cost model select and falls back to the CPU engine when the GPU
+ *	  cannot run it; the early upload of rows being collected; and the
+ *	  statistics of every sort, small ones too.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_ENGINE_H
+#define GPUSORT_ENGINE_H
+
+#include "postgres.h"
+
+#include "engine/sort_job.h"
+#include "keys/row_store.h"
+
+/* What happened to one job, for EXPLAIN ANALYZE and the statistics. */
+typedef struct SortJobReport
+{
+	SortEngineKind engine;		/* the engine that produced the result */
+	const char *fallback_reason;	/* why the GPU was not used, or NULL */
+} SortJobReport;
+
+/*
+ * Runs a job on the engine that gpusort.device selects, falling back to the
+ * CPU engine when the GPU cannot do it.  Never fails but for out-of-memory and
+ * interrupts, which are raised as errors in the usual way.
+ */
+extern void sort_job_run(SortJob *job, SortJobReport *report);
+
+/* Runs a job on the CPU engine, for the reason given (reported as such). */
+extern void sort_job_run_on_cpu(SortJob *job, const char *reason,
+								SortJobReport *report);
+
+/* Sorts values, as sort_job_run sorts jobs. */
+extern void sort_values_run(SortValues *values, SortJobReport *report);
+
+/*
+ * The early upload of rows being collected (row_store.h): the GPU gets the
+ * leading key column while the input is still read, when the job is
+ * expected to go there.
+ */
+extern const RowStoreUploader sort_engine_uploader;
+
+extern const char *sort_engine_name(SortEngineKind engine);
+
+/* Per-backend statistics of the sorts, by engine. */
+typedef struct EngineStats
+{
+	int64		sorts;			/* jobs this engine produced */
+	int64		rows;			/* rows of those jobs */
+	double		total_ms;		/* time in sort_job_run for them */
+	int64		fallbacks;		/* cpu: jobs with a fallback reason; gpu:
+								 * GPU attempts that failed */
+	char		last_reason[256];	/* the latest such reason, or "" */
+} EngineStats;
+
+extern const EngineStats *sort_engine_stats(SortEngineKind engine);
+extern void sort_engine_stats_reset(void);
+
+#endif							/* GPUSORT_ENGINE_H */

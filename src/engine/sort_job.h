@@ -1,0 +1,100 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort_job.h
+ *	  The contract between gpusort's sort engines and the code that hands
+ *	  them work: sort jobs, sorts of plain values, and the engine interface.
+ *
+ * A sort job is a set of rows numbered 0..nrows-1 and one or more columns of
+ * order-preserving unsigned 64-bit keys (keys/key_codec.h), the most
+ * significant column first.  An engine produces the permutation of row
+ * numbers that orders the rows by the columns, lexicographically and stably
+ * (rows whose keys are all equal keep their original order).  An engine
+ * sorts whatever it is given: which engine runs a job is the chooser's
+ * business (engine.h), as is a whole input that does not fit in memory,
+ * which reaches an engine one part at a time.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SORT_JOB_H
+#define SORT_JOB_H
+
+#include "postgres.h"
+
+#include "keys/sort_keys.h"
+
+/*
+ * The rows of a job that an engine received while they were being collected
+ * (sort_upload_rows below).
+ */
+typedef struct SortUpload SortUpload;
+
+typedef struct SortJob
+{
+	uint32		nrows;			/* rows to sort */
+	int			nkeys;			/* key columns */
+	const uint64 *const *keys;	/* nkeys arrays of nrows keys, in row order;
+								 * engines must not modify them */
+	uint32	   *perm;			/* out: nrows row numbers in sorted order,
+								 * unless payload_sorted; with a payload it
+								 * may be NULL, and is then allocated (in
+								 * CurrentMemoryContext) if needed */
+
+	/*
+	 * Optional: nrows words in row order (the GpuSort node's tuple
+	 * pointers) that an engine may put in sorted order, into payload_out,
+	 * saying so in payload_sorted (perm is then left unset); otherwise the
+	 * caller applies perm to them itself.
+	 */
+	const uint64 *payload;
+	uint64	   *payload_out;
+	bool		payload_sorted;
+
+	/* Optional: rows of keys[0] and payload that were uploaded already. */
+	SortUpload *upload;
+} SortJob;
+
+/*
+ * A sort of plain values, for the array functions: the values are turned
+ * into keys, the keys sorted and turned back, with no permutation.  Floats
+ * come back with -0 as 0 and every NaN as one NaN, so a caller whose values
+ * hold others (key_values_exact() says) sorts a SortJob instead.
+ */
+typedef struct SortValues
+{
+	SortValueType type;
+	bool		descending;
+	uint32		n;
+	const void *in;				/* n values */
+	void	   *out;			/* out: the n values in order (not in) */
+} SortValues;
+
+/* The engines that can run a job; what EXPLAIN ANALYZE reports. */
+typedef enum SortEngineKind
+{
+	SORT_ENGINE_CPU,
+	SORT_ENGINE_GPU
+} SortEngineKind;
+
+/*
+ * An engine.  Its functions return false, with the reason in *why (palloc'd
+ * or static), when it cannot run the work: the chooser then falls back to
+ * the CPU engine, which always succeeds.
+ */
+typedef struct SortEngine
+{
+	SortEngineKind kind;
+	const char *name;
+	bool		(*sort_job) (SortJob *job, char **why);
+	bool		(*sort_values) (SortValues *values, char **why);
+} SortEngine;
+
+/* The CPU engine: LSD radix sort (engine_cpu.c). */
+extern const SortEngine cpu_sort_engine;
+
+/*
+ * Bytes of scratch memory the CPU engine needs for a job of nrows rows, so
+ * that callers can respect their memory budget before they start.
+ */
+extern Size cpu_sort_scratch_bytes(uint32 nrows);
+
+#endif							/* SORT_JOB_H */
