@@ -1,0 +1,80 @@
+-- The GPU engine on 1M rows.  Runs only on a GPU host, through
+-- test/gpu-tests.sh, with gpusort.device = gpu (after node_plan, whose
+-- helpers it uses); it is not in the Makefile's REGRESS.
+SET work_mem = '2GB';
+SET gpusort.work_mem = '2GB';
+SET max_parallel_workers_per_gather = 0;
+
+CREATE UNLOGGED TABLE g1m AS
+  SELECT g AS id, hashint8extended(g, 1) AS k8, hashint8(g) AS k4,
+         ((hashint8extended(g, 2) & 1023) % 1000)::int4 AS a,
+         CASE WHEN (hashint8extended(g, 3) & 1023) < 102 THEN NULL ELSE g * 7 END AS kn,
+         'row ' || g AS txt
+  FROM generate_series(1, 1000000) g;
+VACUUM ANALYZE g1m;
+
+-- The engine and fallback reason that EXPLAIN ANALYZE reports.
+CREATE FUNCTION engine_of(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  result text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line ~ '(Sort Engine|Fallback Reason):' THEN
+      result := result || trim(line) || '; ';
+    END IF;
+  END LOOP;
+  RETURN result;
+END
+$$;
+
+-- Do the query's ids come in the order Sort gives?  (A digest: 1M rows.)
+CREATE FUNCTION same_ids(query text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  got text;
+  want text;
+BEGIN
+  EXECUTE 'SELECT md5(string_agg(id::text, '','')) FROM (' || query || ' OFFSET 0) s' INTO got;
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  EXECUTE 'SELECT md5(string_agg(id::text, '','')) FROM (' || query || ' OFFSET 0) s' INTO want;
+  PERFORM set_config('gpusort.enabled', 'on', true);
+  RETURN got = want;
+END
+$$;
+
+SELECT engine_of('SELECT * FROM g1m ORDER BY k8 OFFSET 1000000');
+
+SELECT gpusort_stats_reset();
+SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8,
+       same_ids('SELECT id FROM g1m ORDER BY a, id') AS a_id,
+       same_ids('SELECT id FROM g1m ORDER BY a DESC, k4, id') AS a_desc_k4_id,
+       same_ids('SELECT id FROM g1m ORDER BY kn DESC NULLS FIRST, id') AS kn_desc_nf,
+       same_ids('SELECT id FROM g1m ORDER BY k4 NULLS FIRST, id DESC') AS k4_id_desc;
+SELECT gpusort(array_agg(k8)) = array_agg(k8 ORDER BY k8) AS array_k8 FROM g1m;
+SELECT engine, sorts >= 6 AS sorted, fallbacks FROM gpusort_stats() ORDER BY engine;
+
+-- An input planned at 5000 rows that brings 1M grows the upload's buffers.
+CREATE FUNCTION g1m_rows() RETURNS SETOF g1m LANGUAGE plpgsql ROWS 5000
+  AS 'BEGIN RETURN QUERY SELECT * FROM g1m; END';
+SELECT same_ids('SELECT id FROM g1m_rows() ORDER BY k8') AS grown;
+-- Sorts of a subquery that run while the outer sort collects take the
+-- upload's buffers.
+SELECT same_ids('SELECT id FROM (SELECT id, k8, CASE WHEN id IN (400000, 600000, 900000) THEN
+  (SELECT max(k4) FROM (SELECT k4 FROM g1m g2 WHERE g2.id <= 20000 + g1m.id * 0
+   ORDER BY k4 OFFSET 0) q) END AS x FROM g1m OFFSET 0) s ORDER BY k8, x') AS taken_back;
+-- A cancel during the upload, then the same sort again.
+SET statement_timeout = '150ms';
+SELECT count(*) FROM (SELECT a.* FROM g1m a, generate_series(1, 8) ORDER BY a.k8 OFFSET 0) s;
+RESET statement_timeout;
+SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS after_cancel;
+
+-- Too little device memory allowed: the CPU engine sorts, with a WARNING.
+SET gpusort.gpu_memory = 1;
+SELECT engine_of('SELECT * FROM g1m ORDER BY k8 OFFSET 1000000');
+SELECT same_ids('SELECT id FROM g1m ORDER BY a DESC, k4, id') AS a_desc_k4_id;
+RESET gpusort.gpu_memory;
+
+DROP TABLE g1m CASCADE;
+DROP FUNCTION engine_of(text), same_ids(text);
