@@ -54,9 +54,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include <pthread.h>
-#include <signal.h>
-
 #include "access/parallel.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
@@ -64,6 +61,7 @@
 #include "utils/memutils.h"
 
 #include "gpusort_cuda.h"
+#include "util/threads.h"
 
 /*
  * The cost model's GPU side (see engine.c for the CPU side), from the
@@ -156,27 +154,6 @@ ms_since(instr_time start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	return INSTR_TIME_GET_MILLISEC(now);
-}
-
-/*
- * CUDA starts threads of its own; they must not run PostgreSQL's signal
- * handlers.  Threads inherit the signal mask of the thread that creates
- * them, so the calls that start CUDA run with every signal blocked (those
- * that arrive meanwhile are delivered afterwards).
- */
-static void
-block_signals(sigset_t *saved)
-{
-	sigset_t	all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, saved);
-}
-
-static void
-restore_signals(const sigset_t *saved)
-{
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 /*
@@ -298,7 +275,11 @@ gpu_engine_started(void)
 		gpu.memory_setting == gpusort_gpu_memory;
 }
 
-/* Starts CUDA and the context; with signals blocked, see block_signals. */
+/*
+ * Starts CUDA and the context.  CUDA starts threads of its own, which must
+ * not run PostgreSQL's signal handlers: call with every signal blocked
+ * (util/threads.h).
+ */
 static bool
 start_context(char **why)
 {
@@ -400,9 +381,9 @@ gpu_engine_start(char **why, double *ms)
 	}
 
 	INSTR_TIME_SET_CURRENT(start);
-	block_signals(&saved);
+	signals_block_all(&saved);
 	ok = start_context(why);
-	restore_signals(&saved);
+	signals_restore(&saved);
 	*ms = ms_since(start);
 	if (!ok)
 		return false;
@@ -963,7 +944,7 @@ gpu_list_devices(int *count)
 	*count = 0;
 	if (!IsUnderPostmaster && IsPostmasterEnvironment)
 		return NULL;
-	block_signals(&saved);
+	signals_block_all(&saved);
 	if (gs_device_count(&n) != GS_OK)
 		n = 0;
 	devices = palloc0(sizeof(GpuDeviceInfo) * Max(n, 1));
@@ -982,7 +963,7 @@ gpu_list_devices(int *count)
 		devices[found].cc_minor = info.cc_minor;
 		found++;
 	}
-	restore_signals(&saved);
+	signals_restore(&saved);
 	*count = found;
 	return devices;
 }
