@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * engine_gpu.h
- *	  What the GPU engine (engine_gpu.c) and the engine chooser (engine.c)
- *	  offer besides the seam in sort_engine.h: starting the GPU, the cost
- *	  model's GPU side, the device list, and the per-backend statistics that
- *	  the SQL functions of gpu_info.c return.
+ *	  What the GPU engine (src/gpu/, see gpu_state.h for its files) and the
+ *	  engine chooser (engine.c) offer besides the seam in sort_engine.h:
+ *	  starting the GPU, the cost model's GPU side, the device list, and the
+ *	  per-backend statistics that the SQL functions of gpu_info.c return.
  *
  *-------------------------------------------------------------------------
  */
