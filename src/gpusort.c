@@ -15,6 +15,7 @@
 #include "fmgr.h"
 
 #include "compat.h"
+#include "engine/engine.h"
 #include "gpu/engine_gpu.h"
 #include "node/gpusort_node.h"
 #include "node/planner.h"
@@ -28,6 +29,9 @@ void
 _PG_init(void)
 {
 	gpusort_define_settings();
+#ifdef GPUSORT_WITH_CUDA
+	sort_engine_register_gpu(&gpu_sort_engine);
+#endif
 	gpusort_node_init();
 	gpusort_planner_init();
 

@@ -21,7 +21,6 @@
 
 #include "engine/cost.h"
 #include "engine/engine.h"
-#include "gpu/engine_gpu.h"
 #include "settings.h"
 #include "util/prefault.h"
 
@@ -29,6 +28,15 @@ static EngineStats engine_stats[2];
 
 /* Has "no GPU" been said in this backend (auto)? */
 static bool no_gpu_reported = false;
+
+/* The GPU engine, where one was built (sort_engine_register_gpu). */
+static const SortEngine *gpu_engine = NULL;
+
+void
+sort_engine_register_gpu(const SortEngine *engine)
+{
+	gpu_engine = engine;
+}
 
 const char *
 sort_engine_name(SortEngineKind engine)
@@ -102,25 +110,24 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 	report->fallback_reason = NULL;
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		return false;
-	if (gpusort_device != GPUSORT_DEVICE_GPU && !gpu_pays(nrows, nkeys, &declined))
+	if (gpusort_device != GPUSORT_DEVICE_GPU &&
+		!gpu_pays(gpu_engine, nrows, nkeys, &declined))
 	{
 		report->fallback_reason = declined ? declined :
 			"gpusort.device = auto: the CPU engine is estimated faster";
 		return false;
 	}
-#ifdef GPUSORT_WITH_CUDA
-	if (job ? gpu_sort_engine.sort_job(job, &why) :
-		gpu_sort_engine.sort_values(values, &why))
+	if (gpu_engine == NULL)
+		why = "gpusort was built without CUDA";
+	else if (job ? gpu_engine->sort_job(job, &why) :
+			 gpu_engine->sort_values(values, &why))
 	{
 		report->engine = SORT_ENGINE_GPU;
 		return true;
 	}
-#else
-	why = "gpusort was built without CUDA";
-#endif
 	report->fallback_reason = why;
 	remember_reason(&engine_stats[1], why);
-	report_fallback(why, gpu_engine_unavailable(NULL));
+	report_fallback(why, gpu_engine == NULL || gpu_engine->unavailable(NULL));
 	return false;
 }
 
@@ -199,13 +206,26 @@ upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 			const uint64 *payload, uint32 nrows, uint32 capacity,
 			MemoryContext cxt)
 {
-	if (upload == NULL && !gpu_job_expected(nrows, nkeys))
+	if (upload == NULL && !gpu_job_expected(gpu_engine, nrows, nkeys))
 		return NULL;
-	return gpu_upload_rows(upload, nkeys, keys, payload, nrows, capacity, cxt);
+	return gpu_engine->uploader->rows(upload, nkeys, keys, payload, nrows,
+									  capacity, cxt);
+}
+
+static void
+upload_pause(SortUpload *upload)
+{
+	gpu_engine->uploader->pause(upload);
+}
+
+static void
+upload_end(SortUpload *upload)
+{
+	gpu_engine->uploader->end(upload);
 }
 
 const RowStoreUploader sort_engine_uploader = {
 	.rows = upload_rows,
-	.pause = gpu_upload_pause,
-	.end = gpu_upload_end,
+	.pause = upload_pause,
+	.end = upload_end,
 };

@@ -9,11 +9,10 @@
  *	  cpu_ms > (GPU not started yet ? start-up time : 0) + gpu_ms
  *
  * with cpu_ms = rows * key columns * CPU_NS_PER_ROW_KEY and gpu_ms from
- * gpu_estimate_ms() (the GPU engine, which documents its constants).  The
- * CPU engine's LSD radix sort costs 10-45 ns per row and key column: fewer
- * for narrow key ranges and inputs that fit the caches; on the H200 host
- * it took 29-46 ns at 1M-10M rows (EXPLAIN ANALYZE's Sort Time less the
- * reordering of the rows).  So, once the GPU runs, jobs of more than about
+ * gpu_estimate_ms() below.  The CPU engine's LSD radix sort costs 10-45 ns
+ * per row and key column: fewer for narrow key ranges and inputs that fit
+ * the caches; on the H200 host it took 29-46 ns at 1M-10M rows (EXPLAIN
+ * ANALYZE's Sort Time less the reordering of the rows).  So, once the GPU runs, jobs of more than about
  * 50 000 rows go to it; before, only jobs of more than about 10 million
  * row-keys, which pay for its start-up (~275 ms there: a backend that wants
  * the GPU from its first query can start it ahead, with
@@ -24,45 +23,76 @@
 #include "postgres.h"
 
 #include "engine/cost.h"
-#include "gpu/engine_gpu.h"
 #include "settings.h"
 
 /* The CPU engine's cost per row and key column, in nanoseconds. */
 #define CPU_NS_PER_ROW_KEY	30.0
 
-bool
-gpu_pays(uint32 nrows, int nkeys, const char **why)
+/*
+ * The GPU engine's, from its phase times on an H200 host (16 cores) at 1M
+ * and 10M rows: CUDA starts in about 275 ms in a new backend.  Per key
+ * column, about 1 ms of launches and synchronizations (the sort's passes)
+ * plus, per row, 8 bytes moved to the device through the pinned staging
+ * buffers (~8 GB/s, bound by the CPU's copy into them) and sorted (~0.2
+ * ns): 1.2 ns.  Per job, 0.5 ms plus, per row, 4 bytes of permutation back
+ * (~2.5 GB/s, bound by the first touch of the caller's fresh memory): 1.6 ns.
+ */
+#define GPU_STARTUP_MS			275.0
+#define GPU_JOB_MS				0.5
+#define GPU_COLUMN_MS			1.0
+#define GPU_NS_PER_ROW_KEY		1.2
+#define GPU_NS_PER_ROW			1.6
+
+static double
+gpu_estimate_ms(uint32 nrows, int nkeys)
 {
-#ifdef GPUSORT_WITH_CUDA
+	return GPU_JOB_MS + nkeys * GPU_COLUMN_MS +
+		((double) nrows * (nkeys * GPU_NS_PER_ROW_KEY + GPU_NS_PER_ROW)) / 1e6;
+}
+
+static double
+gpu_startup_estimate_ms(const SortEngine *gpu)
+{
+	/* a backend that started the GPU before knows what it costs */
+	double		measured = gpu->startup_ms();
+
+	return measured > 0 ? measured : GPU_STARTUP_MS;
+}
+
+bool
+gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys, const char **why)
+{
 	double		cpu_ms;
 	double		gpu_ms;
 
 	*why = NULL;
-	if (gpu_engine_unavailable(why))
+	if (gpu == NULL)
+	{
+		*why = "gpusort was built without CUDA";
 		return false;
-	if (!gpu_job_fits(nrows, nkeys))
+	}
+	if (gpu->unavailable(why))
+		return false;
+	if (!gpu->job_fits(nrows, nkeys))
 	{
 		*why = "the sort needs more device memory than gpusort.gpu_memory allows";
 		return false;
 	}
 	cpu_ms = (double) nrows * nkeys * CPU_NS_PER_ROW_KEY / 1e6;
 	gpu_ms = gpu_estimate_ms(nrows, nkeys);
-	if (!gpu_engine_started())
-		gpu_ms += gpu_startup_estimate_ms();
+	if (!gpu->started())
+		gpu_ms += gpu_startup_estimate_ms(gpu);
 	return cpu_ms > gpu_ms;
-#else
-	*why = "gpusort was built without CUDA";
-	return false;
-#endif
 }
 
 bool
-gpu_job_expected(uint32 nrows, int nkeys)
+gpu_job_expected(const SortEngine *gpu, uint32 nrows, int nkeys)
 {
 	const char *why;
 
+	if (gpu == NULL || gpusort_device == GPUSORT_DEVICE_CPU)
+		return false;
 	if (gpusort_device == GPUSORT_DEVICE_GPU)
 		return true;
-	return gpusort_device == GPUSORT_DEVICE_AUTO && gpu_engine_started() &&
-		gpu_pays(nrows, nkeys, &why);
+	return gpu->started() && gpu_pays(gpu, nrows, nkeys, &why);
 }

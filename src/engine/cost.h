@@ -11,17 +11,21 @@
 
 #include "postgres.h"
 
+#include "engine/sort_job.h"
+
 /*
- * Should a sort of nrows rows and nkeys key columns go to the GPU?  If not,
- * *why says why, unless the CPU is simply estimated faster (NULL).
+ * Should a sort of nrows rows and nkeys key columns go to the GPU engine
+ * gpu (NULL: none was built)?  If not, *why says why, unless the CPU is
+ * simply estimated faster (NULL).
  */
-extern bool gpu_pays(uint32 nrows, int nkeys, const char **why);
+extern bool gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys,
+					 const char **why);
 
 /*
  * Is a job of nrows rows and nkeys key columns bound for the GPU, as far as
  * can be told before it runs?  With gpusort.device = auto, only when the GPU
  * runs already: its rows are then uploaded while they are collected.
  */
-extern bool gpu_job_expected(uint32 nrows, int nkeys);
+extern bool gpu_job_expected(const SortEngine *gpu, uint32 nrows, int nkeys);
 
 #endif							/* GPUSORT_COST_H */

@@ -15,7 +15,6 @@
 #include "postgres.h"
 
 #include "engine/sort_job.h"
-#include "keys/row_store.h"
 
 /* What happened to one job, for EXPLAIN ANALYZE and the statistics. */
 typedef struct SortJobReport
@@ -46,6 +45,9 @@ extern void sort_values_run(SortValues *values, SortJobReport *report);
 extern const RowStoreUploader sort_engine_uploader;
 
 extern const char *sort_engine_name(SortEngineKind engine);
+
+/* Makes the GPU engine available to the chooser (_PG_init, CUDA builds). */
+extern void sort_engine_register_gpu(const SortEngine *engine);
 
 /* Per-backend statistics of the sorts, by engine. */
 typedef struct EngineStats

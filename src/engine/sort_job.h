@@ -20,11 +20,12 @@
 
 #include "postgres.h"
 
+#include "keys/row_store.h"
 #include "keys/sort_keys.h"
 
 /*
  * The rows of a job that an engine received while they were being collected
- * (sort_upload_rows below).
+ * (keys/row_store.h's RowStoreUploader).
  */
 typedef struct SortUpload SortUpload;
 
@@ -86,6 +87,19 @@ typedef struct SortEngine
 	const char *name;
 	bool		(*sort_job) (SortJob *job, char **why);
 	bool		(*sort_values) (SortValues *values, char **why);
+
+	/*
+	 * An engine that must be started in the backend (the GPU) also tells
+	 * the cost model (cost.c) what it needs to know; the CPU engine leaves
+	 * these NULL.
+	 */
+	bool		(*unavailable) (const char **why);	/* known unusable here */
+	bool		(*started) (void);	/* running in this backend */
+	double		(*startup_ms) (void);	/* its start as measured here, or 0 */
+	bool		(*job_fits) (uint32 nrows, int nkeys);	/* within its memory */
+
+	/* Its side of the early upload of rows being collected, or NULL. */
+	const RowStoreUploader *uploader;
 } SortEngine;
 
 /* The CPU engine: LSD radix sort (engine_cpu.c). */

@@ -5,8 +5,8 @@
  *	  (see gpu_copier.h).
  *
  * The copies are taken from a queue in order and issued from pageable
- * memory, each one in pieces of at most PIECE_BYTES, on the thread's own
- * gs_context (a second CUDA stream on the engine's device); the thread
+ * memory, each one in pieces of at most COPY_PIECE_BYTES, on the thread's
+ * own gs_context (a second CUDA stream on the engine's device); the thread
  * waits for each piece, so that when it takes the next one nothing reads
  * the previous piece's host memory any more.  A cancel therefore waits for
  * one piece at most.
@@ -20,10 +20,10 @@
 #include <pthread.h>
 
 #include "gpu/gpu_copier.h"
+#include "util/threads.h"
 
 #define QUEUE_COPIES	256		/* a power of two */
-#define PIECE_BYTES		((Size) 4 * 1024 * 1024)
-#define THREAD_STACK	((Size) 256 * 1024)
+#define COPY_PIECE_BYTES	((Size) 4 * 1024 * 1024)	/* copied, then waited for */
 
 typedef struct Copy
 {
@@ -55,9 +55,9 @@ static struct
 static gs_status
 copy_pieces(gs_context *ctx, const Copy *copy)
 {
-	for (Size off = 0; off < copy->bytes && !copier.cancel; off += PIECE_BYTES)
+	for (Size off = 0; off < copy->bytes && !copier.cancel; off += COPY_PIECE_BYTES)
 	{
-		Size		len = Min(PIECE_BYTES, copy->bytes - off);
+		Size		len = Min(COPY_PIECE_BYTES, copy->bytes - off);
 		gs_status	st;
 
 		if ((st = gs_copy_to_device(ctx, copy->dst + off, copy->src + off, len)) != GS_OK ||
@@ -119,16 +119,9 @@ copier_start(int device, char *why, Size whylen)
 	}
 	if (!copier.started)
 	{
-		pthread_attr_t attr;
-		pthread_t	thread;
 		int			rc;
 
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, THREAD_STACK);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		rc = pthread_create(&thread, &attr, copier_thread, NULL);
-		pthread_attr_destroy(&attr);
-		if (rc != 0)
+		if (helper_threads_start(copier_thread, NULL, 1, &rc) == 0)
 		{
 			snprintf(why, whylen, "could not start the copy thread: %s", strerror(rc));
 			copier_stop();

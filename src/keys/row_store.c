@@ -258,11 +258,11 @@ grow_rows(RowStore *store)
 static char *
 new_block(RowStore *store, Size size)
 {
-	char	   *chunk = MemoryContextAllocHuge(store->cxt, size + ROW_STORE_LINE);
+	char	   *chunk = MemoryContextAllocHuge(store->cxt, size + GPUSORT_CACHE_LINE);
 
-	prefault_huge_pages(chunk, size + ROW_STORE_LINE);
-	prefault_range(chunk, size + ROW_STORE_LINE);
-	store->tuplebytes += size + ROW_STORE_LINE;
+	prefault_huge_pages(chunk, size + GPUSORT_CACHE_LINE);
+	prefault_range(chunk, size + GPUSORT_CACHE_LINE);
+	store->tuplebytes += size + GPUSORT_CACHE_LINE;
 	return chunk;
 }
 
@@ -273,7 +273,7 @@ new_block(RowStore *store, Size size)
 static void
 use_block(RowStore *store, char *chunk, Size size)
 {
-	char	   *start = (char *) TYPEALIGN(ROW_STORE_LINE, chunk);
+	char	   *start = (char *) TYPEALIGN(GPUSORT_CACHE_LINE, chunk);
 
 	if (store->nblocks == store->maxblocks)
 	{
@@ -298,10 +298,10 @@ use_block(RowStore *store, char *chunk, Size size)
 static inline Size
 line_padding(const char *at, Size size)
 {
-	Size		offset = (uintptr_t) at % ROW_STORE_LINE;
+	Size		offset = (uintptr_t) at % GPUSORT_CACHE_LINE;
 
-	return (size <= ROW_STORE_LINE && offset + size > ROW_STORE_LINE) ?
-		ROW_STORE_LINE - offset : 0;
+	return (size <= GPUSORT_CACHE_LINE && offset + size > GPUSORT_CACHE_LINE) ?
+		GPUSORT_CACHE_LINE - offset : 0;
 }
 
 /* The bytes of new blocks that allocate_tuple(store, len) would allocate. */
@@ -310,13 +310,13 @@ block_bytes_needed(RowStore *store, uint32 len)
 {
 	Size		size = MAXALIGN(len);
 	Size		next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
-	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next + ROW_STORE_LINE : 0;
+	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next + GPUSORT_CACHE_LINE : 0;
 
 	if (line_padding(store->block, size) + size <= store->blockfree)
 		return 0;
 	if (store->nextblock && store->nextblocksize >= size)
 		return ahead;
-	return Max(store->blocksize, size) + ROW_STORE_LINE + ahead;
+	return Max(store->blocksize, size) + GPUSORT_CACHE_LINE + ahead;
 }
 
 /*

@@ -25,11 +25,7 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
-/*
- * A cache line.  Tuples that fit in one are kept within one (row_store.c),
- * so that reading one costs a single cache miss.
- */
-#define ROW_STORE_LINE	64
+#include "util/cacheline.h"
 
 /* One leading integer sort key of the rows. */
 typedef struct KeyColumn

@@ -620,8 +620,8 @@ start_ring(GpuSortState *state)
 		state->ntotal < RING_MIN_ROWS || gpusort_prefault_threads <= 0)
 		return;
 	ring = MemoryContextAllocZero(state->store.cxt, sizeof(GatherRing));
-	ring->slots = (char *) TYPEALIGN(ROW_STORE_LINE,
-									 MemoryContextAlloc(state->store.cxt, bytes + ROW_STORE_LINE));
+	ring->slots = (char *) TYPEALIGN(GPUSORT_CACHE_LINE,
+									 MemoryContextAlloc(state->store.cxt, bytes + GPUSORT_CACHE_LINE));
 	state->ring = ring;
 	for (int c = 0; c < RING_CHUNKS; c++)
 		gather_chunk(state, c);
@@ -702,7 +702,7 @@ collect_and_sort(GpuSortState *state)
 	}
 
 	state->ntotal = (int64) store->nrows + store->nnullrows;
-	state->wide_rows = store->tupledata > (Size) ROW_STORE_LINE * state->ntotal;
+	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
 	state->collect_ms = elapsed_ms(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
@@ -792,7 +792,7 @@ gpusort_exec(CustomScanState *node)
 		{
 			__builtin_prefetch(state->sorted[ahead]);
 			if (state->wide_rows)
-				__builtin_prefetch((char *) state->sorted[ahead] + ROW_STORE_LINE);
+				__builtin_prefetch((char *) state->sorted[ahead] + GPUSORT_CACHE_LINE);
 		}
 		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
 	}

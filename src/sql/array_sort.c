@@ -19,7 +19,7 @@
  * direction.  Multidimensional arrays are rejected.
  *
  * The elements are turned into order-preserving keys (key_codec.h) and
- * sorted by the engine that gpusort.device selects (sort_engine.h).  Only
+ * sorted by the engine that gpusort.device selects (engine.h).  Only
  * the non-null elements are sorted: NULLs are all equal, so they form one
  * block placed before or after the others.  When the keys give the elements
  * back bit for bit (integers always; floats unless one is -0 or an unusual

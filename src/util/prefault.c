@@ -6,7 +6,8 @@
  *
  * A backend starts its threads the first time it queues a range, up to
  * gpusort.prefault_threads, with every signal blocked so that they never
- * run PostgreSQL's handlers; they live until the backend exits.  They take
+ * run PostgreSQL's handlers (util/threads.c); they live until the backend
+ * exits.  They take
  * 2 MB pieces from a queue in the order they were queued, and only call
  * madvise() on them.  The queue is bounded: ranges that do not fit are left
  * to ordinary page faults.
@@ -20,21 +21,20 @@
 
 #include "settings.h"
 #include "util/prefault.h"
+#include "util/threads.h"
 
 #if defined(__linux__)
 
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
 #endif
 
-#define PIECE_BYTES		((Size) 2 * 1024 * 1024)
+#define MAP_PIECE_BYTES	((Size) 2 * 1024 * 1024)	/* mapped by one madvise() */
 #define MIN_RANGE_BYTES	((Size) 4 * 1024 * 1024)
 #define QUEUE_PIECES	4096	/* a power of two: 8 GB queued at most */
-#define THREAD_STACK	((Size) 256 * 1024)
 #define HUGE_PAGE_BYTES	((Size) 2 * 1024 * 1024)
 
 /*
@@ -140,10 +140,7 @@ kernel_can_populate(void)
 static bool
 start_threads(void)
 {
-	sigset_t	all;
-	sigset_t	saved;
-	pthread_attr_t attr;
-	int			failed = 0;
+	int			failed;
 
 	if (!pool.checked)
 	{
@@ -159,24 +156,9 @@ start_threads(void)
 	if (pool.no_threads || pool.nthreads >= gpusort_prefault_threads)
 		return pool.nthreads > 0;
 
-	/* threads inherit the signal mask of their creator */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, THREAD_STACK);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	while (pool.nthreads < gpusort_prefault_threads)
-	{
-		pthread_t	thread;
-
-		failed = pthread_create(&thread, &attr, prefault_thread, NULL);
-		if (failed != 0)
-			break;
-		pool.nthreads++;
-	}
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-
+	pool.nthreads += helper_threads_start(prefault_thread, NULL,
+										  gpusort_prefault_threads - pool.nthreads,
+										  &failed);
 	if (failed != 0)
 	{
 		errno = failed;
@@ -206,7 +188,7 @@ prefault_range(void *start, Size len)
 		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
 
 		piece->start = (char *) from;
-		piece->len = Min(PIECE_BYTES, to - from);
+		piece->len = Min(MAP_PIECE_BYTES, to - from);
 		piece->rows = NULL;
 		from += piece->len;
 		pool.tail++;

@@ -32,6 +32,8 @@
 
 #include "access/htup_details.h"
 
+#include "util/cacheline.h"
+
 /*
  * Queues [start, start + len) to be mapped by the helper threads.  Does
  * nothing for small ranges, with gpusort.prefault_threads = 0, or where the
@@ -62,7 +64,7 @@ extern void prefault_huge_pages(void *start, Size len);
  * GATHER_DROPPED if the work was cancelled before it began; it is
  * GATHER_DROPPED at once when no helper thread runs or the queue is full.
  */
-#define GATHER_SLOT_BYTES		64
+#define GATHER_SLOT_BYTES		GPUSORT_CACHE_LINE	/* a slot: one line */
 #define GATHER_POINTER_OFFSET	8
 #define GATHER_PREFETCH			16	/* rows a thread fetches ahead */
 

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_state.h
+ *	  The GPU engine's internal state and the prototypes its files share
+ *	  (CUDA builds only; the API is engine_gpu.h, and sort_job.h's interface).
+ *
+ * The engine is split by concern:
+ *
+ *	  context.c   this backend's CUDA lifecycle: start, reset, exit
+ *	  cost.c	  the cost model's GPU side and a job's device memory
+ *	  buffers.c   the device buffers, and copies through the pinned staging
+ *				  buffers
+ *	  jobs.c	  running sort jobs and value sorts, cancels, failures
+ *	  upload.c	  uploading a job's rows while they are collected
+ *	  devices.c   the device list
+ *	  stubs.c	  the whole API in builds without CUDA
+ *
+ * All of them share one GpuEngine, gpu, which holds a backend's context,
+ * its buffers and its staging buffers while the GPU runs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPU_STATE_H
+#define GPU_STATE_H
+
+#include "postgres.h"
+
+#include "engine/sort_job.h"
+#include "gpu/engine_gpu.h"
+#include "gpusort_cuda.h"
+#include "util/timing.h"
+
+/* Each of the two pinned staging buffers. */
+#define STAGING_BYTES			((Size) 16 * 1024 * 1024)
+
+/* The device buffers of a job. */
+typedef enum GpuBuffer
+{
+	BUF_LEAD,					/* the leading column, in row order */
+	BUF_PAYLOAD,				/* the payload, in row order */
+	BUF_KEYS,					/* the column being sorted, in perm order */
+	BUF_RAW,					/* another earlier column, in row order */
+	BUF_PERM,					/* the order so far */
+	BUF_VALS,					/* positions sorted with the keys */
+	BUF_SPARE,					/* the next order */
+	NUM_BUFFERS
+} GpuBuffer;
+
+/* Rows of a job uploaded while they are collected (upload.c). */
+struct SortUpload
+{
+	uint32		queued;			/* rows queued for the copy thread */
+	uint32		capacity;		/* rows that BUF_LEAD and BUF_PAYLOAD hold */
+	bool		payload;		/* the payload is uploaded too */
+};
+
+typedef struct GpuEngine
+{
+	gs_context *ctx;			/* NULL: not started */
+	int			device;			/* gpusort.gpu_id when started */
+	int			memory_setting; /* gpusort.gpu_memory when started */
+	Size		mem_limit;		/* device bytes the context may hold */
+	double		startup_ms;		/* what the last start took */
+	void	   *staging[2];		/* pinned host buffers of STAGING_BYTES */
+	void	   *buf[NUM_BUFFERS];
+	Size		buf_bytes[NUM_BUFFERS];
+	bool		exit_callback;	/* registered with on_proc_exit */
+	bool		unavailable;	/* no GPU in this backend, ever */
+	char		unavailable_reason[512];
+	const volatile int *interrupt_flag; /* what the current job watches, or
+										 * NULL (jobs.c) */
+} GpuEngine;
+
+extern GpuEngine gpu;
+
+/* Returns from the calling function the status of call if it failed. */
+#define TRY(call) \
+	do { \
+		gs_status	st_ = (call); \
+		if (st_ != GS_OK) \
+			return st_; \
+	} while (0)
+
+/* Has the current job been interrupted (a cancel, a timeout)? */
+static inline bool
+gpu_interrupted(void)
+{
+	return gpu.interrupt_flag != NULL && *gpu.interrupt_flag;
+}
+
+/* context.c: releases everything; the next job starts the GPU again. */
+extern void gpu_engine_reset(void);
+
+/* memory.c: device bytes a job, or a sort of values, needs at most. */
+extern Size gpu_job_device_bytes(uint32 nrows, int nkeys);
+extern Size gpu_values_device_bytes(uint32 n, int width);
+
+/* buffers.c: the device buffers. */
+extern gs_status gpu_buffer_ensure(GpuBuffer b, Size bytes);
+extern gs_status gpu_buffer_grow(GpuBuffer b, Size bytes, Size keep);
+extern void gpu_buffers_release(void);
+
+/* buffers.c: copies through the staging buffers. */
+extern gs_status gpu_staged_upload(void *dst, const void *src, Size bytes);
+extern gs_status gpu_staged_download(void *dst, const void *src, Size bytes);
+extern gs_status gpu_upload_column(GpuBuffer b, const uint64 *src, uint32 n,
+								   uint32 uploaded);
+
+/*
+ * upload.c: the upload during collection that owns BUF_LEAD and
+ * BUF_PAYLOAD.  gpu_early_upload_claim() hands them to upload's job (true,
+ * its copies all done) or takes them back from whichever upload holds them
+ * (false); gpu_early_upload_drop() stops that upload.
+ */
+extern bool gpu_early_upload_claim(SortUpload *upload);
+extern void gpu_early_upload_drop(void);
+
+/* What the cost model asks of the GPU (sort_job.h's SortEngine). */
+extern bool gpu_engine_started(void);
+extern bool gpu_engine_unavailable(const char **why);
+extern double gpu_engine_startup_ms(void);
+extern bool gpu_job_fits(uint32 nrows, int nkeys);
+
+/* The GPU's side of the early upload (upload.c). */
+extern const RowStoreUploader gpu_uploader;
+
+#endif							/* GPU_STATE_H */
