@@ -1,0 +1,52 @@
+#!/bin/bash
+# ab-builds.sh: A/B of gpusort builds on one server and the same data.  Each
+# round installs each build's gpusort.so in turn, restarts the server, and
+# runs test/bench-sql.sh on the chosen cases; the rows of every run go into
+# one CSV with the build and the round in front.
+#
+#   test/ab-builds.sh RESULTS_DIR NAME=path/to/gpusort.so [NAME=...]
+#
+# Needs the server that PGHOST/PGPORT/PGUSER name, PGDATA and pg_ctl (run as
+# root or as the data directory's owner), and write access to the server's
+# pkglibdir.  The build installed last stays installed.  Environment:
+#   ROUNDS          rounds (default 2), builds interleaved in each
+#   SIZES, RUNS, ENGINES, CASES_MATCHING   passed to bench-sql.sh (defaults
+#                   10000000, 5, "cpu gpu", the 10M int8 full-row case)
+# Writes RESULTS_DIR/ab-<device>.csv and prints the medians by build.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RESULTS=${1:?usage: ab-builds.sh RESULTS_DIR NAME=gpusort.so ...}
+shift
+mkdir -p "$RESULTS"
+ROUNDS=${ROUNDS:-2}
+export SIZES=${SIZES:-10000000} RUNS=${RUNS:-5} ENGINES=${ENGINES:-"cpu gpu"}
+export CASES_MATCHING=${CASES_MATCHING:-'^int8 random \(full row\)$'}
+PKGLIB=$(pg_config --pkglibdir)
+
+restart() {
+	local owner run=()
+	owner=$(stat -c %U "$PGDATA")
+	[ "$(id -un)" = "$owner" ] || run=(runuser -u "$owner" --)
+	"${run[@]}" env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+		pg_ctl -D "$PGDATA" -l "$PGDATA/log" -w -m fast restart >/dev/null
+}
+
+out=
+for round in $(seq "$ROUNDS"); do
+	for build in "$@"; do
+		name=${build%%=*}
+		cp "${build#*=}" "$PKGLIB/gpusort.so" && restart || { echo "install of $name failed"; exit 1; }
+		dir=$RESULTS/ab-$name-$round
+		echo "== round $round, build $name"
+		BUDGET=${BUDGET:-300} "$ROOT/test/bench-sql.sh" "$dir" >/dev/null 2>"$dir.log" ||
+			{ tail -5 "$dir.log"; exit 1; }
+		csv=$(ls "$dir"/sql-bench-*.csv)
+		[ -n "$out" ] || { out=$RESULTS/ab-$(basename "$csv" .csv | sed 's/^sql-bench-//').csv; echo "build,round,$(head -1 "$csv")" >"$out"; }
+		tail -n +2 "$csv" | sed "s/^/$name,$round,/" >>"$out"
+		rm -rf "$dir" "$dir.log"
+	done
+done
+echo "CSV: $out"
+# build, case, engine, median of the rounds' medians
+awk -F, 'NR > 1 && $10 != "" { k = $1 " | " $6 " | " $7; v[k] = v[k] " " $10 }
+	END { for (k in v) print k ": " v[k] }' "$out" | sort
