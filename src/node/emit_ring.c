@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * emit_ring.c
+ *	  The gather ring of the GpuSort node: queueing the gathering of the
+ *	  sorted rows into the ring's buffers, and starting it.  Reading a row
+ *	  from the ring is inline, in emit_ring.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "settings.h"
+#include "util/prefault.h"
+#include "keys/row_store.h"
+#include "util/cacheline.h"
+#include "node/emit_ring.h"
+#include "node/node_state.h"
+
+/* Queues the gathering of chunk c of the sorted rows into its buffer. */
+void
+node_gather_chunk(GpuSortState *state, int64 c)
+{
+	GatherRing *ring = state->ring;
+	int			b = c % RING_CHUNKS;
+	int64		first = c * RING_ROWS;
+
+	if (first >= state->ntotal)
+		return;
+	prefault_gather(state->sorted + first, Min(RING_ROWS, state->ntotal - first),
+					ring->slots + (Size) b * RING_ROWS * GATHER_SLOT_BYTES,
+					&ring->state[b]);
+}
+
+/* Starts gathering the sorted rows for a forward read, where it pays. */
+void
+node_start_ring(GpuSortState *state)
+{
+	Size		bytes = (Size) RING_CHUNKS * RING_ROWS * GATHER_SLOT_BYTES;
+	GatherRing *ring;
+
+	state->ring = NULL;
+	if (state->random_access || state->keys_only || state->wide_rows ||
+		state->ntotal < RING_MIN_ROWS || gpusort_prefault_threads <= 0)
+		return;
+	ring = MemoryContextAllocZero(state->store.cxt, sizeof(GatherRing));
+	ring->slots = (char *) TYPEALIGN(GPUSORT_CACHE_LINE,
+									 MemoryContextAlloc(state->store.cxt, bytes + GPUSORT_CACHE_LINE));
+	state->ring = ring;
+	for (int c = 0; c < RING_CHUNKS; c++)
+		node_gather_chunk(state, c);
+}

@@ -1,0 +1,355 @@
+/*-------------------------------------------------------------------------
+ *
+ * executor.c
+ *	  The GpuSort custom scan node at run time: the executor's Sort, with the
+ *	  sorting done by a sort engine (GPU or CPU radix sort) on integer keys.
+ *
+ * The node reads its whole input into a row store (row_store.c), sorts the
+ * rows by their leading integer keys with a sort engine, resolves the ties
+ * that remain by the other sort keys with PostgreSQL's comparators
+ * (sort_rows.c), and returns the rows in order.  It behaves like Sort in
+ * every other way: it supports backward scans, mark/restore and rescans.
+ *
+ * Inputs that turn out larger than the memory budget are handed to
+ * PostgreSQL's tuplesort, rows already read included (fallback.c); inputs
+ * that turn out smaller than gpusort.min_rows are sorted by the CPU engine.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+
+#include "settings.h"
+#include "keys/row_store.h"
+#include "util/cacheline.h"
+#include "engine/engine.h"
+#include "keys/sort_keys.h"
+#include "node/emit_ring.h"
+#include "node/node_state.h"
+
+/* How far ahead the emit phase prefetches the tuples it will return. */
+#define PREFETCH_DISTANCE	32
+
+static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpusort_exec(CustomScanState *node);
+static void gpusort_end(CustomScanState *node);
+static void gpusort_rescan(CustomScanState *node);
+static void gpusort_mark(CustomScanState *node);
+static void gpusort_restore(CustomScanState *node);
+
+CustomExecMethods gpusort_exec_methods = {
+	.CustomName = "GpuSort",
+	.BeginCustomScan = gpusort_begin,
+	.ExecCustomScan = gpusort_exec,
+	.EndCustomScan = gpusort_end,
+	.ReScanCustomScan = gpusort_rescan,
+	.MarkPosCustomScan = gpusort_mark,
+	.RestrPosCustomScan = gpusort_restore,
+	.ExplainCustomScan = gpusort_explain,
+};
+
+static void
+gpusort_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *cols = linitial(cscan->custom_private);
+	List	   *ops = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	List	   *nullsfirst = lfourth(cscan->custom_private);
+	TupleDesc	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	KeyColumn  *columns;
+	int			ncolumns = 0;
+	Size		rowbytes;
+
+	/* As Sort does: we can go back and rewind; our input need not. */
+	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
+									  EXEC_FLAG_MARK)) != 0;
+	eflags &= ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	state->indesc = ExecGetResultType(outerPlanState(node));
+
+	state->nkeys = list_length(cols);
+	state->attnos = palloc(sizeof(AttrNumber) * state->nkeys);
+	state->sortops = palloc(sizeof(Oid) * state->nkeys);
+	state->collations = palloc(sizeof(Oid) * state->nkeys);
+	state->nullsfirst = palloc(sizeof(bool) * state->nkeys);
+	state->ssups = palloc0(sizeof(SortSupportData) * state->nkeys);
+	columns = palloc0(sizeof(KeyColumn) * state->nkeys);
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		SortSupport ssup = &state->ssups[i];
+		int			width;
+		bool		descending = false;
+
+		state->attnos[i] = list_nth_int(cols, i);
+		state->sortops[i] = list_nth_oid(ops, i);
+		state->collations[i] = list_nth_oid(colls, i);
+		state->nullsfirst[i] = list_nth_int(nullsfirst, i);
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = state->collations[i];
+		ssup->ssup_nulls_first = state->nullsfirst[i];
+		ssup->ssup_attno = state->attnos[i];
+		PrepareSortSupportFromOrderingOp(state->sortops[i], ssup);
+
+		width = node_integer_key_width(state->sortops[i],
+								  TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
+								  &descending);
+		if (width == 0 || ncolumns < i)
+			continue;
+		columns[ncolumns].attno = state->attnos[i];
+		columns[ncolumns].width = width;
+		columns[ncolumns].descending = descending;
+		ncolumns++;
+	}
+	if (ncolumns == 0)
+		elog(ERROR, "GpuSort needs an integer leading sort key");
+	tie_order_init(&state->ties, state->indesc, state->nkeys, state->attnos,
+				   state->ssups, state->sortops, state->collations,
+				   state->nullsfirst);
+	state->nintkeys = ncolumns;
+
+	/*
+	 * A row that is nothing but its integer sort key needs no tuple: the
+	 * key is kept, and decoded into a virtual tuple on the way out.  Other
+	 * rows are returned as MinimalTuples: make the scan slot one of that
+	 * kind, so that the nodes above us deform it correctly.
+	 */
+	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1);
+	if (state->keys_only)
+		state->sort_slot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+											  &TTSOpsMinimalTuple);
+	else
+	{
+		node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+													   &TTSOpsMinimalTuple);
+		node->ss.ps.scanops = &TTSOpsMinimalTuple;
+	}
+	ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		elog(ERROR, "GpuSort node must not project");
+
+	/* a row's pointers, its keys, its place in the order and sort scratch */
+	rowbytes = (state->keys_only ? 0 : 2 * sizeof(MinimalTuple)) +
+		ncolumns * sizeof(uint64) + sizeof(uint32) + cpu_sort_scratch_bytes(1);
+	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
+				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
+				   cscan->scan.plan.plan_rows, state->keys_only,
+				   &sort_engine_uploader);
+	state->phase = PHASE_START;
+	state->ran = RUN_NONE;
+}
+
+/* Reads the input and sorts it, with an engine or with tuplesort. */
+static void
+collect_and_sort(GpuSortState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	RowStore   *store = &state->store;
+	instr_time	start;
+	instr_time	sort_start;
+
+	INSTR_TIME_SET_CURRENT(start);
+
+	if (!gpusort_enabled)
+	{
+		node_sort_with_tuplesort(state, ExecProcNode(outer), "gpusort.enabled is off", start);
+		return;
+	}
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		if (!row_store_add(store, slot))
+		{
+			node_sort_with_tuplesort(state, slot, "memory budget exceeded", start);
+			return;
+		}
+	}
+
+	state->ntotal = (int64) store->nrows + store->nnullrows;
+	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
+	state->collect_ms = elapsed_ms(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	node_sort_rows(state, state->ntotal < gpusort_min_rows);
+	state->sort_ms = elapsed_ms(sort_start);
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	state->ran = RUN_ENGINE;
+	state->phase = PHASE_SORTED;
+	state->current = -1;
+	node_start_ring(state);
+}
+
+/*
+ * The row at position pos of the sorted output: its row number in the store,
+ * or -(i + 1) for the i-th row led by a NULL.
+ */
+static inline int64
+sorted_row(GpuSortState *state, int64 pos)
+{
+	RowStore   *store = &state->store;
+
+	if (state->nullsfirst[0])
+		return pos < store->nnullrows ? -pos - 1 :
+			(int64) state->perm[pos - store->nnullrows];
+	return pos < store->nrows ? (int64) state->perm[pos] :
+		-(pos - store->nrows) - 1;
+}
+
+static TupleTableSlot *
+gpusort_exec(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	bool		timing = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
+	instr_time	start;
+
+	if (state->phase == PHASE_START)
+		collect_and_sort(state);
+
+	if (state->phase == PHASE_TUPLESORT)
+	{
+		if (!state->keys_only)
+		{
+			(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+			return slot;
+		}
+		/* our slot is virtual: copy tuplesort's MinimalTuple into it */
+		if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
+			return ExecCopySlot(slot, state->sort_slot);
+		return ExecClearTuple(slot);
+	}
+
+	if (timing)
+		INSTR_TIME_SET_CURRENT(start);
+	if (forward)
+		state->current = Min(state->current + 1, state->ntotal);
+	else
+		state->current = Max(state->current - 1, -1);
+
+	if (state->current < 0 || state->current >= state->ntotal)
+		ExecClearTuple(slot);
+	else if (state->ring && forward)
+		ExecStoreMinimalTuple(node_ring_row(state, state->current), slot, false);
+	else if (state->keys_only)
+	{
+		int64		ahead = state->current + PREFETCH_DISTANCE;
+
+		if (forward && ahead < state->ntotal && (ahead = sorted_row(state, ahead)) >= 0)
+			__builtin_prefetch(&state->store.columns[0].keys[ahead]);
+		store_key_row(state, slot, Max(sorted_row(state, state->current), -1));
+	}
+	else
+	{
+		int64		ahead = state->current + PREFETCH_DISTANCE;
+
+		/*
+		 * The rows lie in memory in input order, so reading them in sorted
+		 * order misses the caches at every row.  Going forward, fetch ahead
+		 * (the first line, and the second if rows are wide), so that
+		 * independent misses overlap instead of stalling one after another.
+		 * (This stays here: GCC drops calls to a function whose only effect
+		 * is a prefetch.)
+		 */
+		if (forward && ahead < state->ntotal)
+		{
+			__builtin_prefetch(state->sorted[ahead]);
+			if (state->wide_rows)
+				__builtin_prefetch((char *) state->sorted[ahead] + GPUSORT_CACHE_LINE);
+		}
+		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
+	}
+	if (timing)
+		state->emit_ms += elapsed_ms(start);
+	return slot;
+}
+
+/* Forgets the sorted rows, so that the next fetch reads the input again. */
+static void
+forget_rows(GpuSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	row_store_reset(&state->store);
+	state->report.fallback_reason = NULL;	/* it may have lived there */
+	state->perm = NULL;
+	state->sorted = NULL;
+	state->ring = NULL;
+	state->phase = PHASE_START;
+}
+
+static void
+gpusort_end(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	MemoryContextDelete(state->store.cxt);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+gpusort_rescan(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (state->phase == PHASE_START)
+		return;					/* not read yet: the input rescans itself */
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+
+	/*
+	 * With new parameters the input must be read again; a tuplesort that was
+	 * not made for random access cannot go back to the start.
+	 */
+	if (outer->chgParam != NULL ||
+		(state->phase == PHASE_TUPLESORT && !state->random_access))
+	{
+		forget_rows(state);
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+		return;
+	}
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_rescan(state->tuplesort);
+	else
+	{
+		state->current = -1;
+		state->ring = NULL;		/* its first chunks are gone */
+	}
+}
+
+static void
+gpusort_mark(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_markpos(state->tuplesort);
+	else
+		state->marked = state->current;
+}
+
+static void
+gpusort_restore(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->phase == PHASE_TUPLESORT)
+		tuplesort_restorepos(state->tuplesort);
+	else
+		state->current = state->marked;
+}

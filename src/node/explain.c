@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain.c
+ *	  EXPLAIN output of the GpuSort node: its sort keys as Sort shows them,
+ *	  and with ANALYZE, what sorted the rows and where the time went.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "compat.h"
+#include "engine/engine.h"
+#include "node/node_state.h"
+
+/* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
+static void
+append_sort_options(StringInfo buf, Node *expr, Oid sortop, Oid collation,
+					bool nullsfirst)
+{
+	Oid			type = exprType(expr);
+	TypeCacheEntry *typentry = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+		appendStringInfo(buf, " COLLATE %s",
+						 quote_identifier(get_collation_name(collation)));
+	if (sortop == typentry->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != typentry->lt_opr)
+	{
+		appendStringInfo(buf, " USING %s", get_opname(sortop));
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nullsfirst && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nullsfirst && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+static void
+explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix = compat_explain_useprefix(es);
+
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(cscan->custom_scan_tlist, state->attnos[i]);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context,
+														useprefix, true));
+		append_sort_options(&buf, (Node *) tle->expr, state->sortops[i],
+							state->collations[i], state->nullsfirst[i]);
+		keys = lappend(keys, buf.data);
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+}
+
+void
+gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	explain_sort_keys(state, ancestors, es);
+	if (!es->analyze || state->ran == RUN_NONE)
+		return;
+
+	if (state->ran == RUN_TUPLESORT)
+	{
+		TuplesortInstrumentation stats;
+
+		ExplainPropertyText("Sort Engine", "tuplesort", es);
+		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+		if (state->tuplesort)
+		{
+			tuplesort_get_stats(state->tuplesort, &stats);
+			ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
+			ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
+			ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
+		}
+	}
+	else
+	{
+		ExplainPropertyText("Sort Engine", sort_engine_name(state->report.engine), es);
+		if (state->report.fallback_reason)
+			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
+		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
+		ExplainPropertyInteger("Engine Keys", NULL, state->radix_keys, es);
+	}
+	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Collect Time", "ms", state->collect_ms, 3, es);
+		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
+		if (state->ran == RUN_ENGINE)
+			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+	}
+}

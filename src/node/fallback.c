@@ -1,0 +1,83 @@
+/*-------------------------------------------------------------------------
+ *
+ * fallback.c
+ *	  The GpuSort node's fallback to PostgreSQL's tuplesort, for inputs larger
+ *	  than the memory budget and while gpusort.enabled is off.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "utils/tuplesort.h"
+
+#include "settings.h"
+#include "keys/row_store.h"
+#include "node/node_state.h"
+
+/*
+ * Starts a tuplesort configured as the Sort node's would be, within
+ * GpuSort's memory budget.
+ */
+static Tuplesortstate *
+begin_tuplesort(GpuSortState *state)
+{
+	return tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
+								state->sortops, state->collations,
+								state->nullsfirst, gpusort_memory_budget_kb(), NULL,
+								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+}
+
+/* Hands a row of the row store to tuplesort (row_store_drain). */
+static void
+put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
+{
+	GpuSortState *state = arg;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	tuplesort_puttupleslot(state->tuplesort, tuple ?
+						   ExecStoreMinimalTuple(tuple, slot, false) :
+						   store_key_row(state, slot, keyrow));
+}
+
+/*
+ * Sorts with tuplesort: the rows collected so far, the pending slot (if not
+ * NULL), and the rest of the input.  The row store frees its memory as its
+ * rows move to tuplesort, so that the two stay within about one budget.
+ */
+void
+node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
+					const char *reason, instr_time start)
+{
+	PlanState  *outer = outerPlanState(state);
+	RowStore   *store = &state->store;
+	Tuplesortstate *tuplesort = begin_tuplesort(state);
+	instr_time	sort_start;
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	state->tuplesort = tuplesort;
+	row_store_drain(store, put_stored_row, state);
+	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
+
+	if (!TupIsNull(pending))
+	{
+		tuplesort_puttupleslot(tuplesort, pending);
+		for (;;)
+		{
+			TupleTableSlot *next = ExecProcNode(outer);
+
+			if (TupIsNull(next))
+				break;
+			tuplesort_puttupleslot(tuplesort, next);
+		}
+	}
+	state->collect_ms = elapsed_ms(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	tuplesort_performsort(tuplesort);
+	state->sort_ms = elapsed_ms(sort_start);
+
+	state->tuplesort_reason = reason;
+	state->ran = RUN_TUPLESORT;
+	state->phase = PHASE_TUPLESORT;
+}
