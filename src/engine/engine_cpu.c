@@ -26,9 +26,9 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
-#include "util/prefault.h"
 #include "engine/sort_job.h"
 #include "keys/key_codec.h"
+#include "util/prefault.h"
 
 #define RT_NAME radix_sort_words
 #define RT_ELEMENT uint64

@@ -10,9 +10,8 @@
 
 #include "utils/memutils.h"
 
-#include "util/prefault.h"
 #include "keys/row_store.h"
-#include "keys/sort_keys.h"
+#include "util/prefault.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
 #define MAX_BLOCK_SIZE		(32 * 1024 * 1024)
@@ -23,26 +22,6 @@
 #define DRAIN_CHUNK			(1024 * 1024)	/* keys handed over between frees */
 #define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
-
-static inline uint64
-encode_key(const KeyColumn *column, Datum value)
-{
-	uint64		key;
-
-	switch (column->width)
-	{
-		case 16:
-			key = sort_key_int2(DatumGetInt16(value));
-			break;
-		case 32:
-			key = sort_key_int4(DatumGetInt32(value));
-			break;
-		default:
-			key = sort_key_int8(DatumGetInt64(value));
-			break;
-	}
-	return column->descending ? sort_key_descending(key, column->width) : key;
-}
 
 void
 row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
@@ -504,7 +483,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
-			key = encode_key(column, value);
+			key = key_encode(column->codec, value, column->descending);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);
 		}

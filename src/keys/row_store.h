@@ -25,13 +25,14 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
+#include "keys/key_codec.h"
 #include "util/cacheline.h"
 
-/* One leading integer sort key of the rows. */
+/* One leading sort key of the rows that the engines sort. */
 typedef struct KeyColumn
 {
 	AttrNumber	attno;			/* attribute in the input tuples */
-	int			width;			/* 16, 32 or 64 bits */
+	const KeyCodec *codec;		/* how its values become keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */
 	uint8	   *nulls;			/* bitmap of NULL keys, or NULL if none yet */

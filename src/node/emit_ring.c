@@ -11,12 +11,12 @@
 
 #include "utils/memutils.h"
 
-#include "settings.h"
-#include "util/prefault.h"
 #include "keys/row_store.h"
-#include "util/cacheline.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
+#include "settings.h"
+#include "util/cacheline.h"
+#include "util/prefault.h"
 
 /* Queues the gathering of chunk c of the sorted rows into its buffer. */
 void

@@ -18,8 +18,8 @@
 #include "miscadmin.h"
 #include "storage/s_lock.h"
 
-#include "util/prefault.h"
 #include "node/node_state.h"
+#include "util/prefault.h"
 
 /*
  * The ring of rows that helper threads gather in sorted order ahead of the

@@ -22,13 +22,12 @@
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 
-#include "settings.h"
-#include "keys/row_store.h"
-#include "util/cacheline.h"
 #include "engine/engine.h"
-#include "keys/sort_keys.h"
+#include "keys/row_store.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
+#include "settings.h"
+#include "util/cacheline.h"
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
@@ -82,7 +81,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	for (int i = 0; i < state->nkeys; i++)
 	{
 		SortSupport ssup = &state->ssups[i];
-		int			width;
+		const KeyCodec *codec;
 		bool		descending = false;
 
 		state->attnos[i] = list_nth_int(cols, i);
@@ -96,18 +95,19 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		ssup->ssup_attno = state->attnos[i];
 		PrepareSortSupportFromOrderingOp(state->sortops[i], ssup);
 
-		width = node_integer_key_width(state->sortops[i],
-								  TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
-								  &descending);
-		if (width == 0 || ncolumns < i)
+		/* the leading keys that have codecs are the engines' */
+		codec = key_codec_for_order(state->sortops[i],
+									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
+									&descending);
+		if (codec == NULL || ncolumns < i)
 			continue;
 		columns[ncolumns].attno = state->attnos[i];
-		columns[ncolumns].width = width;
+		columns[ncolumns].codec = codec;
 		columns[ncolumns].descending = descending;
 		ncolumns++;
 	}
 	if (ncolumns == 0)
-		elog(ERROR, "GpuSort needs an integer leading sort key");
+		elog(ERROR, "GpuSort needs a leading sort key that the engines sort");
 	tie_order_init(&state->ties, state->indesc, state->nkeys, state->attnos,
 				   state->ssups, state->sortops, state->collations,
 				   state->nullsfirst);
@@ -119,7 +119,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * rows are returned as MinimalTuples: make the scan slot one of that
 	 * kind, so that the nodes above us deform it correctly.
 	 */
-	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1);
+	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1 &&
+						columns[0].codec->roundtrip);
 	if (state->keys_only)
 		state->sort_slot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
 											  &TTSOpsMinimalTuple);

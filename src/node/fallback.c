@@ -11,9 +11,9 @@
 #include "executor/executor.h"
 #include "utils/tuplesort.h"
 
-#include "settings.h"
 #include "keys/row_store.h"
 #include "node/node_state.h"
+#include "settings.h"
 
 /*
  * Starts a tuplesort configured as the Sort node's would be, within

@@ -106,12 +106,9 @@ store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
 	ExecClearTuple(slot);
 	slot->tts_isnull[0] = (row < 0);
 	slot->tts_values[0] = (row < 0) ? (Datum) 0 :
-		sort_key_decode_int(column->keys[row], column->width, column->descending);
+		key_decode(column->codec, column->keys[row], column->descending);
 	return ExecStoreVirtualTuple(slot);
 }
-
-/* plan_node.c */
-extern int	node_integer_key_width(Oid sortop, Oid keytype, bool *descending);
 
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;

@@ -9,14 +9,12 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_opfamily_d.h"
-#include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
-#include "compat.h"
+#include "keys/key_codec.h"
 #include "node/gpusort_node.h"
 #include "node/node_state.h"
 
@@ -34,34 +32,7 @@ gpusort_node_init(void)
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 }
 
-/*
- * The width in bits of an integer sort key that the engines can sort, or 0:
- * the key must be int2, int4 or int8 (or a domain over one) ordered by the
- * integer btree operator family.
- */
-int
-node_integer_key_width(Oid sortop, Oid keytype, bool *descending)
-{
-	Oid			opfamily;
-	Oid			opcintype;
-
-	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
-		opfamily != INTEGER_BTREE_FAM_OID ||
-		getBaseType(keytype) != opcintype)
-		return 0;
-	switch (opcintype)
-	{
-		case INT2OID:
-			return 16;
-		case INT4OID:
-			return 32;
-		case INT8OID:
-			return 64;
-	}
-	return 0;
-}
-
-/* Can GpuSort run this Sort?  Its leading key must be an integer. */
+/* Can GpuSort run this Sort?  Its leading key must have a node codec. */
 bool
 gpusort_sort_supported(Sort *sort)
 {
@@ -73,8 +44,8 @@ gpusort_sort_supported(Sort *sort)
 	tle = get_tle_by_resno(sort->plan.lefttree->targetlist, sort->sortColIdx[0]);
 	if (tle == NULL)
 		return false;
-	return node_integer_key_width(sort->sortOperators[0], exprType((Node *) tle->expr),
-							 &descending) != 0;
+	return key_codec_for_order(sort->sortOperators[0], exprType((Node *) tle->expr),
+							   &descending) != NULL;
 }
 
 /*

@@ -12,12 +12,11 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "util/prefault.h"
-#include "keys/row_store.h"
 #include "engine/engine.h"
-#include "keys/sort_keys.h"
+#include "keys/row_store.h"
 #include "node/node_state.h"
 #include "node/tie_order.h"
+#include "util/prefault.h"
 
 /* Rows between interrupt checks in linear passes over the sorted rows. */
 #define TIE_SCAN_CHUNK		(1 << 16)

@@ -50,9 +50,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "util/prefault.h"
 #include "engine/engine.h"
 #include "keys/key_codec.h"
+#include "util/prefault.h"
 
 /*
  * Arrays with at most this many non-null elements are sorted here, by

@@ -20,8 +20,8 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "gpu/engine_gpu.h"
 #include "engine/engine.h"
+#include "gpu/engine_gpu.h"
 
 PG_FUNCTION_INFO_V1(gpusort_devices);
 PG_FUNCTION_INFO_V1(gpusort_gpu_start);
