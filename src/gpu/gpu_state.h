@@ -27,6 +27,7 @@
 
 #include "engine/sort_job.h"
 #include "gpu/engine_gpu.h"
+#include "gpu/gpu_copier.h"
 #include "gpusort_cuda.h"
 #include "util/timing.h"
 
@@ -67,6 +68,8 @@ typedef struct GpuEngine
 	bool		exit_callback;	/* registered with on_proc_exit */
 	bool		unavailable;	/* no GPU in this backend, ever */
 	char		unavailable_reason[512];
+	SortUpload *active_upload;	/* the upload that owns BUF_LEAD and
+								 * BUF_PAYLOAD, or NULL (upload.c) */
 	const volatile int *interrupt_flag; /* what the current job watches, or
 										 * NULL (jobs.c) */
 } GpuEngine;
@@ -110,10 +113,22 @@ extern gs_status gpu_upload_column(GpuBuffer b, const uint64 *src, uint32 n,
  * upload.c: the upload during collection that owns BUF_LEAD and
  * BUF_PAYLOAD.  gpu_early_upload_claim() hands them to upload's job (true,
  * its copies all done) or takes them back from whichever upload holds them
- * (false); gpu_early_upload_drop() stops that upload.
+ * (false).
  */
 extern bool gpu_early_upload_claim(SortUpload *upload);
-extern void gpu_early_upload_drop(void);
+
+/*
+ * Stops the active upload, if any (its job will upload its rows itself):
+ * before the buffers it fills are freed or taken.
+ */
+static inline void
+gpu_early_upload_drop(void)
+{
+	if (gpu.active_upload == NULL)
+		return;
+	copier_cancel();
+	gpu.active_upload = NULL;
+}
 
 /* What the cost model asks of the GPU (sort_job.h's SortEngine). */
 extern bool gpu_engine_started(void);

@@ -24,19 +24,6 @@
 #include "gpu/gpu_copier.h"
 #include "gpu/gpu_state.h"
 
-/* The upload that owns BUF_LEAD and BUF_PAYLOAD, or NULL. */
-static SortUpload *active_upload = NULL;
-
-/* Stops the active upload, if any: its job will upload its rows itself. */
-void
-gpu_early_upload_drop(void)
-{
-	if (active_upload == NULL)
-		return;
-	copier_cancel();
-	active_upload = NULL;
-}
-
 /*
  * Waits for the active upload's copies: true if they all succeeded, else
  * the upload ends.
@@ -47,7 +34,7 @@ upload_settled(void)
 	if (copier_wait() == GS_OK)
 		return true;
 	elog(DEBUG1, "gpusort: an upload during collection failed: %s", copier_error());
-	active_upload = NULL;
+	gpu.active_upload = NULL;
 	return false;
 }
 
@@ -59,9 +46,9 @@ upload_settled(void)
 bool
 gpu_early_upload_claim(SortUpload *upload)
 {
-	if (upload != NULL && upload == active_upload && upload_settled())
+	if (upload != NULL && upload == gpu.active_upload && upload_settled())
 	{
-		active_upload = NULL;	/* this job owns the buffers now */
+		gpu.active_upload = NULL;	/* this job owns the buffers now */
 		return true;
 	}
 	gpu_early_upload_drop();	/* this job needs the buffers */
@@ -71,7 +58,7 @@ gpu_early_upload_claim(SortUpload *upload)
 static void
 upload_context_reset(void *arg)
 {
-	if (active_upload == arg)
+	if (gpu.active_upload == arg)
 		gpu_early_upload_drop();
 }
 
@@ -80,7 +67,7 @@ gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 				 const uint64 *payload, uint32 nrows, uint32 capacity,
 				 MemoryContext cxt)
 {
-	if (upload != NULL && upload != active_upload)
+	if (upload != NULL && upload != gpu.active_upload)
 		return NULL;			/* its buffers were taken back */
 	if (upload == NULL)
 	{
@@ -88,7 +75,7 @@ gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 		char	   *why;
 		double		ms;
 
-		if (active_upload != NULL ||
+		if (gpu.active_upload != NULL ||
 			!gpu_engine_start(&why, &ms) || !gpu_job_fits(capacity, nkeys))
 			return NULL;
 		upload = MemoryContextAllocZero(cxt, sizeof(SortUpload));
@@ -97,7 +84,7 @@ gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 		callback->func = upload_context_reset;
 		callback->arg = upload;
 		MemoryContextRegisterResetCallback(cxt, callback);
-		active_upload = upload;
+		gpu.active_upload = upload;
 	}
 	if (capacity > upload->capacity)
 	{
@@ -126,14 +113,14 @@ gpu_upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 static void
 gpu_upload_pause(SortUpload *upload)
 {
-	if (upload != NULL && upload == active_upload)
+	if (upload != NULL && upload == gpu.active_upload)
 		(void) upload_settled();
 }
 
 static void
 gpu_upload_end(SortUpload *upload)
 {
-	if (upload != NULL && upload == active_upload)
+	if (upload != NULL && upload == gpu.active_upload)
 		gpu_early_upload_drop();
 }
 
