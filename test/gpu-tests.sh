@@ -34,6 +34,8 @@
 #   SKIP_TESTS     1: steps 1-4 left out (benchmark only)
 #   SKIP_BENCH     1: step 5 left out
 #   KERNEL_TEST_ARGS  arguments of kernel_test (default "--max-n 4000000")
+#   GPUSORT_KBUILD    a folder with a prebuilt kernel_test to run instead of
+#                  building one
 #   Those of bench-sql.sh (SIZES, RUNS, SKIP_100M, ...) pass through.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -231,22 +233,25 @@ SQL
 		record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" SKIP "needs PGDATA and pg_ctl"
 	fi
 
-	# ---- 4. kernel tests (built here by gpu-kernels.sh, or carried in
-	# .kbuild when this host has no make) ----
+	# ---- 4. kernel tests (built here by gpu-kernels.sh, or prebuilt in
+	# GPUSORT_KBUILD, or in .kbuild when this host has no make) ----
 	kargs=${KERNEL_TEST_ARGS:---max-n 4000000}
 	mkdir -p "$RESULTS/kernels"
-	if command -v make >/dev/null; then
+	if [ -n "${GPUSORT_KBUILD:-}" ] && [ -x "$GPUSORT_KBUILD/kernel_test" ] || ! command -v make >/dev/null; then
+		# prebuilt binaries, carried from a machine with nvcc
+		if [ -x "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" ]; then
+			timeout "${KERNEL_TIMEOUT:-150}" "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" $kargs \
+				>"$RESULTS/kernels/tests.log" 2>&1
+			rc=$?
+			grep -E "^FAIL" "$RESULTS/kernels/tests.log" | head -20
+		else
+			rc=127
+			echo "no make and no kernel_test binary" >"$RESULTS/kernels/tests.log"
+		fi
+	else
 		GPUSORT_PHASES=tests GPUSORT_TEST_ARGS="$kargs" GPUSORT_TIMEOUT=${KERNEL_TIMEOUT:-150} \
 			test/gpu-kernels.sh "$RESULTS/kernels"
 		rc=$?
-	elif [ -x "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" ]; then
-		timeout "${KERNEL_TIMEOUT:-150}" "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" $kargs \
-			>"$RESULTS/kernels/tests.log" 2>&1
-		rc=$?
-		grep -E "^FAIL" "$RESULTS/kernels/tests.log" | head -20
-	else
-		rc=127
-		echo "no make and no kernel_test binary" >"$RESULTS/kernels/tests.log"
 	fi
 	line=$(tail -1 "$RESULTS/kernels/tests.log" 2>/dev/null)
 	if [ $rc -eq 0 ]; then
