@@ -90,7 +90,8 @@ RESET gpusort.work_mem;
 -- An input that outgrows the budget goes to tuplesort, and the backend's
 -- memory peaks (VmHWM) where it does under Sort alone, within 16 MB: the
 -- row store frees its rows as they move to tuplesort.  (Sort itself peaks
--- near twice work_mem here, in its final merge.)
+-- near twice work_mem here, in its final merge.)  On the CPU engine: a GPU
+-- would add its CUDA context, once per backend, to the peak.
 CREATE FUNCTION backend_kb(field text) RETURNS int8
 LANGUAGE sql AS $$
   SELECT substring(pg_read_file('/proc/self/status') FROM field || ':\s+(\d+) kB')::int8
@@ -106,6 +107,7 @@ SELECT backend_kb('VmHWM') - :rss_before AS native_kb \gset
 \c
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64MB';
+SET gpusort.device = cpu;
 SELECT backend_kb('VmRSS') AS rss_before \gset
 SELECT explain_analyze('SELECT count(*) FROM (SELECT * FROM (SELECT generate_series(1, 1200000) AS g, repeat(''y'', 60) AS pad) s
                       ORDER BY g DESC OFFSET 0) s');
