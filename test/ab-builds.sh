@@ -23,19 +23,28 @@ export SIZES=${SIZES:-10000000} RUNS=${RUNS:-5} ENGINES=${ENGINES:-"cpu gpu"}
 export CASES_MATCHING=${CASES_MATCHING:-'^int8 random \(full row\)$'}
 PKGLIB=$(pg_config --pkglibdir)
 
-restart() {
+# Runs pg_ctl as the data directory's owner.
+pg_ctl_as_owner() {
 	local owner run=()
 	owner=$(stat -c %U "$PGDATA")
 	[ "$(id -un)" = "$owner" ] || run=(runuser -u "$owner" --)
 	"${run[@]}" env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
-		pg_ctl -D "$PGDATA" -l "$PGDATA/log" -w -m fast restart >/dev/null
+		pg_ctl -D "$PGDATA" -l "$PGDATA/log" -w "$@" >/dev/null
+}
+
+# Installs a build and restarts the server on it.  The library is renamed
+# into place, not overwritten: a library overwritten under a running server
+# can crash it, and crash recovery empties the benchmark's unlogged tables.
+install_build() {
+	cp "$1" "$PKGLIB/gpusort.so.new" && mv "$PKGLIB/gpusort.so.new" "$PKGLIB/gpusort.so" &&
+		pg_ctl_as_owner -m fast restart
 }
 
 out=
 for round in $(seq "$ROUNDS"); do
 	for build in "$@"; do
 		name=${build%%=*}
-		cp "${build#*=}" "$PKGLIB/gpusort.so" && restart || { echo "install of $name failed"; exit 1; }
+		install_build "${build#*=}" || { echo "install of $name failed"; exit 1; }
 		dir=$RESULTS/ab-$name-$round
 		echo "== round $round, build $name"
 		BUDGET=${BUDGET:-300} "$ROOT/test/bench-sql.sh" "$dir" >/dev/null 2>"$dir.log" ||
@@ -47,6 +56,6 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 echo "CSV: $out"
-# build, case, engine, median of the rounds' medians
+# build | case | engine: each round's median (ms)
 awk -F, 'NR > 1 && $10 != "" { k = $1 " | " $6 " | " $7; v[k] = v[k] " " $10 }
-	END { for (k in v) print k ": " v[k] }' "$out" | sort
+	END { for (k in v) print k ":" v[k] }' "$out" | sort

@@ -58,8 +58,8 @@ SQL
 		q="SELECT * FROM ties_$ROWS ORDER BY $order"
 		native=$(median_ms off "$q")
 		ours=$(median_ms on "$q")
-		printf '%-58s %10.1f %10.1f %6.2fx\n' "$order" "$native" "$ours" \
-			"$(echo "$native / $ours" | bc -l)"
+		awk -v o="$order" -v n="$native" -v g="$ours" \
+			'BEGIN { printf "%-58s %10.1f %10.1f %6.2fx\n", o, n, g, n / g }'
 	done <<'ORDERS'
 (r2 % 2)::int, t COLLATE "C"
 (r2 % 2)::int, t COLLATE "en-x-icu"

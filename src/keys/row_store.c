@@ -11,6 +11,7 @@
 #include "utils/memutils.h"
 
 #include "keys/row_store.h"
+#include "util/big_array.h"
 #include "util/prefault.h"
 
 #define FIRST_BLOCK_SIZE	(32 * 1024)
@@ -75,6 +76,7 @@ row_store_reset(RowStore *store)
 	callback->arg = NULL;
 	MemoryContextRegisterResetCallback(store->cxt, callback);
 	store->upload = NULL;		/* cancelled by the reset */
+	store->rowarray = NULL;		/* unmapped by the reset */
 	store->rows = NULL;
 	store->nrows = 0;
 	store->allocated = 0;
@@ -85,6 +87,7 @@ row_store_reset(RowStore *store)
 	{
 		KeyColumn  *column = &store->columns[i];
 
+		column->keyarray = NULL;
 		column->keys = NULL;
 		column->nulls = NULL;
 		column->min = PG_UINT64_MAX;
@@ -141,7 +144,10 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 		{
 			fn(NULL, r - 1, arg);
 			if ((r - 1) % DRAIN_CHUNK == 0 && r > 1)
-				column->keys = repalloc_huge(column->keys, sizeof(uint64) * (r - 1));
+			{
+				big_array_resize(column->keyarray, sizeof(uint64) * (r - 1));
+				column->keys = (uint64 *) column->keyarray->data;
+			}
 		}
 	}
 	else
@@ -151,8 +157,8 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 
 		for (int i = 0; i < store->ncolumns; i++)
 		{
-			if (store->columns[i].keys)
-				pfree(store->columns[i].keys);
+			if (store->columns[i].keyarray)
+				big_array_free(store->columns[i].keyarray);
 			if (store->columns[i].nulls)
 				pfree(store->columns[i].nulls);
 			store->columns[i].keys = NULL;
@@ -177,7 +183,14 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 Size
 row_store_memory(RowStore *store)
 {
-	return MemoryContextMemAllocated(store->cxt, true);
+	Size		bytes = MemoryContextMemAllocated(store->cxt, true);
+
+	if (store->rowarray)
+		bytes += store->rowarray->bytes;
+	for (int i = 0; i < store->ncolumns; i++)
+		if (store->columns[i].keyarray)
+			bytes += store->columns[i].keyarray->bytes;
+	return bytes;
 }
 
 /*
@@ -185,12 +198,14 @@ row_store_memory(RowStore *store)
  * queueing its new part to be mapped ahead of the rows that will fill it.
  */
 static void *
-grow_array(RowStore *store, void *array, Size width, uint32 old, uint32 capacity)
+grow_array(RowStore *store, BigArray **array, Size width, uint32 old, uint32 capacity)
 {
-	array = array ? repalloc_huge(array, width * capacity) :
-		MemoryContextAllocHuge(store->cxt, width * capacity);
-	prefault_range((char *) array + width * old, width * (capacity - old));
-	return array;
+	if (*array == NULL)
+		*array = big_array_create(store->cxt, width * capacity);
+	else
+		big_array_resize(*array, width * capacity);
+	prefault_range((*array)->data + width * old, width * (capacity - old));
+	return (*array)->data;
 }
 
 /* Makes room for more rows: the initial capacity first, then twice as many. */
@@ -215,12 +230,12 @@ grow_rows(RowStore *store)
 			store->uploader->pause(store->upload);
 	}
 	if (!store->keys_only)
-		store->rows = grow_array(store, store->rows, sizeof(MinimalTuple), old, capacity);
+		store->rows = grow_array(store, &store->rowarray, sizeof(MinimalTuple), old, capacity);
 	for (int i = 0; i < store->ncolumns; i++)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		column->keys = grow_array(store, column->keys, sizeof(uint64), old, capacity);
+		column->keys = grow_array(store, &column->keyarray, sizeof(uint64), old, capacity);
 		if (column->nulls)
 		{
 			column->nulls = repalloc_huge(column->nulls, capacity / 8 + 1);

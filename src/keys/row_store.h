@@ -33,6 +33,7 @@ typedef struct KeyColumn
 {
 	AttrNumber	attno;			/* attribute in the input tuples */
 	const KeyCodec *codec;		/* how its values become keys */
+	struct BigArray *keyarray;	/* holds keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */
 	uint8	   *nulls;			/* bitmap of NULL keys, or NULL if none yet */
@@ -77,6 +78,7 @@ typedef struct RowStore
 
 	const RowStoreUploader *uploader;	/* or NULL */
 	struct SortUpload *upload;	/* the engine's upload of these rows */
+	struct BigArray *rowarray;	/* holds rows */
 	MinimalTuple *rows;			/* rows whose leading key is not NULL */
 	uint32		nrows;
 	uint32		allocated;		/* length of rows and the key columns */

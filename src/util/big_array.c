@@ -1,0 +1,89 @@
+/*-------------------------------------------------------------------------
+ *
+ * big_array.c
+ *	  Large arrays that grow by remapping their pages (big_array.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "utils/memutils.h"
+
+#include "util/big_array.h"
+
+static Size
+page_round(Size bytes)
+{
+	Size		page = (Size) sysconf(_SC_PAGESIZE);
+
+	return TYPEALIGN(page, Max(bytes, 1));
+}
+
+static void
+unmap_array(void *arg)
+{
+	big_array_free((BigArray *) arg);
+}
+
+static void
+out_of_memory(Size bytes)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("out of memory"),
+			 errdetail("Failed to map an array of %zu bytes: %m.", bytes)));
+}
+
+BigArray *
+big_array_create(MemoryContext cxt, Size bytes)
+{
+	BigArray   *array = MemoryContextAllocZero(cxt, sizeof(BigArray));
+	void	   *data;
+
+	bytes = page_round(bytes);
+	data = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (data == MAP_FAILED)
+		out_of_memory(bytes);
+	array->data = data;
+	array->bytes = bytes;
+	array->unmap.func = unmap_array;
+	array->unmap.arg = array;
+	MemoryContextRegisterResetCallback(cxt, &array->unmap);
+	return array;
+}
+
+void
+big_array_resize(BigArray *array, Size bytes)
+{
+	void	   *data;
+
+	Assert(array->data != NULL);
+	bytes = page_round(bytes);
+	if (bytes == array->bytes)
+		return;
+#ifdef MREMAP_MAYMOVE
+	data = mremap(array->data, array->bytes, bytes, MREMAP_MAYMOVE);
+	if (data == MAP_FAILED)
+		out_of_memory(bytes);
+#else
+	data = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (data == MAP_FAILED)
+		out_of_memory(bytes);
+	memcpy(data, array->data, Min(bytes, array->bytes));
+	munmap(array->data, array->bytes);
+#endif
+	array->data = data;
+	array->bytes = bytes;
+}
+
+void
+big_array_free(BigArray *array)
+{
+	if (array->data != NULL)
+		munmap(array->data, array->bytes);
+	array->data = NULL;
+	array->bytes = 0;
+}
