@@ -22,33 +22,56 @@
 #ifndef DATETIME_BTREE_FAM_OID
 #define DATETIME_BTREE_FAM_OID	434
 #endif
+#ifndef TIME_BTREE_FAM_OID
+#define TIME_BTREE_FAM_OID		1996
+#endif
+#ifndef CASH_BTREE_FAM_OID
+#define CASH_BTREE_FAM_OID		2099
+#endif
+#ifndef UUID_BTREE_FAM_OID
+#define UUID_BTREE_FAM_OID		2968
+#endif
 
 /*
- * The codecs.  Exact keys of one word, each the value's bits mapped to an
- * unsigned order (sort_keys.h).  A type joins the GpuSort node by its
- * node_key; a prefix key (text, numeric) will be a row with exact = false,
- * whose ties the node orders with the type's comparator.
+ * The codecs.  Exact keys, each the value's bits mapped to an unsigned order
+ * (sort_keys.h); a uuid takes two words.  A type joins the GpuSort node by
+ * its node_key, the array functions by array_elem (the layouts that the
+ * engines' value path sorts).  A prefix key (text, numeric) will be a row
+ * with exact = false, whose ties the node orders with the type's comparator.
  */
 static const KeyCodec key_codecs[] = {
-	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key */
-	{INT2OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT16, 16, 1, true, true, true},
-	{INT4OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true},
-	{INT8OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true},
-	{DATEOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, false},
-	{TIMESTAMPOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, false},
-	{TIMESTAMPTZOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, false},
+	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key, array_elem */
+	{INT2OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT16, 16, 1, true, true, true, true},
+	{INT4OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true, true},
+	{INT8OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
+	{DATEOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true, true},
+	{TIMESTAMPOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
+	{TIMESTAMPTZOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
+	{TIMEOID, TIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, false},
+	{CASHOID, CASH_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, false},
 	/* -0 and NaNs other than PostgreSQL's come back changed */
-	{FLOAT4OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT32, 32, 1, true, false, false},
-	{FLOAT8OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT64, 64, 1, true, false, false},
+	{FLOAT4OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT32, 32, 1, true, false, true, true},
+	{FLOAT8OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT64, 64, 1, true, false, true, true},
+	{BOOLOID, BOOL_BTREE_FAM_OID, SORT_VALUES_BOOL, 1, 1, true, true, true, false},
+	{OIDOID, OID_BTREE_FAM_OID, SORT_VALUES_UINT32, 32, 1, true, true, true, false},
+	{UUIDOID, UUID_BTREE_FAM_OID, SORT_VALUES_UUID, 64, 2, true, false, true, false},
 };
 
-const KeyCodec *
-key_codec_for_type(Oid type)
+static const KeyCodec *
+codec_of(Oid type)
 {
 	for (int i = 0; i < lengthof(key_codecs); i++)
 		if (key_codecs[i].type == type)
 			return &key_codecs[i];
 	return NULL;
+}
+
+const KeyCodec *
+key_codec_for_type(Oid type)
+{
+	const KeyCodec *codec = codec_of(type);
+
+	return (codec && codec->array_elem) ? codec : NULL;
 }
 
 const KeyCodec *
@@ -61,7 +84,7 @@ key_codec_for_order(Oid sortop, Oid type, bool *descending)
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
 		getBaseType(type) != opcintype)
 		return NULL;
-	codec = key_codec_for_type(opcintype);
+	codec = codec_of(opcintype);
 	if (codec == NULL || !codec->node_key || codec->opfamily != opfamily)
 		return NULL;
 	return codec;
@@ -80,6 +103,12 @@ key_value_width(SortValueType layout)
 		case SORT_VALUES_INT64:
 		case SORT_VALUES_FLOAT64:
 			return 8;
+		case SORT_VALUES_BOOL:
+			return 1;
+		case SORT_VALUES_UINT32:
+			return 4;
+		case SORT_VALUES_UUID:
+			return 16;
 	}
 	return 8;
 }
@@ -134,6 +163,8 @@ key_encode_values(SortValueType layout, bool descending, const void *values,
 		case SORT_VALUES_FLOAT64:
 			ENCODE_VALUES(float8, sort_key_float8, 64);
 			break;
+		default:
+			elog(ERROR, "values of layout %d are not sorted as plain values", layout);
 	}
 	*min = lo;
 	*max = hi;
@@ -204,5 +235,7 @@ key_decode_values(SortValueType layout, bool descending, const uint64 *keys,
 		case SORT_VALUES_FLOAT64:
 			DECODE_VALUES(float8, sort_key_decode_float8(key), 64);
 			break;
+		default:
+			elog(ERROR, "values of layout %d are not sorted as plain values", layout);
 	}
 }

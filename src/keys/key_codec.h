@@ -24,6 +24,10 @@
 #include "postgres.h"
 
 #include "keys/sort_keys.h"
+#include "utils/uuid.h"
+
+/* The most 64-bit words a key takes. */
+#define MAX_KEY_WORDS	2
 
 typedef struct KeyCodec
 {
@@ -37,6 +41,7 @@ typedef struct KeyCodec
 								 * comparator orders rows whose keys tie */
 	bool		roundtrip;		/* decoding gives the value back bit for bit */
 	bool		node_key;		/* GpuSort takes it as a sort key */
+	bool		array_elem;		/* the array functions sort arrays of it */
 } KeyCodec;
 
 /*
@@ -46,12 +51,15 @@ typedef struct KeyCodec
  */
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, bool *descending);
 
-/* The codec of array elements of a type, or NULL. */
+/* The codec of array elements of a type, or NULL (see array_elem). */
 extern const KeyCodec *key_codec_for_type(Oid type);
 
-/* The key of a value (not NULL) in the given direction. */
+/*
+ * Word w (0: the most significant) of the key of a value (not NULL), in the
+ * given direction.
+ */
 static inline uint64
-key_encode(const KeyCodec *codec, Datum value, bool descending)
+key_encode_word(const KeyCodec *codec, Datum value, int w, bool descending)
 {
 	uint64		key;
 
@@ -69,14 +77,33 @@ key_encode(const KeyCodec *codec, Datum value, bool descending)
 		case SORT_VALUES_FLOAT32:
 			key = sort_key_float4(DatumGetFloat4(value));
 			break;
-		default:
+		case SORT_VALUES_FLOAT64:
 			key = sort_key_float8(DatumGetFloat8(value));
+			break;
+		case SORT_VALUES_BOOL:
+			key = sort_key_bool(DatumGetBool(value));
+			break;
+		case SORT_VALUES_UINT32:
+			key = DatumGetObjectId(value);
+			break;
+		default:
+			key = sort_key_bytes16(DatumGetUUIDP(value)->data, w);
 			break;
 	}
 	return descending ? sort_key_descending(key, codec->bits) : key;
 }
 
-/* The value of a key that key_encode made (exact for roundtrip codecs). */
+/* The key of a value (not NULL) of a one-word codec. */
+static inline uint64
+key_encode(const KeyCodec *codec, Datum value, bool descending)
+{
+	return key_encode_word(codec, value, 0, descending);
+}
+
+/*
+ * The value of a key that key_encode made, for one-word codecs (exact for
+ * roundtrip codecs).
+ */
 static inline Datum
 key_decode(const KeyCodec *codec, uint64 key, bool descending)
 {
@@ -90,9 +117,16 @@ key_decode(const KeyCodec *codec, uint64 key, bool descending)
 			return sort_key_decode_int(key, codec->bits, false);
 		case SORT_VALUES_FLOAT32:
 			return Float4GetDatum(sort_key_decode_float4(key));
-		default:
+		case SORT_VALUES_FLOAT64:
 			return Float8GetDatum(sort_key_decode_float8(key));
+		case SORT_VALUES_BOOL:
+			return BoolGetDatum(key != 0);
+		case SORT_VALUES_UINT32:
+			return ObjectIdGetDatum((Oid) key);
+		default:
+			elog(ERROR, "a key of %d words cannot be decoded", codec->words);
 	}
+	return (Datum) 0;
 }
 
 /*

@@ -498,7 +498,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
-			key = key_encode(column->codec, value, column->descending);
+			key = key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);
 		}

@@ -33,6 +33,8 @@ typedef struct KeyColumn
 {
 	AttrNumber	attno;			/* attribute in the input tuples */
 	const KeyCodec *codec;		/* how its values become keys */
+	int			word;			/* which of the key's words this column holds */
+	int			keyno;			/* the sort key it belongs to (0: the first) */
 	struct BigArray *keyarray;	/* holds keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */

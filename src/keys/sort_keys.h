@@ -28,9 +28,13 @@ typedef enum SortValueType
 {
 	SORT_VALUES_INT16,
 	SORT_VALUES_INT32,			/* also date */
-	SORT_VALUES_INT64,			/* also timestamp, timestamptz */
+	SORT_VALUES_INT64,			/* also timestamp, timestamptz, time, money */
 	SORT_VALUES_FLOAT32,
-	SORT_VALUES_FLOAT64
+	SORT_VALUES_FLOAT64,
+	/* only as sort keys of the GpuSort node: */
+	SORT_VALUES_BOOL,
+	SORT_VALUES_UINT32,			/* oid */
+	SORT_VALUES_UUID			/* 16 bytes, compared as unsigned bytes */
 } SortValueType;
 
 static inline uint64
@@ -49,6 +53,23 @@ static inline uint64
 sort_key_int8(int64 v)
 {
 	return (uint64) v ^ (UINT64CONST(1) << 63);
+}
+
+static inline uint64
+sort_key_bool(bool v)
+{
+	return v ? 1 : 0;
+}
+
+/* Word w (0: the most significant) of 16 bytes compared as unsigned bytes. */
+static inline uint64
+sort_key_bytes16(const unsigned char *bytes, int w)
+{
+	uint64		key = 0;
+
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | bytes[w * 8 + i];
+	return key;
 }
 
 static inline uint64

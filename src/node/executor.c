@@ -77,7 +77,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->collations = palloc(sizeof(Oid) * state->nkeys);
 	state->nullsfirst = palloc(sizeof(bool) * state->nkeys);
 	state->ssups = palloc0(sizeof(SortSupportData) * state->nkeys);
-	columns = palloc0(sizeof(KeyColumn) * state->nkeys);
+	columns = palloc0(sizeof(KeyColumn) * state->nkeys * MAX_KEY_WORDS);
 	for (int i = 0; i < state->nkeys; i++)
 	{
 		SortSupport ssup = &state->ssups[i];
@@ -99,19 +99,25 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		codec = key_codec_for_order(state->sortops[i],
 									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
 									&descending);
-		if (codec == NULL || ncolumns < i)
+		if (codec == NULL || state->codec_keys < i)
 			continue;
-		columns[ncolumns].attno = state->attnos[i];
-		columns[ncolumns].codec = codec;
-		columns[ncolumns].descending = descending;
-		ncolumns++;
+		/* a key of several words is as many columns, the first leading */
+		for (int w = 0; w < codec->words; w++)
+		{
+			columns[ncolumns].attno = state->attnos[i];
+			columns[ncolumns].codec = codec;
+			columns[ncolumns].word = w;
+			columns[ncolumns].keyno = i;
+			columns[ncolumns].descending = descending;
+			ncolumns++;
+		}
+		state->codec_keys++;
 	}
 	if (ncolumns == 0)
 		elog(ERROR, "GpuSort needs a leading sort key that the engines sort");
 	tie_order_init(&state->ties, state->indesc, state->nkeys, state->attnos,
 				   state->ssups, state->sortops, state->collations,
 				   state->nullsfirst);
-	state->nintkeys = ncolumns;
 
 	/*
 	 * A row that is nothing but its integer sort key needs no tuple: the
@@ -120,7 +126,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * kind, so that the nodes above us deform it correctly.
 	 */
 	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1 &&
-						columns[0].codec->roundtrip);
+						columns[0].codec->roundtrip && columns[0].codec->words == 1);
 	if (state->keys_only)
 		state->sort_slot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
 											  &TTSOpsMinimalTuple);

@@ -102,7 +102,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->report.fallback_reason)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
-		ExplainPropertyInteger("Engine Keys", NULL, state->radix_keys, es);
+		ExplainPropertyInteger("Engine Keys", NULL, state->engine_keys, es);
 	}
 	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
 	if (es->timing)

@@ -58,7 +58,7 @@ typedef struct GpuSortState
 	bool	   *nullsfirst;
 	SortSupport ssups;			/* comparators for all keys */
 	TieOrder	ties;			/* orders rows the engine leaves tied */
-	int			nintkeys;		/* leading keys that are integers */
+	int			codec_keys;		/* leading keys that have codecs */
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
 	bool		keys_only;		/* the row is its one integer key */
@@ -80,7 +80,8 @@ typedef struct GpuSortState
 	RunKind		ran;
 	SortJobReport report;
 	const char *tuplesort_reason;
-	int			radix_keys;
+	int			radix_keys;		/* key columns the engine sorted */
+	int			engine_keys;	/* sort keys they order completely */
 	Size		memory_used;
 	double		collect_ms;
 	double		sort_ms;

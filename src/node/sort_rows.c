@@ -45,7 +45,7 @@ place_key_nulls(GpuSortState *state)
 	for (int i = 1; i < store->ncolumns; i++)
 	{
 		KeyColumn  *column = &store->columns[i];
-		bool		first = state->nullsfirst[i];
+		bool		first = state->nullsfirst[column->keyno];
 		uint64		nullkey;
 
 		if (column->nulls == NULL)
@@ -79,6 +79,9 @@ node_sort_rows(GpuSortState *state, bool small)
 	SortJob		job;
 
 	state->radix_keys = place_key_nulls(state);
+	/* the sort keys those columns order completely */
+	state->engine_keys = (state->radix_keys == store->ncolumns) ? state->codec_keys :
+		store->columns[state->radix_keys].keyno;
 	keys = palloc(sizeof(uint64 *) * state->radix_keys);
 	for (int i = 0; i < state->radix_keys; i++)
 		keys[i] = store->columns[i].keys;
@@ -98,7 +101,7 @@ node_sort_rows(GpuSortState *state, bool small)
 		 */
 		sorted = prefault_alloc(store->cxt, sizeof(MinimalTuple) * Max(state->ntotal, 1));
 		sorted_rows = sorted + (state->nullsfirst[0] ? store->nnullrows : 0);
-		if (state->radix_keys == state->nkeys)
+		if (state->engine_keys == state->nkeys)
 		{
 			StaticAssertStmt(sizeof(MinimalTuple) == sizeof(uint64),
 							 "tuple pointers travel as 64-bit words");
@@ -125,7 +128,7 @@ node_sort_rows(GpuSortState *state, bool small)
 	pfree(keys);
 
 	/* Rows equal in the engine's keys are ordered by the remaining keys. */
-	if (state->radix_keys < state->nkeys)
+	if (state->engine_keys < state->nkeys)
 	{
 		uint32		start = 0;
 
@@ -136,7 +139,7 @@ node_sort_rows(GpuSortState *state, bool small)
 			if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
 				continue;
 			tie_order_sort(&state->ties, store->rows, perm + start, i - start,
-						   state->radix_keys, store->cxt);
+						   state->engine_keys, store->cxt);
 			start = i;
 		}
 	}

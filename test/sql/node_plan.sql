@@ -16,7 +16,9 @@ EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY b NULLS FIRST, a DESC NULLS LA
 EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY a + b, id;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id, c FROM plan_t ORDER BY a, b;
 
--- The leading key must be an integer; other keys may be anything.
+-- The leading key must be of a type the engines sort (keys/key_codec.c:
+-- integers, floats, date and time types, bool, oid, money, uuid); other
+-- keys may be anything.  A text leading key stays with Sort.
 EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY c, a;
 EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY d;
 

@@ -1,0 +1,95 @@
+#!/bin/bash
+# bench-orders.sh: ORDER BYs of a set, PostgreSQL's Sort against GpuSort,
+# side by side in one run, against the server that PGHOST/PGPORT/PGUSER name
+# (it must load gpusort).  Sets:
+#   ties   tie-heavy orders: a leading integer key of few values, then text,
+#          numeric or float keys that PostgreSQL's comparators order;
+#   types  one leading key of each type the engines sort (timestamp, date,
+#          float8, uuid, ...), rows of about 100 bytes.
+#
+#   test/bench-orders.sh SET [RESULTS_DIR]
+#
+# Reports the median of RUNS executions of "SELECT count(*) FROM (SELECT *
+# ... ORDER BY ... OFFSET 0)" (every row sorted, none sent) and the ratio
+# native / gpusort (above 1: gpusort is faster).  Writes
+# RESULTS_DIR/bench-SET-<cores>core-<device>.txt.
+#
+# Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
+# engine, default cpu), WORK_MEM (default 2GB).
+set -uo pipefail
+SET=${1:?usage: bench-orders.sh ties|types [RESULTS_DIR]}
+RESULTS=${2:-test/results}
+ROWS=${ROWS:-1000000}
+RUNS=${RUNS:-3}
+DEVICE=${DEVICE:-cpu}
+WORK_MEM=${WORK_MEM:-2GB}
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
+mkdir -p "$RESULTS"
+OUTFILE=$RESULTS/bench-$SET-$(nproc)core-$DEVICE.txt
+TABLE=${SET}_$ROWS
+
+"${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort" || exit 1
+case $SET in
+ties)
+	COLUMNS="g AS id, (hashint4(g) % 30000)::int2 AS r2, md5(g::text) AS t,
+	         (hashint4(g + 1) % 100000)::numeric / 7 AS n, (hashint4(g + 2) % 100000)::float8 / 7 AS f"
+	ORDERS='(r2 % 2)::int, t COLLATE "C"
+(r2 % 2)::int, t COLLATE "en-x-icu"
+(r2 % 2)::int, t
+(r2 * 0)::int, t COLLATE "C"
+(r2 % 100)::int, n
+(r2 % 100)::int, f
+r2::int, t COLLATE "C"
+(CASE WHEN id % 2 = 0 THEN r2 END)::int, t COLLATE "C"' ;;
+types)
+	COLUMNS="g AS id, '2000-01-01'::timestamp + hashint8(g) % 1000000000 * interval '1 ms' AS ts,
+	         '2000-01-01'::timestamptz + hashint8(g + 1) % 1000000000 * interval '1 ms' AS tz,
+	         DATE '2000-01-01' + (hashint4(g + 2) % 10000) AS d,
+	         hashint8(g + 3)::float8 / 1e12 AS f8, md5(g::text)::uuid AS u,
+	         hashint8(g + 4) AS k8, md5(g::text) AS pad"
+	ORDERS='k8
+ts
+tz
+d
+f8
+u
+d, ts' ;;
+*)
+	echo "unknown set $SET (ties, types)" >&2
+	exit 2 ;;
+esac
+
+if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_class WHERE relname = '$TABLE'")" != 1 ]; then
+	"${PSQL[@]}" -c "CREATE UNLOGGED TABLE $TABLE AS SELECT $COLUMNS FROM generate_series(1, $ROWS) g" \
+		-c "VACUUM ANALYZE $TABLE" || exit 1
+fi
+
+# Median milliseconds of RUNS runs of the query with gpusort on or off.
+median_ms() {
+	local enabled=$1 query=$2
+	for _ in $(seq "$RUNS"); do
+		"${PSQL[@]}" <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+SET work_mem = '$WORK_MEM';
+SET max_parallel_workers_per_gather = 0;
+SET gpusort.device = $DEVICE;
+SET gpusort.enabled = $enabled;
+$([ "$DEVICE" != cpu ] && [ "$enabled" = on ] && echo "SELECT gpusort_gpu_start();")
+\\timing on
+SELECT count(*) FROM ($query OFFSET 0) s;
+SQL
+	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+{
+	echo "# bench-orders $SET: $ROWS rows, median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
+	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+	printf '%-58s %10s %10s %7s\n' "ORDER BY" "native ms" "gpusort ms" "ratio"
+	while IFS= read -r order; do
+		[ -n "$order" ] || continue
+		q="SELECT * FROM $TABLE ORDER BY $order"
+		native=$(median_ms off "$q")
+		ours=$(median_ms on "$q")
+		awk -v o="$order" -v n="$native" -v g="$ours" \
+			'BEGIN { printf "%-58s %10.1f %10.1f %6.2fx\n", o, n, g, n / g }'
+	done <<<"$ORDERS"
+} | tee "$OUTFILE"
