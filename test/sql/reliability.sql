@@ -109,8 +109,9 @@ SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64MB';
 SET gpusort.device = cpu;
 SELECT backend_kb('VmRSS') AS rss_before \gset
-SELECT explain_analyze('SELECT count(*) FROM (SELECT * FROM (SELECT generate_series(1, 1200000) AS g, repeat(''y'', 60) AS pad) s
-                      ORDER BY g DESC OFFSET 0) s');
+SELECT bool_or(line ~ 'Fallback Reason: memory budget exceeded') AS fell_back
+FROM explain_analyze('SELECT count(*) FROM (SELECT * FROM (SELECT generate_series(1, 1200000) AS g, repeat(''y'', 60) AS pad) s
+                      ORDER BY g DESC OFFSET 0) s') line;
 SELECT backend_kb('VmHWM') - :rss_before < :native_kb + 16 * 1024 AS within_native_peak;
 RESET work_mem;
 
