@@ -10,7 +10,9 @@
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "parser/parse_coerce.h"
 #include "utils/lsyscache.h"
+#include "utils/sortsupport.h"
 
 #include "compat.h"
 #include "keys/key_codec.h"
@@ -31,13 +33,18 @@
 #ifndef UUID_BTREE_FAM_OID
 #define UUID_BTREE_FAM_OID		2968
 #endif
+#ifndef NUMERIC_BTREE_FAM_OID
+#define NUMERIC_BTREE_FAM_OID	1988
+#endif
 
 /*
  * The codecs.  Exact keys, each the value's bits mapped to an unsigned order
  * (sort_keys.h); a uuid takes two words.  A type joins the GpuSort node by
  * its node_key, the array functions by array_elem (the layouts that the
- * engines' value path sorts).  A prefix key (text, numeric) will be a row
- * with exact = false, whose ties the node orders with the type's comparator.
+ * engines' value path sorts).  A prefix key (text, bpchar, numeric: varchar
+ * sorts as text) is PostgreSQL's own abbreviated key of the value, mapped to
+ * an unsigned order; rows whose prefix keys tie are ordered by the type's
+ * comparator, so the order is PostgreSQL's by construction.
  */
 static const KeyCodec key_codecs[] = {
 	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key, array_elem */
@@ -55,6 +62,10 @@ static const KeyCodec key_codecs[] = {
 	{BOOLOID, BOOL_BTREE_FAM_OID, SORT_VALUES_BOOL, 1, 1, true, true, true, false},
 	{OIDOID, OID_BTREE_FAM_OID, SORT_VALUES_UINT32, 32, 1, true, true, true, false},
 	{UUIDOID, UUID_BTREE_FAM_OID, SORT_VALUES_UUID, 64, 2, true, false, true, false},
+	/* prefix keys: rows whose keys tie are ordered by the type's comparator */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
+	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, true},
 };
 
 static const KeyCodec *
@@ -75,19 +86,41 @@ key_codec_for_type(Oid type)
 }
 
 const KeyCodec *
-key_codec_for_order(Oid sortop, Oid type, bool *descending)
+key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending)
 {
 	Oid			opfamily;
 	Oid			opcintype;
 	const KeyCodec *codec;
+	SortSupportData ssup;
 
+	/* varchar sorts as text: binary-coercible types share their keys */
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
-		getBaseType(type) != opcintype)
+		!IsBinaryCoercible(getBaseType(type), opcintype))
 		return NULL;
 	codec = codec_of(opcintype);
 	if (codec == NULL || !codec->node_key || codec->opfamily != opfamily)
 		return NULL;
+	if (!codec->exact)
+	{
+		memset(&ssup, 0, sizeof(ssup));
+		ssup.ssup_cxt = CurrentMemoryContext;
+		if (!key_prefix_prepare(codec, sortop, collation, &ssup))
+			return NULL;
+	}
 	return codec;
+}
+
+bool
+key_prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation,
+				   SortSupport ssup)
+{
+	ssup->ssup_collation = collation;
+	ssup->abbreviate = true;
+	PrepareSortSupportFromOrderingOp(sortop, ssup);
+	if (ssup->abbrev_converter == NULL)
+		return false;
+	/* keys that order as unsigned words, or numeric's, whose order is known */
+	return codec->abbrev_reversed || ssup->comparator == ssup_datum_unsigned_cmp;
 }
 
 int
@@ -109,6 +142,8 @@ key_value_width(SortValueType layout)
 			return 4;
 		case SORT_VALUES_UUID:
 			return 16;
+		case SORT_VALUES_PREFIX:
+			return 0;			/* varlena */
 	}
 	return 8;
 }

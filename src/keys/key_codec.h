@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "keys/sort_keys.h"
+#include "utils/sortsupport.h"
 #include "utils/uuid.h"
 
 /* The most 64-bit words a key takes. */
@@ -42,14 +43,40 @@ typedef struct KeyCodec
 	bool		roundtrip;		/* decoding gives the value back bit for bit */
 	bool		node_key;		/* GpuSort takes it as a sort key */
 	bool		array_elem;		/* the array functions sort arrays of it */
+	bool		abbrev_reversed;	/* prefix keys: the abbreviated key orders
+									 * as a signed integer, backwards (numeric);
+									 * else as an unsigned one (text) */
 } KeyCodec;
 
 /*
  * The codec of a sort key of the GpuSort node: the ordering operator sortop
- * on values of type (a domain is looked through), or NULL when the node
- * cannot sort by it.  *descending says whether sortop orders downwards.
+ * on values of type (a domain is looked through) under collation, or NULL
+ * when the node cannot sort by it.  *descending says whether sortop orders
+ * downwards.
  */
-extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, bool *descending);
+extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
+										   bool *descending);
+
+/*
+ * Prepares ssup (zeroed, ssup_cxt set) to make the prefix keys of a prefix
+ * codec: PostgreSQL's own abbreviated keys for sortop under collation.
+ * False when the type gives none there (a libc collation other than C, for
+ * text): the key then has no codec.
+ */
+extern bool key_prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation,
+							   SortSupport ssup);
+
+/* The prefix key of a value (not NULL), through its prepared SortSupport. */
+static inline uint64
+key_encode_prefix(const KeyCodec *codec, SortSupport ssup, Datum value,
+				  bool descending)
+{
+	uint64		key = (uint64) ssup->abbrev_converter(value, ssup);
+
+	if (codec->abbrev_reversed)
+		key = ~(key ^ (UINT64CONST(1) << 63));
+	return descending ? ~key : key;
+}
 
 /* The codec of array elements of a type, or NULL (see array_elem). */
 extern const KeyCodec *key_codec_for_type(Oid type);

@@ -498,7 +498,9 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
-			key = key_encode_word(column->codec, value, column->word, column->descending);
+			key = column->prefix ?
+				key_encode_prefix(column->codec, column->prefix, value, column->descending) :
+				key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);
 		}

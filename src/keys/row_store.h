@@ -35,6 +35,7 @@ typedef struct KeyColumn
 	const KeyCodec *codec;		/* how its values become keys */
 	int			word;			/* which of the key's words this column holds */
 	int			keyno;			/* the sort key it belongs to (0: the first) */
+	SortSupport prefix;			/* a prefix key's abbreviation, else NULL */
 	struct BigArray *keyarray;	/* holds keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */

@@ -34,7 +34,9 @@ typedef enum SortValueType
 	/* only as sort keys of the GpuSort node: */
 	SORT_VALUES_BOOL,
 	SORT_VALUES_UINT32,			/* oid */
-	SORT_VALUES_UUID			/* 16 bytes, compared as unsigned bytes */
+	SORT_VALUES_UUID,			/* 16 bytes, compared as unsigned bytes */
+	SORT_VALUES_PREFIX			/* varlena: a prefix key, from SortSupport's
+								 * abbreviated key */
 } SortValueType;
 
 static inline uint64

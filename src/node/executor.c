@@ -95,11 +95,16 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		ssup->ssup_attno = state->attnos[i];
 		PrepareSortSupportFromOrderingOp(state->sortops[i], ssup);
 
-		/* the leading keys that have codecs are the engines' */
+		/*
+		 * The leading keys that have codecs are the engines'.  A prefix key
+		 * is the last: rows it leaves tied are ordered from it on by the
+		 * comparators, whatever later keys the engine could sort.
+		 */
 		codec = key_codec_for_order(state->sortops[i],
 									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
-									&descending);
-		if (codec == NULL || state->codec_keys < i)
+									state->collations[i], &descending);
+		if (codec == NULL || state->codec_keys < i ||
+			(ncolumns > 0 && columns[ncolumns - 1].prefix))
 			continue;
 		/* a key of several words is as many columns, the first leading */
 		for (int w = 0; w < codec->words; w++)
@@ -109,6 +114,17 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 			columns[ncolumns].word = w;
 			columns[ncolumns].keyno = i;
 			columns[ncolumns].descending = descending;
+			columns[ncolumns].prefix = NULL;
+			if (!codec->exact)
+			{
+				SortSupport prefix = palloc0(sizeof(SortSupportData));
+
+				prefix->ssup_cxt = CurrentMemoryContext;
+				if (!key_prefix_prepare(codec, state->sortops[i], state->collations[i],
+										prefix))
+					elog(ERROR, "GpuSort: no prefix keys for sort key %d", i + 1);
+				columns[ncolumns].prefix = prefix;
+			}
 			ncolumns++;
 		}
 		state->codec_keys++;

@@ -103,6 +103,9 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		ExplainPropertyInteger("Engine Keys", NULL, state->engine_keys, es);
+		if (state->engine_keys < state->nkeys)
+			ExplainPropertyInteger("Rows Ordered by Comparators", NULL,
+								   state->tied_rows + state->store.nnullrows, es);
 	}
 	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
 	if (es->timing)

@@ -82,6 +82,7 @@ typedef struct GpuSortState
 	const char *tuplesort_reason;
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
+	int64		tied_rows;		/* rows the comparators then ordered */
 	Size		memory_used;
 	double		collect_ms;
 	double		sort_ms;

@@ -79,9 +79,14 @@ node_sort_rows(GpuSortState *state, bool small)
 	SortJob		job;
 
 	state->radix_keys = place_key_nulls(state);
+	state->tied_rows = 0;
 	/* the sort keys those columns order completely */
-	state->engine_keys = (state->radix_keys == store->ncolumns) ? state->codec_keys :
-		store->columns[state->radix_keys].keyno;
+	if (state->radix_keys < store->ncolumns)
+		state->engine_keys = store->columns[state->radix_keys].keyno;
+	else if (store->columns[store->ncolumns - 1].prefix)
+		state->engine_keys = store->columns[store->ncolumns - 1].keyno;
+	else
+		state->engine_keys = state->codec_keys;
 	keys = palloc(sizeof(uint64 *) * state->radix_keys);
 	for (int i = 0; i < state->radix_keys; i++)
 		keys[i] = store->columns[i].keys;
@@ -138,6 +143,8 @@ node_sort_rows(GpuSortState *state, bool small)
 				CHECK_FOR_INTERRUPTS();
 			if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
 				continue;
+			if (i - start > 1)
+				state->tied_rows += i - start;
 			tie_order_sort(&state->ties, store->rows, perm + start, i - start,
 						   state->engine_keys, store->cxt);
 			start = i;

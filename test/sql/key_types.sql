@@ -71,3 +71,44 @@ SELECT same_as_native('SELECT id FROM kt_big ORDER BY id % 10, u NULLS FIRST, id
 DROP TABLE kt, kt_big;
 DROP FUNCTION each_order(text);
 DROP DOMAIN stamp;
+
+-- Prefix keys: text, varchar, bpchar and numeric sort on PostgreSQL's own
+-- abbreviated keys, and the rows whose keys tie are ordered by the type's
+-- comparator.  C and ICU collations; a libc collation other than C gives no
+-- abbreviated keys, and Sort stays.
+CREATE TABLE kp AS
+  SELECT g AS id,
+         CASE WHEN g % 23 = 0 THEN NULL
+              WHEN g % 5 = 0 THEN 'shared prefix of thirty-four bytes ' || md5(g::text)
+              WHEN g % 7 = 0 THEN ''
+              WHEN g % 11 = 0 THEN 'Ärger ' || g
+              ELSE md5((g % 3000)::text) END AS t,
+         (md5(g::text))::varchar(20) AS v,
+         (CASE WHEN g % 3 = 0 THEN 'ab' ELSE 'ab  ' END || (g % 50))::char(8) AS c,
+         CASE WHEN g % 29 = 0 THEN 'NaN'::numeric
+              WHEN g % 31 = 0 THEN 'Infinity'::numeric
+              WHEN g % 37 = 0 THEN '-Infinity'::numeric
+              WHEN g % 13 = 0 THEN NULL
+              ELSE (hashint4(g) % 100000)::numeric / 1000 END AS n
+  FROM generate_series(1, 20000) g;
+ANALYZE kp;
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C", id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C" DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "en-x-icu", id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "en-x-icu" DESC, id DESC');
+SELECT same_as_native('SELECT id FROM kp ORDER BY v COLLATE "C", id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY c COLLATE "C", id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY n, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY n DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY id % 7, t COLLATE "C" NULLS FIRST, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY id % 7, n, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C", n, id');
+CREATE COLLATION libc_c_utf8 (provider = libc, locale = 'C.UTF-8');
+SELECT uses_gpusort('SELECT * FROM kp ORDER BY t COLLATE "POSIX"') AS posix,
+       uses_gpusort('SELECT * FROM kp ORDER BY t COLLATE libc_c_utf8') AS libc_c_utf8;
+-- EXPLAIN: no key the engine orders completely; the comparators order the
+-- rows whose prefixes tie, and those led by NULL.
+SELECT explain_analyze('SELECT id FROM kp WHERE id <= 100 ORDER BY t COLLATE "C"');
+
+DROP TABLE kp;
+DROP COLLATION libc_c_utf8;
