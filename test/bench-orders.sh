@@ -5,7 +5,8 @@
 #   ties   tie-heavy orders: a leading integer key of few values, then text,
 #          numeric or float keys that PostgreSQL's comparators order;
 #   types  one leading key of each type the engines sort (timestamp, date,
-#          float8, uuid, ...), rows of about 100 bytes.
+#          float8, uuid, numeric, text under C and ICU, text whose first 34
+#          bytes all rows share), rows of about 170 bytes.
 #
 #   test/bench-orders.sh SET [RESULTS_DIR]
 #
@@ -46,14 +47,20 @@ types)
 	         '2000-01-01'::timestamptz + hashint8(g + 1) % 1000000000 * interval '1 ms' AS tz,
 	         DATE '2000-01-01' + (hashint4(g + 2) % 10000) AS d,
 	         hashint8(g + 3)::float8 / 1e12 AS f8, md5(g::text)::uuid AS u,
-	         hashint8(g + 4) AS k8, md5(g::text) AS pad"
+	         hashint8(g + 4) AS k8, (hashint8(g + 5) % 1000000000)::numeric / 1000 AS n,
+	         md5(g::text) AS pad, 'https://example.com/a/shared/path/' || md5(g::text) AS url"
 	ORDERS='k8
 ts
 tz
 d
 f8
 u
-d, ts' ;;
+d, ts
+n
+pad COLLATE "C"
+pad COLLATE "en-x-icu"
+pad COLLATE "C", ts
+url COLLATE "C"' ;;
 *)
 	echo "unknown set $SET (ties, types)" >&2
 	exit 2 ;;

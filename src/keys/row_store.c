@@ -21,6 +21,8 @@
 #define FIRST_CAPACITY		(64 * 1024) /* rows allocated at most before the
 										 * input shows it has more */
 #define DRAIN_CHUNK			(1024 * 1024)	/* keys handed over between frees */
+#define PREFIX_CHECK_ROWS	1024	/* rows at which prefix keys are first
+									 * judged */
 #define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
 
@@ -90,6 +92,8 @@ row_store_reset(RowStore *store)
 		column->keyarray = NULL;
 		column->keys = NULL;
 		column->nulls = NULL;
+		column->dropped = false;
+		column->abbrev_next = PREFIX_CHECK_ROWS;
 		column->min = PG_UINT64_MAX;
 		column->max = 0;
 	}
@@ -396,6 +400,31 @@ key_value(TupleTableSlot *slot, HeapTuple htup, AttrNumber attno, bool *isnull)
 }
 
 /*
+ * The prefix key of a value.  As tuplesort does with its abbreviated keys,
+ * the store asks the type, at doubling row counts, whether they still tell
+ * the values apart; when they do not (URLs sharing their first bytes), it
+ * gives them up: the column's keys are all 0 from then on, and the node
+ * orders the rows with the comparators alone, as Sort would.
+ */
+static uint64
+prefix_key(RowStore *store, KeyColumn *column, Datum value)
+{
+	uint64		key;
+
+	if (column->dropped)
+		return 0;
+	key = key_encode_prefix(column->codec, column->prefix, value, column->descending);
+	if (store->nrows + 1 >= column->abbrev_next)
+	{
+		column->abbrev_next = Min((uint64) column->abbrev_next * 2, PG_UINT32_MAX);
+		if (column->prefix->abbrev_abort &&
+			column->prefix->abbrev_abort(store->nrows + 1, column->prefix))
+			column->dropped = true;
+	}
+	return key;
+}
+
+/*
  * Adds the slot's row to the store.  Returns false, storing nothing, when
  * the row would take the store over its budget or over 2^32 - 1 rows.
  */
@@ -498,8 +527,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
-			key = column->prefix ?
-				key_encode_prefix(column->codec, column->prefix, value, column->descending) :
+			key = column->prefix ? prefix_key(store, column, value) :
 				key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);

@@ -36,6 +36,9 @@ typedef struct KeyColumn
 	int			word;			/* which of the key's words this column holds */
 	int			keyno;			/* the sort key it belongs to (0: the first) */
 	SortSupport prefix;			/* a prefix key's abbreviation, else NULL */
+	bool		dropped;		/* prefix keys given up: they did not tell
+								 * the rows apart (keys are then 0) */
+	uint32		abbrev_next;	/* rows at which to ask that next */
 	struct BigArray *keyarray;	/* holds keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */

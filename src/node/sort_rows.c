@@ -79,6 +79,10 @@ node_sort_rows(GpuSortState *state, bool small)
 	SortJob		job;
 
 	state->radix_keys = place_key_nulls(state);
+	/* prefix keys given up while the rows came (row_store.c) sort nothing */
+	for (int i = 0; i < state->radix_keys; i++)
+		if (store->columns[i].dropped)
+			state->radix_keys = i;
 	state->tied_rows = 0;
 	/* the sort keys those columns order completely */
 	if (state->radix_keys < store->ncolumns)
@@ -121,6 +125,9 @@ node_sort_rows(GpuSortState *state, bool small)
 	state->report.fallback_reason = NULL;
 	if (small)
 		sort_job_run_on_cpu(&job, "input below gpusort.min_rows", &state->report);
+	else if (state->radix_keys == 0)
+		sort_job_run_on_cpu(&job, "the prefix keys do not tell the rows apart",
+							&state->report);
 	else if (store->nrows > 0)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(store->cxt);

@@ -110,5 +110,16 @@ SELECT uses_gpusort('SELECT * FROM kp ORDER BY t COLLATE "POSIX"') AS posix,
 -- rows whose prefixes tie, and those led by NULL.
 SELECT explain_analyze('SELECT id FROM kp WHERE id <= 100 ORDER BY t COLLATE "C"');
 
-DROP TABLE kp;
+-- Prefix keys that do not tell the rows apart (every URL shares its first
+-- 34 bytes) are given up as the rows come, as tuplesort gives up its
+-- abbreviated keys: the comparators order the rows, as under Sort.
+CREATE TABLE kp_url AS
+  SELECT g AS id, 'https://example.com/a/shared/path/' || md5(g::text) AS url
+  FROM generate_series(1, 5000) g;
+ANALYZE kp_url;
+SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE "C", id');
+SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE "en-x-icu" DESC, id');
+SELECT explain_analyze('SELECT id FROM kp_url ORDER BY url COLLATE "C"');
+
+DROP TABLE kp, kp_url;
 DROP COLLATION libc_c_utf8;
