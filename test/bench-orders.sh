@@ -16,7 +16,8 @@
 # RESULTS_DIR/bench-SET-<cores>core-<device>.txt.
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
-# engine, default cpu), WORK_MEM (default 2GB).
+# engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
+# expression: only the orders that match it).
 set -uo pipefail
 SET=${1:?usage: bench-orders.sh ties|types [RESULTS_DIR]}
 RESULTS=${2:-test/results}
@@ -93,6 +94,7 @@ SQL
 	printf '%-58s %10s %10s %7s\n' "ORDER BY" "native ms" "gpusort ms" "ratio"
 	while IFS= read -r order; do
 		[ -n "$order" ] || continue
+		[ -z "${ONLY:-}" ] || echo "$order" | grep -qE "$ONLY" || continue
 		q="SELECT * FROM $TABLE ORDER BY $order"
 		native=$(median_ms off "$q")
 		ours=$(median_ms on "$q")
