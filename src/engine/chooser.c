@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "settings.h"
 #include "util/prefault.h"
+#include "util/timing.h"
 
 static EngineStats engine_stats[2];
 
@@ -135,15 +136,11 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 static void
 count_sort(SortJobReport *report, uint32 nrows, instr_time start)
 {
-	instr_time	end;
-	EngineStats *stats;
+	EngineStats *stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
 
-	INSTR_TIME_SET_CURRENT(end);
-	INSTR_TIME_SUBTRACT(end, start);
-	stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
 	stats->sorts++;
 	stats->rows += nrows;
-	stats->total_ms += INSTR_TIME_GET_MILLISEC(end);
+	stats->total_ms += ms_since(start);
 	if (report->fallback_reason)
 		remember_reason(&engine_stats[0], report->fallback_reason);
 }

@@ -58,8 +58,8 @@ typedef struct Run
 	uint32		length;
 } Run;
 
-static void
-insertion_sort_rows(const uint64 *keys, uint32 *rows, uint32 n)
+void
+cpu_insertion_sort(const uint64 *keys, uint32 *rows, uint32 n)
 {
 	for (uint32 i = 1; i < n; i++)
 	{
@@ -92,7 +92,7 @@ sort_rows_by_key(const uint64 *keys, uint32 *rows, uint32 n, Scratch *scratch)
 
 	if (n < SHORT_RUN)
 	{
-		insertion_sort_rows(keys, rows, n);
+		cpu_insertion_sort(keys, rows, n);
 		return;
 	}
 	for (uint32 i = 0; i < n; i++)
@@ -206,7 +206,6 @@ cpu_sort_values(SortValues *job, char **why)
 
 const SortEngine cpu_sort_engine = {
 	.kind = SORT_ENGINE_CPU,
-	.name = "cpu",
 	.sort_job = cpu_sort_job,
 	.sort_values = cpu_sort_values,
 };

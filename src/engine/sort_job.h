@@ -84,7 +84,6 @@ typedef enum SortEngineKind
 typedef struct SortEngine
 {
 	SortEngineKind kind;
-	const char *name;
 	bool		(*sort_job) (SortJob *job, char **why);
 	bool		(*sort_values) (SortValues *values, char **why);
 
@@ -110,5 +109,11 @@ extern const SortEngine cpu_sort_engine;
  * that callers can respect their memory budget before they start.
  */
 extern Size cpu_sort_scratch_bytes(uint32 nrows);
+
+/*
+ * Sorts rows[0..n) stably by keys[row], by insertion: for the few rows where
+ * a job costs more than the sort.
+ */
+extern void cpu_insertion_sort(const uint64 *keys, uint32 *rows, uint32 n);
 
 #endif							/* SORT_JOB_H */

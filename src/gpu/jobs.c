@@ -340,7 +340,6 @@ gpu_sort_values(SortValues *job, char **why)
 
 const SortEngine gpu_sort_engine = {
 	.kind = SORT_ENGINE_GPU,
-	.name = "gpu",
 	.sort_job = gpu_sort_job,
 	.sort_values = gpu_sort_values,
 	.unavailable = gpu_engine_unavailable,

@@ -85,13 +85,31 @@ key_codec_for_type(Oid type)
 	return (codec && codec->array_elem) ? codec : NULL;
 }
 
+/*
+ * Prepares ssup (zeroed, ssup_cxt set) to make a prefix codec's keys:
+ * PostgreSQL's own abbreviated keys for sortop under collation.  False when
+ * the type gives none there (a libc collation other than C, for text).
+ */
+static bool
+prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation, SortSupport ssup)
+{
+	ssup->ssup_collation = collation;
+	ssup->abbreviate = true;
+	PrepareSortSupportFromOrderingOp(sortop, ssup);
+	if (ssup->abbrev_converter == NULL)
+		return false;
+	/* keys that order as unsigned words, or numeric's, whose order is known */
+	return codec->abbrev_reversed || ssup->comparator == ssup_datum_unsigned_cmp;
+}
+
 const KeyCodec *
-key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending)
+key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
+					SortSupport prefix)
 {
 	Oid			opfamily;
 	Oid			opcintype;
 	const KeyCodec *codec;
-	SortSupportData ssup;
+	SortSupportData probe;
 
 	/* varchar sorts as text: binary-coercible types share their keys */
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
@@ -102,26 +120,18 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending)
 		return NULL;
 	if (!codec->exact)
 	{
-		memset(&ssup, 0, sizeof(ssup));
-		ssup.ssup_cxt = CurrentMemoryContext;
-		if (!key_prefix_prepare(codec, sortop, collation, &ssup))
+		if (prefix == NULL)
+		{
+			memset(&probe, 0, sizeof(probe));
+			probe.ssup_cxt = CurrentMemoryContext;
+			prefix = &probe;
+		}
+		if (!prefix_prepare(codec, sortop, collation, prefix))
 			return NULL;
 	}
 	return codec;
 }
 
-bool
-key_prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation,
-				   SortSupport ssup)
-{
-	ssup->ssup_collation = collation;
-	ssup->abbreviate = true;
-	PrepareSortSupportFromOrderingOp(sortop, ssup);
-	if (ssup->abbrev_converter == NULL)
-		return false;
-	/* keys that order as unsigned words, or numeric's, whose order is known */
-	return codec->abbrev_reversed || ssup->comparator == ssup_datum_unsigned_cmp;
-}
 
 int
 key_value_width(SortValueType layout)

@@ -52,19 +52,13 @@ typedef struct KeyCodec
  * The codec of a sort key of the GpuSort node: the ordering operator sortop
  * on values of type (a domain is looked through) under collation, or NULL
  * when the node cannot sort by it.  *descending says whether sortop orders
- * downwards.
+ * downwards.  A prefix codec's keys are PostgreSQL's own abbreviated keys:
+ * prefix (zeroed, ssup_cxt set; NULL to only ask) is prepared to make them,
+ * and where the type gives none (text under a libc collation other than C)
+ * the key has no codec.
  */
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
-										   bool *descending);
-
-/*
- * Prepares ssup (zeroed, ssup_cxt set) to make the prefix keys of a prefix
- * codec: PostgreSQL's own abbreviated keys for sortop under collation.
- * False when the type gives none there (a libc collation other than C, for
- * text): the key then has no codec.
- */
-extern bool key_prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation,
-							   SortSupport ssup);
+										   bool *descending, SortSupport prefix);
 
 /* The prefix key of a value (not NULL), through its prepared SortSupport. */
 static inline uint64
@@ -118,13 +112,6 @@ key_encode_word(const KeyCodec *codec, Datum value, int w, bool descending)
 			break;
 	}
 	return descending ? sort_key_descending(key, codec->bits) : key;
-}
-
-/* The key of a value (not NULL) of a one-word codec. */
-static inline uint64
-key_encode(const KeyCodec *codec, Datum value, bool descending)
-{
-	return key_encode_word(codec, value, 0, descending);
 }
 
 /*

@@ -2,7 +2,7 @@
  *
  * row_store.c
  *	  Compact in-memory storage of the rows a GpuSort node collects: the
- *	  tuples, and the encoded integer keys the sort engines order them by.
+ *	  tuples, and the encoded keys the sort engines order them by.
  *
  *-------------------------------------------------------------------------
  */

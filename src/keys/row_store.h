@@ -7,7 +7,7 @@
  * per-tuple allocation header), a tuple that fits in a cache line never
  * straddling two; the store keeps a pointer to each.  Rows
  * whose leading sort key is NULL are kept apart from the others, which are
- * the rows the sort engines order.  For each leading integer sort key, the
+ * the rows the sort engines order.  For each leading encoded sort key, the
  * store keeps a column of encoded keys (sort_keys.h) of the non-NULL-led
  * rows, with the column's range and its NULLs.
  *
@@ -78,7 +78,7 @@ typedef struct RowStoreUploader
 typedef struct RowStore
 {
 	MemoryContext cxt;			/* holds everything below */
-	int			ncolumns;		/* integer key columns, the first leading */
+	int			ncolumns;		/* key columns, the first leading */
 	bool		keys_only;		/* keep the keys, not the tuples */
 	KeyColumn  *columns;
 

@@ -2,10 +2,10 @@
  *
  * executor.c
  *	  The GpuSort custom scan node at run time: the executor's Sort, with the
- *	  sorting done by a sort engine (GPU or CPU radix sort) on integer keys.
+ *	  sorting done by a sort engine (GPU or CPU radix sort) on encoded keys.
  *
  * The node reads its whole input into a row store (row_store.c), sorts the
- * rows by their leading integer keys with a sort engine, resolves the ties
+ * rows by their leading encoded keys with a sort engine, resolves the ties
  * that remain by the other sort keys with PostgreSQL's comparators
  * (sort_rows.c), and returns the rows in order.  It behaves like Sort in
  * every other way: it supports backward scans, mark/restore and rescans.
@@ -82,6 +82,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		SortSupport ssup = &state->ssups[i];
 		const KeyCodec *codec;
+		SortSupport prefix;
 		bool		descending = false;
 
 		state->attnos[i] = list_nth_int(cols, i);
@@ -100,9 +101,11 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		 * is the last: rows it leaves tied are ordered from it on by the
 		 * comparators, whatever later keys the engine could sort.
 		 */
+		prefix = palloc0(sizeof(SortSupportData));
+		prefix->ssup_cxt = CurrentMemoryContext;
 		codec = key_codec_for_order(state->sortops[i],
 									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
-									state->collations[i], &descending);
+									state->collations[i], &descending, prefix);
 		if (codec == NULL || state->codec_keys < i ||
 			(ncolumns > 0 && columns[ncolumns - 1].prefix))
 			continue;
@@ -114,17 +117,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 			columns[ncolumns].word = w;
 			columns[ncolumns].keyno = i;
 			columns[ncolumns].descending = descending;
-			columns[ncolumns].prefix = NULL;
-			if (!codec->exact)
-			{
-				SortSupport prefix = palloc0(sizeof(SortSupportData));
-
-				prefix->ssup_cxt = CurrentMemoryContext;
-				if (!key_prefix_prepare(codec, state->sortops[i], state->collations[i],
-										prefix))
-					elog(ERROR, "GpuSort: no prefix keys for sort key %d", i + 1);
-				columns[ncolumns].prefix = prefix;
-			}
+			columns[ncolumns].prefix = codec->exact ? NULL : prefix;
 			ncolumns++;
 		}
 		state->codec_keys++;
@@ -136,7 +129,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 				   state->nullsfirst);
 
 	/*
-	 * A row that is nothing but its integer sort key needs no tuple: the
+	 * A row that is nothing but its sort key needs no tuple: the
 	 * key is kept, and decoded into a virtual tuple on the way out.  Other
 	 * rows are returned as MinimalTuples: make the scan slot one of that
 	 * kind, so that the nodes above us deform it correctly.
@@ -199,11 +192,11 @@ collect_and_sort(GpuSortState *state)
 
 	state->ntotal = (int64) store->nrows + store->nnullrows;
 	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
-	state->collect_ms = elapsed_ms(start);
+	state->collect_ms = ms_since(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
 	node_sort_rows(state, state->ntotal < gpusort_min_rows);
-	state->sort_ms = elapsed_ms(sort_start);
+	state->sort_ms = ms_since(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	state->ran = RUN_ENGINE;
@@ -293,7 +286,7 @@ gpusort_exec(CustomScanState *node)
 		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
 	}
 	if (timing)
-		state->emit_ms += elapsed_ms(start);
+		state->emit_ms += ms_since(start);
 	return slot;
 }
 

@@ -71,11 +71,11 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 			tuplesort_puttupleslot(tuplesort, next);
 		}
 	}
-	state->collect_ms = elapsed_ms(start);
+	state->collect_ms = ms_since(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
 	tuplesort_performsort(tuplesort);
-	state->sort_ms = elapsed_ms(sort_start);
+	state->sort_ms = ms_since(sort_start);
 
 	state->tuplesort_reason = reason;
 	state->ran = RUN_TUPLESORT;

@@ -25,6 +25,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "keys/row_store.h"
+#include "util/timing.h"
 #include "keys/sort_keys.h"
 #include "node/tie_order.h"
 
@@ -61,7 +62,7 @@ typedef struct GpuSortState
 	int			codec_keys;		/* leading keys that have codecs */
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
-	bool		keys_only;		/* the row is its one integer key */
+	bool		keys_only;		/* the row is its one sort key */
 
 	NodePhase	phase;
 	RowStore	store;
@@ -88,16 +89,6 @@ typedef struct GpuSortState
 	double		sort_ms;
 	double		emit_ms;
 } GpuSortState;
-
-static inline double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
 
 /* Stores the row of a keys-only store (row -1: the NULL) in a virtual slot. */
 static inline TupleTableSlot *

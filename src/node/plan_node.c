@@ -45,7 +45,7 @@ gpusort_sort_supported(Sort *sort)
 	if (tle == NULL)
 		return false;
 	return key_codec_for_order(sort->sortOperators[0], exprType((Node *) tle->expr),
-							   sort->collations[0], &descending) != NULL;
+							   sort->collations[0], &descending, NULL) != NULL;
 }
 
 /*

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * sort_rows.c
- *	  Sorting the rows the GpuSort node collected: by the leading integer
+ *	  Sorting the rows the GpuSort node collected: by the leading encoded
  *	  keys with a sort engine, then the rows those keys leave tied by the
  *	  remaining keys with PostgreSQL's comparators (tie_order.c).
  *
@@ -21,7 +21,7 @@
 /* Rows between interrupt checks in linear passes over the sorted rows. */
 #define TIE_SCAN_CHUNK		(1 << 16)
 
-/* Are two rows equal in the integer keys that the engine sorted? */
+/* Are two rows equal in the key columns that the engine sorted? */
 static bool
 radix_keys_equal(GpuSortState *state, uint32 a, uint32 b)
 {
@@ -32,7 +32,7 @@ radix_keys_equal(GpuSortState *state, uint32 a, uint32 b)
 }
 
 /*
- * Gives the NULLs of the integer key columns after the first a key in the
+ * Gives the NULLs of the key columns after the first a key in the
  * column's order, so that the engines can sort them, and returns how many
  * leading columns can be sorted so.  A column whose keys leave no room for
  * a NULL key ends the columns the engine sorts; comparators sort the rest.

@@ -4,7 +4,7 @@
  *	  Ordering rows that the engine's keys leave tied, by the remaining
  *	  sort keys, with PostgreSQL's own comparators.
  *
- * The engines sort rows by their leading integer keys; rows equal in those
+ * The engines sort rows by their leading encoded keys; rows equal in those
  * (and rows whose leading key is NULL) are then ordered here, group by
  * group, the way tuplesort orders its tuples: the first remaining key of
  * each row is fetched once, into an array of (key, row) entries, and turned

@@ -166,19 +166,10 @@ sort_input_values(const SortInput *in)
 
 	if (n <= ARRAY_SORT_SMALL)
 	{
-		/* stable insertion sort: a job would cost more than the sort */
+		/* a job would cost more than the sort */
 		for (uint32 i = 0; i < n; i++)
-		{
-			uint64		key = keys[i];
-			uint32		j = i;
-
-			while (j > 0 && keys[perm[j - 1]] > key)
-			{
-				perm[j] = perm[j - 1];
-				j--;
-			}
-			perm[j] = i;
-		}
+			perm[i] = i;
+		cpu_insertion_sort(keys, perm, n);
 	}
 	else
 	{
