@@ -18,7 +18,7 @@ OBJS = $(SRCS:.c=.o)
 # Regression suites: test/sql, test/expected.  They run against any server
 # that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
-REGRESS = node_plan node_types key_types node_contexts node_fallback reliability differential array_sort gpu_info
+REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback reliability differential array_sort gpu_info
 REGRESS_OPTS = --inputdir=test
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)

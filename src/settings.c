@@ -21,6 +21,8 @@ int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = 0;
 bool		gpusort_gpu_prestart = false;
 int			gpusort_prefault_threads = 4;
+int			gpusort_key_threads = 7;
+int			gpusort_xfrm_scramble = 0;
 bool		gpusort_huge_pages = false;
 
 static const struct config_enum_entry device_options[] = {
@@ -108,6 +110,25 @@ gpusort_define_settings(void)
 							&gpusort_prefault_threads,
 							4, 0, 64,
 							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.key_threads",
+							"Helper threads per backend that make and check the keys of text under libc collations.",
+							"strxfrm() keys are made, and their order checked with strcoll(), by "
+							"the backend and this many threads, no more than the cores; "
+							"0: by the backend alone.",
+							&gpusort_key_threads,
+							7, 0, 63,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.xfrm_scramble",
+							"For tests: replaces every Nth strxfrm() key with a wrong one.",
+							"Shows that the order check repairs keys that disagree with "
+							"strcoll(); 0 (the default) turns it off.",
+							&gpusort_xfrm_scramble,
+							0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.huge_pages",

@@ -29,6 +29,8 @@ extern int	gpusort_gpu_id;
 extern int	gpusort_gpu_memory;
 extern bool gpusort_gpu_prestart;
 extern int	gpusort_prefault_threads;
+extern int	gpusort_key_threads;
+extern int	gpusort_xfrm_scramble;
 extern bool gpusort_huge_pages;
 
 /* Memory budget of one GpuSort node, in kilobytes. */

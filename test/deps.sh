@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs what building and testing gpusort needs, when it is missing:
 # PostgreSQL 15 server and headers from the distribution's packages (for the
-# default pg_config) and a C toolchain.  Source it; it does nothing when
+# default pg_config), a C toolchain, and the en_US.UTF-8 locale (the key_libc
+# suite sorts under it where it exists).  Source it; it does nothing when
 # everything is there.  Needs root (or sudo) to install.
 
 gpusort_install_deps() {
@@ -14,12 +15,26 @@ gpusort_install_deps() {
 			need+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
 		fi
 	fi
-	[ ${#need[@]} -eq 0 ] && return 0
+	local locale=no
+	locale -a 2>/dev/null | grep -qix 'en_US.utf8' || locale=yes
+	[ $locale = yes ] && ! command -v locale-gen >/dev/null 2>&1 && need+=(locales)
+	[ ${#need[@]} -eq 0 ] && [ $locale = no ] && return 0
 	local sudo=()
 	[ "$(id -u)" = 0 ] || sudo=(sudo)
-	echo "installing: ${need[*]}"
-	"${sudo[@]}" apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	if [ ${#need[@]} -gt 0 ]; then
+		echo "installing: ${need[*]}"
+		"${sudo[@]}" apt-get update -qq &&
+			DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
+			return 1
+	fi
+	if [ $locale = yes ]; then
+		# a locale PostgreSQL compares text under with strcoll()
+		echo "generating the en_US.UTF-8 locale"
+		grep -qx 'en_US.UTF-8 UTF-8' /etc/locale.gen 2>/dev/null ||
+			echo 'en_US.UTF-8 UTF-8' | "${sudo[@]}" tee -a /etc/locale.gen >/dev/null
+		"${sudo[@]}" locale-gen >/dev/null 2>&1 || echo "(no en_US.UTF-8: key_libc sorts under C.UTF-8)"
+	fi
+	return 0
 }
 
 # make install writes into PostgreSQL's directories: use sudo when not root.

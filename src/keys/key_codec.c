@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "keys/key_codec.h"
+#include "keys/xfrm_keys.h"
 
 /* Operator families that pg_opfamily_d.h names only in later releases. */
 #ifndef FLOAT_BTREE_FAM_OID
@@ -33,6 +34,9 @@
 #ifndef UUID_BTREE_FAM_OID
 #define UUID_BTREE_FAM_OID		2968
 #endif
+#ifndef BYTEA_BTREE_FAM_OID
+#define BYTEA_BTREE_FAM_OID		428
+#endif
 #ifndef NUMERIC_BTREE_FAM_OID
 #define NUMERIC_BTREE_FAM_OID	1988
 #endif
@@ -44,7 +48,9 @@
  * engines' value path sorts).  A prefix key (text, bpchar, numeric: varchar
  * sorts as text) is PostgreSQL's own abbreviated key of the value, mapped to
  * an unsigned order; rows whose prefix keys tie are ordered by the type's
- * comparator, so the order is PostgreSQL's by construction.
+ * comparator, so the order is PostgreSQL's by construction.  Text under a
+ * libc collation other than C has no abbreviated keys: its xfrm codecs make
+ * keys with strxfrm(), and the order they give is checked (xfrm_keys.h).
  */
 static const KeyCodec key_codecs[] = {
 	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key, array_elem */
@@ -65,14 +71,18 @@ static const KeyCodec key_codecs[] = {
 	/* prefix keys: rows whose keys tie are ordered by the type's comparator */
 	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
 	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
+	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
 	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, true},
+	/* strxfrm() keys, checked after the sort */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
 };
 
 static const KeyCodec *
-codec_of(Oid type)
+codec_of(Oid type, bool xfrm)
 {
 	for (int i = 0; i < lengthof(key_codecs); i++)
-		if (key_codecs[i].type == type)
+		if (key_codecs[i].type == type && key_codecs[i].xfrm == xfrm)
 			return &key_codecs[i];
 	return NULL;
 }
@@ -80,7 +90,7 @@ codec_of(Oid type)
 const KeyCodec *
 key_codec_for_type(Oid type)
 {
-	const KeyCodec *codec = codec_of(type);
+	const KeyCodec *codec = codec_of(type, false);
 
 	return (codec && codec->array_elem) ? codec : NULL;
 }
@@ -115,7 +125,7 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
 		!IsBinaryCoercible(getBaseType(type), opcintype))
 		return NULL;
-	codec = codec_of(opcintype);
+	codec = codec_of(opcintype, false);
 	if (codec == NULL || !codec->node_key || codec->opfamily != opfamily)
 		return NULL;
 	if (!codec->exact)
@@ -127,7 +137,12 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 			prefix = &probe;
 		}
 		if (!prefix_prepare(codec, sortop, collation, prefix))
-			return NULL;
+		{
+			/* text that PostgreSQL compares with strcoll() */
+			codec = codec_of(opcintype, true);
+			if (codec == NULL || xfrm_collation(collation) == NULL)
+				return NULL;
+		}
 	}
 	return codec;
 }

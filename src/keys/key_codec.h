@@ -46,6 +46,9 @@ typedef struct KeyCodec
 	bool		abbrev_reversed;	/* prefix keys: the abbreviated key orders
 									 * as a signed integer, backwards (numeric);
 									 * else as an unsigned one (text) */
+	bool		xfrm;			/* prefix keys made by strxfrm() under a libc
+								 * collation, their order checked after the
+								 * sort (xfrm_keys.h), not abbreviated keys */
 } KeyCodec;
 
 /*
@@ -53,9 +56,9 @@ typedef struct KeyCodec
  * on values of type (a domain is looked through) under collation, or NULL
  * when the node cannot sort by it.  *descending says whether sortop orders
  * downwards.  A prefix codec's keys are PostgreSQL's own abbreviated keys:
- * prefix (zeroed, ssup_cxt set; NULL to only ask) is prepared to make them,
- * and where the type gives none (text under a libc collation other than C)
- * the key has no codec.
+ * prefix (zeroed, ssup_cxt set; NULL to only ask) is prepared to make them.
+ * Text under a libc collation other than C, which PostgreSQL does not
+ * abbreviate, gets an xfrm codec instead (xfrm_keys.h).
  */
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
 										   bool *descending, SortSupport prefix);

@@ -11,6 +11,7 @@
 #include "utils/memutils.h"
 
 #include "keys/row_store.h"
+#include "keys/xfrm_keys.h"
 #include "util/big_array.h"
 #include "util/prefault.h"
 
@@ -527,6 +528,13 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
+			if (column->xfrm)
+			{
+				/* keys made later, by threads; no range yet */
+				column->keys[store->nrows] =
+					xfrm_value_ref(store, slot, column->attno, tuple, data, value);
+				continue;
+			}
 			key = column->prefix ? prefix_key(store, column, value) :
 				key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);

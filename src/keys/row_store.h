@@ -36,6 +36,9 @@ typedef struct KeyColumn
 	int			word;			/* which of the key's words this column holds */
 	int			keyno;			/* the sort key it belongs to (0: the first) */
 	SortSupport prefix;			/* a prefix key's abbreviation, else NULL */
+	const struct XfrmCollation *xfrm;	/* strxfrm() keys: their collation
+										 * (keys hold references to the
+										 * values until xfrm_make_keys) */
 	bool		dropped;		/* prefix keys given up: they did not tell
 								 * the rows apart (keys are then 0) */
 	uint32		abbrev_next;	/* rows at which to ask that next */

@@ -24,6 +24,7 @@
 
 #include "engine/engine.h"
 #include "keys/row_store.h"
+#include "keys/xfrm_keys.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
 #include "settings.h"
@@ -107,7 +108,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
 									state->collations[i], &descending, prefix);
 		if (codec == NULL || state->codec_keys < i ||
-			(ncolumns > 0 && columns[ncolumns - 1].prefix))
+			(ncolumns > 0 && !columns[ncolumns - 1].codec->exact))
 			continue;
 		/* a key of several words is as many columns, the first leading */
 		for (int w = 0; w < codec->words; w++)
@@ -117,7 +118,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 			columns[ncolumns].word = w;
 			columns[ncolumns].keyno = i;
 			columns[ncolumns].descending = descending;
-			columns[ncolumns].prefix = codec->exact ? NULL : prefix;
+			columns[ncolumns].prefix = (codec->exact || codec->xfrm) ? NULL : prefix;
+			columns[ncolumns].xfrm = codec->xfrm ? xfrm_collation(state->collations[i]) : NULL;
 			ncolumns++;
 		}
 		state->codec_keys++;
@@ -152,10 +154,18 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	/* a row's pointers, its keys, its place in the order and sort scratch */
 	rowbytes = (state->keys_only ? 0 : 2 * sizeof(MinimalTuple)) +
 		ncolumns * sizeof(uint64) + sizeof(uint32) + cpu_sort_scratch_bytes(1);
+	/* strxfrm() keys: a reference to each value, kept for the check */
+	if (columns[ncolumns - 1].xfrm)
+		rowbytes += sizeof(uint64);
+
+	/*
+	 * The engine gets the leading keys while the rows come, unless they are
+	 * strxfrm() keys, which are made after the last row.
+	 */
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
 				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
 				   cscan->scan.plan.plan_rows, state->keys_only,
-				   &sort_engine_uploader);
+				   columns[0].xfrm ? NULL : &sort_engine_uploader);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 }

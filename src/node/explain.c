@@ -73,6 +73,39 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Sort Key", keys, es);
 }
 
+/*
+ * How the engine's keys ordered each sort key: exactly, by a prefix (an
+ * abbreviated key, or a strxfrm() key) whose ties the comparator settled,
+ * or not at all (the comparator alone).  For strxfrm() keys, also how many
+ * adjacent rows the check found out of order.
+ */
+static void
+explain_key_kinds(GpuSortState *state, ExplainState *es)
+{
+	List	   *kinds = NIL;
+	bool		xfrm = false;
+
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		const char *kind = "comparator";
+
+		for (int c = 0; c < state->radix_keys; c++)
+		{
+			const KeyCodec *codec = state->store.columns[c].codec;
+
+			if (state->store.columns[c].keyno != k)
+				continue;
+			kind = codec->exact ? "exact" : codec->xfrm ? "prefix (strxfrm)" : "prefix";
+			xfrm |= codec->xfrm;
+		}
+		kinds = lappend(kinds, (char *) kind);
+	}
+	ExplainPropertyList("Sort Key Kinds", kinds, es);
+	if (xfrm)
+		ExplainPropertyInteger("strxfrm Inversions Repaired", NULL,
+							   (int64) state->xfrm_inversions, es);
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -102,7 +135,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->report.fallback_reason)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
-		ExplainPropertyInteger("Engine Keys", NULL, state->engine_keys, es);
+		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)
 			ExplainPropertyInteger("Rows Ordered by Comparators", NULL,
 								   state->tied_rows + state->store.nnullrows, es);

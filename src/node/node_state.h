@@ -84,6 +84,8 @@ typedef struct GpuSortState
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
 	int64		tied_rows;		/* rows the comparators then ordered */
+	uint64		xfrm_inversions;	/* pairs the strxfrm() keys put out of
+									 * order, found by the check */
 	Size		memory_used;
 	double		collect_ms;
 	double		sort_ms;

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "keys/row_store.h"
 #include "node/node_state.h"
+#include "keys/xfrm_keys.h"
 #include "node/tie_order.h"
 #include "util/prefault.h"
 
@@ -64,6 +65,69 @@ place_key_nulls(GpuSortState *state)
 }
 
 /*
+ * Orders each group of rows of perm that are equal in the first ncolumns
+ * key columns by the sort keys from firstkey on; returns the rows in groups
+ * of more than one.
+ */
+static int64
+order_groups(GpuSortState *state, uint32 *perm, int ncolumns, int firstkey)
+{
+	RowStore   *store = &state->store;
+	int			saved = state->radix_keys;
+	uint32		start = 0;
+	int64		grouped = 0;
+
+	state->radix_keys = ncolumns;
+	for (uint32 i = 1; i <= store->nrows; i++)
+	{
+		if (i % TIE_SCAN_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
+			continue;
+		if (i - start > 1)
+			grouped += i - start;
+		tie_order_sort(&state->ties, store->rows, perm + start, i - start,
+					   firstkey, store->cxt);
+		start = i;
+	}
+	state->radix_keys = saved;
+	return grouped;
+}
+
+/*
+ * The engine sorted strxfrm() keys (column j): check the order they gave
+ * with strcoll(), confirm what it finds out of order with PostgreSQL's
+ * comparator, and if anything is, order the rows that the columns before j
+ * leave tied by the comparators alone (xfrm_keys.h).
+ */
+static void
+check_xfrm_order(GpuSortState *state, uint32 *perm, int j, const uint64 *refs)
+{
+	RowStore   *store = &state->store;
+	KeyColumn  *column = &store->columns[j];
+	uint32		found[1024];
+	uint32		nfound;
+	uint64		suspects;
+
+	suspects = xfrm_suspect_pairs(store->columns, j, refs, perm, store->nrows,
+								  found, lengthof(found), &nfound);
+	state->xfrm_inversions = 0;
+	if (suspects > nfound)
+		state->xfrm_inversions = suspects;	/* too many to confirm one by one */
+	else
+		for (uint32 k = 0; k < nfound; k++)
+		{
+			uint32		i = found[k];
+
+			if (tie_order_compare(&state->ties, store->rows[perm[i - 1]],
+								  store->rows[perm[i]], column->keyno) > 0)
+				state->xfrm_inversions++;
+		}
+	if (state->xfrm_inversions > 0)
+		state->tied_rows = order_groups(state, perm, j, column->keyno);
+}
+
+/*
  * Sorts the collected rows with a sort engine and the comparators.  An
  * input below gpusort.min_rows stays on the CPU engine: handing rows already
  * collected to tuplesort would cost more than sorting them here.
@@ -77,6 +141,17 @@ node_sort_rows(GpuSortState *state, bool small)
 	MinimalTuple *sorted = NULL;
 	MinimalTuple *sorted_rows = NULL;
 	SortJob		job;
+	int			xfrm_column = -1;
+	uint64	   *refs = NULL;
+
+	/* strxfrm() keys are made now, by threads, from the stored values */
+	for (int i = 0; i < store->ncolumns; i++)
+		if (store->columns[i].xfrm && store->nrows > 0)
+		{
+			xfrm_column = i;
+			refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+			xfrm_make_keys(&store->columns[i], store->nrows, refs);
+		}
 
 	state->radix_keys = place_key_nulls(state);
 	/* prefix keys given up while the rows came (row_store.c) sort nothing */
@@ -84,10 +159,11 @@ node_sort_rows(GpuSortState *state, bool small)
 		if (store->columns[i].dropped)
 			state->radix_keys = i;
 	state->tied_rows = 0;
+	state->xfrm_inversions = 0;
 	/* the sort keys those columns order completely */
 	if (state->radix_keys < store->ncolumns)
 		state->engine_keys = store->columns[state->radix_keys].keyno;
-	else if (store->columns[store->ncolumns - 1].prefix)
+	else if (!store->columns[store->ncolumns - 1].codec->exact)
 		state->engine_keys = store->columns[store->ncolumns - 1].keyno;
 	else
 		state->engine_keys = state->codec_keys;
@@ -141,22 +217,12 @@ node_sort_rows(GpuSortState *state, bool small)
 
 	/* Rows equal in the engine's keys are ordered by the remaining keys. */
 	if (state->engine_keys < state->nkeys)
-	{
-		uint32		start = 0;
-
-		for (uint32 i = 1; i <= store->nrows; i++)
-		{
-			if (i % TIE_SCAN_CHUNK == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (i < store->nrows && radix_keys_equal(state, perm[start], perm[i]))
-				continue;
-			if (i - start > 1)
-				state->tied_rows += i - start;
-			tie_order_sort(&state->ties, store->rows, perm + start, i - start,
-						   state->engine_keys, store->cxt);
-			start = i;
-		}
-	}
+		state->tied_rows = order_groups(state, perm, state->radix_keys,
+										state->engine_keys);
+	if (xfrm_column >= 0 && xfrm_column < state->radix_keys)
+		check_xfrm_order(state, perm, xfrm_column, refs);
+	if (refs)
+		pfree(refs);
 
 	/* Rows whose leading key is NULL are ordered by the other keys. */
 	tie_order_sort(&state->ties, store->nullrows, NULL, store->nnullrows, 1,

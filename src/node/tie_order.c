@@ -195,6 +195,23 @@ fill_entries(TieRun *run, TiedRow *entries, const uint32 *index, uint32 n)
 	}
 }
 
+int
+tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b, int firstkey)
+{
+	for (int k = firstkey; k < order->nkeys; k++)
+	{
+		bool		anull;
+		bool		bnull;
+		Datum		av = minimal_tuple_getattr(a, order->attnos[k], order->desc, &anull);
+		Datum		bv = minimal_tuple_getattr(b, order->attnos[k], order->desc, &bnull);
+		int			cmp = ApplySortComparator(av, anull, bv, bnull, &order->ssups[k]);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	return 0;
+}
+
 void
 tie_order_sort(TieOrder *order, MinimalTuple *rows, uint32 *index, uint32 n,
 			   int firstkey, MemoryContext cxt)

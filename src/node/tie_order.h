@@ -54,6 +54,10 @@ extern void tie_order_init(TieOrder *order, TupleDesc desc, int nkeys,
 extern void tie_order_sort(TieOrder *order, MinimalTuple *rows, uint32 *index,
 						   uint32 n, int firstkey, MemoryContext cxt);
 
+/* Compares two rows by the sort keys from firstkey on, as Sort would. */
+extern int	tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b,
+							  int firstkey);
+
 /* Frees the scratch memory of the sorts, once all are done. */
 extern void tie_order_done(TieOrder *order);
 

@@ -49,10 +49,11 @@ BEGIN
 END
 $$;
 
--- The statistics, as a check of where the last sorts ran.
+-- The statistics, as a check of where the last sorts ran (a row per
+-- engine, cpu first; not ORDER BY, which would be a sort of its own).
 CREATE VIEW gi_stats AS
   SELECT engine, sorts, rows, fallbacks, last_fallback_reason IS NOT NULL AS has_reason
-  FROM gpusort_stats() ORDER BY engine;
+  FROM gpusort_stats();
 
 -- gpusort_stats(): a row per engine; a reset zeroes them.
 SELECT gpusort_stats_reset();

@@ -75,7 +75,7 @@ DROP DOMAIN stamp;
 -- Prefix keys: text, varchar, bpchar and numeric sort on PostgreSQL's own
 -- abbreviated keys, and the rows whose keys tie are ordered by the type's
 -- comparator.  C and ICU collations; a libc collation other than C gives no
--- abbreviated keys, and Sort stays.
+-- abbreviated keys, and has strxfrm() keys instead (key_libc).
 -- An ICU collation where PostgreSQL was built with ICU, else "C" again.
 DO $$
 BEGIN

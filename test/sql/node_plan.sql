@@ -17,9 +17,10 @@ EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY a + b, id;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id, c FROM plan_t ORDER BY a, b;
 
 -- The leading key must be of a type the engines sort (keys/key_codec.c:
--- integers, floats, date and time types, bool, oid, money, uuid); other
--- keys may be anything.  A text leading key stays with Sort.
-EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY c, a;
+-- integers, floats, date and time types, bool, oid, money, uuid exactly;
+-- text, numeric, bytea by a prefix); other keys may be anything.  An array
+-- leading key stays with Sort.
+EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY ARRAY[a], c;
 EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY d;
 
 -- LIMIT (top-N) stays with the bounded Sort; OFFSET alone does not bound.
@@ -69,7 +70,7 @@ END
 $$;
 
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id');
-SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c');
+SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c COLLATE "C"');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id OFFSET 10000');
 
 -- Helpers for the suites that follow.

@@ -1,0 +1,389 @@
+/*-------------------------------------------------------------------------
+ *
+ * xfrm_keys.c
+ *	  Prefix keys of text under libc collations other than C, made with
+ *	  strxfrm(), and the check that makes their order sound (see
+ *	  xfrm_keys.h).
+ *
+ * The loops run on helper threads (util/parallel.h): they read the stored
+ * tuples, call the C library and malloc, and nothing of PostgreSQL's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <string.h>
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_type_d.h"
+#include "common/hashfn.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "keys/xfrm_keys.h"
+#include "settings.h"
+#include "util/parallel.h"
+
+/*
+ * Bytes of a value that strxfrm() sees: its first key bytes depend on the
+ * first characters only.  Values compressed or stored out of line are
+ * copied this far, and compared by PostgreSQL's comparator in the check.
+ */
+#define XFRM_INPUT_BYTES	256
+
+/* A reference to such a copy: the check cannot judge it. */
+#define XFRM_REF_CLIPPED	(UINT64CONST(1) << 63)
+
+/* Rows a loop hands out at a time. */
+#define XFRM_CHUNK			(16 * 1024)
+
+/* Suspect pairs each worker keeps. */
+#define XFRM_FOUND_PER_PART	256
+
+/* The collations met so far in this backend (locale 0: not keyed so). */
+static XfrmCollation **known;
+static int	nknown;
+
+const XfrmCollation *
+xfrm_collation(Oid collation)
+{
+	HeapTuple	tuple;
+	char		provider;
+	bool		deterministic = true;
+	bool		isnull;
+	Datum		datum;
+	char	   *name = NULL;
+	locale_t	locale;
+	XfrmCollation *entry;
+
+	for (int i = 0; i < nknown; i++)
+		if (known[i]->collation == collation)
+			return known[i]->locale ? known[i] : NULL;
+
+	if (collation == DEFAULT_COLLATION_OID)
+	{
+		tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
+		provider = ((Form_pg_database) GETSTRUCT(tuple))->datlocprovider;
+		datum = SysCacheGetAttr(DATABASEOID, tuple, Anum_pg_database_datcollate, &isnull);
+	}
+	else
+	{
+		tuple = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		provider = ((Form_pg_collation) GETSTRUCT(tuple))->collprovider;
+		deterministic = ((Form_pg_collation) GETSTRUCT(tuple))->collisdeterministic;
+		datum = SysCacheGetAttr(COLLOID, tuple, Anum_pg_collation_collcollate, &isnull);
+	}
+	if (!isnull)
+		name = TextDatumGetCString(datum);
+	ReleaseSysCache(tuple);
+
+	/* where PostgreSQL compares with strcoll(): libc, other than C */
+	locale = (locale_t) 0;
+	if (provider == COLLPROVIDER_LIBC && deterministic && name != NULL &&
+		strcmp(name, "C") != 0 && strcmp(name, "POSIX") != 0)
+		locale = newlocale(LC_COLLATE_MASK, name, (locale_t) 0);
+
+	entry = MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation));
+	entry->collation = collation;
+	entry->locale = locale;
+	entry->encoding = GetDatabaseEncoding();
+	known = known ?
+		repalloc(known, sizeof(XfrmCollation *) * (nknown + 1)) :
+		MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation *));
+	known[nknown++] = entry;
+	return locale ? entry : NULL;
+}
+
+uint64
+xfrm_value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
+			   MinimalTuple tuple, const char *data, Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	MemoryContext oldcxt;
+	bool		isnull;
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+	{
+		/* the first bytes, decompressed, for the threads to read */
+		oldcxt = MemoryContextSwitchTo(store->cxt);
+		v = detoast_attr_slice(v, 0, XFRM_INPUT_BYTES);
+		MemoryContextSwitchTo(oldcxt);
+		store->tuplebytes += VARSIZE(v);
+		return (uint64) (uintptr_t) v | XFRM_REF_CLIPPED;
+	}
+	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
+		return (uint64) (uintptr_t) ((char *) tuple + ((char *) v - data));
+	return (uint64) (uintptr_t)
+		DatumGetPointer(minimal_tuple_getattr(tuple, attno, slot->tts_tupleDescriptor,
+											  &isnull));
+}
+
+/* The text of a reference, as PostgreSQL compares it. */
+static inline const char *
+ref_text(uint64 ref, bool bpchar, int *len)
+{
+	struct varlena *v = (struct varlena *) (uintptr_t) (ref & ~XFRM_REF_CLIPPED);
+	const char *s = VARDATA_ANY(v);
+	int			n = VARSIZE_ANY_EXHDR(v);
+
+	/* bpchar's trailing spaces do not count */
+	if (bpchar)
+		while (n > 0 && s[n - 1] == ' ')
+			n--;
+	*len = n;
+	return s;
+}
+
+/* A malloc'd buffer of a thread, grown as needed. */
+typedef struct ThreadBuffer
+{
+	char	   *data;
+	size_t		size;
+} ThreadBuffer;
+
+static bool
+buffer_reserve(ThreadBuffer *buf, size_t size)
+{
+	if (buf->size >= size)
+		return true;
+	free(buf->data);
+	buf->size = Max(size, 2 * buf->size);
+	buf->data = malloc(buf->size);
+	if (buf->data == NULL)
+		buf->size = 0;
+	return buf->data != NULL;
+}
+
+/* Copies len bytes of s into buf, NUL-terminated. */
+static bool
+buffer_cstring(ThreadBuffer *buf, const char *s, int len)
+{
+	if (!buffer_reserve(buf, len + 1))
+		return false;
+	memcpy(buf->data, s, len);
+	buf->data[len] = '\0';
+	return true;
+}
+
+/* What a loop of xfrm_make_keys works on. */
+typedef struct MakeKeys
+{
+	KeyColumn  *column;
+	uint64	   *refs;
+	const XfrmCollation *xfrm;
+	bool		bpchar;
+	int			scramble;		/* gpusort.xfrm_scramble */
+	uint64		min[64];		/* per worker */
+	uint64		max[64];
+	pg_atomic_uint32 failed;	/* a malloc failed */
+} MakeKeys;
+
+/* The key of a value: its strxfrm()'s first 8 bytes, big-endian. */
+static bool
+xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
+		 uint64 *key)
+{
+	int			len;
+	const char *s = ref_text(ref, mk->bpchar, &len);
+	size_t		n;
+
+	if (len > XFRM_INPUT_BYTES)
+		len = pg_encoding_mbcliplen(mk->xfrm->encoding, s, len, XFRM_INPUT_BYTES);
+	if (!buffer_cstring(in, s, len) || !buffer_reserve(out, 4 * len + 64))
+		return false;
+	n = strxfrm_l(out->data, in->data, out->size, mk->xfrm->locale);
+	if (n >= out->size)
+	{
+		if (!buffer_reserve(out, n + 1))
+			return false;
+		n = strxfrm_l(out->data, in->data, out->size, mk->xfrm->locale);
+	}
+	*key = 0;
+	for (size_t i = 0; i < 8; i++)
+		*key = (*key << 8) | (i < n ? (uint8) out->data[i] : 0);
+	return true;
+}
+
+static void
+make_keys_body(void *arg, int part, uint64 start, uint64 end)
+{
+	MakeKeys   *mk = arg;
+	KeyColumn  *column = mk->column;
+	ThreadBuffer in = {NULL, 0};
+	ThreadBuffer out = {NULL, 0};
+	uint64		lo = mk->min[part];
+	uint64		hi = mk->max[part];
+
+	for (uint64 row = start; row < end; row++)
+	{
+		uint64		key;
+
+		if (key_column_isnull(column, row))
+			continue;
+		mk->refs[row] = column->keys[row];
+		if (!xfrm_key(mk, mk->refs[row], &in, &out, &key))
+		{
+			pg_atomic_write_u32(&mk->failed, 1);
+			break;
+		}
+		if (mk->scramble > 0 && row % mk->scramble == 0)
+			key = hash_bytes_uint32_extended((uint32) row, 0);
+		if (column->descending)
+			key = ~key;
+		column->keys[row] = key;
+		lo = Min(lo, key);
+		hi = Max(hi, key);
+	}
+	mk->min[part] = lo;
+	mk->max[part] = hi;
+	free(in.data);
+	free(out.data);
+}
+
+void
+xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
+{
+	MakeKeys   *mk = palloc(sizeof(MakeKeys));
+	int			nworkers = Min(parallel_workers(), lengthof(mk->min));
+
+	mk->column = column;
+	mk->refs = refs;
+	mk->xfrm = column->xfrm;
+	mk->bpchar = column->codec->type == BPCHAROID;
+	mk->scramble = gpusort_xfrm_scramble;
+	for (int i = 0; i < lengthof(mk->min); i++)
+	{
+		mk->min[i] = PG_UINT64_MAX;
+		mk->max[i] = 0;
+	}
+	pg_atomic_init_u32(&mk->failed, 0);
+	parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+	if (pg_atomic_read_u32(&mk->failed))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Making the strxfrm() keys of a sort failed.")));
+	for (int i = 0; i < nworkers; i++)
+	{
+		column->min = Min(column->min, mk->min[i]);
+		column->max = Max(column->max, mk->max[i]);
+	}
+	pfree(mk);
+}
+
+/* What a loop of xfrm_suspect_pairs works on. */
+typedef struct FindSuspects
+{
+	const KeyColumn *columns;
+	int			column;
+	const uint64 *refs;
+	const uint32 *perm;
+	bool		bpchar;
+	locale_t	locale;
+	uint32	   *found;			/* XFRM_FOUND_PER_PART per worker */
+	uint64		nfound[64];
+} FindSuspects;
+
+/*
+ * Compares two values as PostgreSQL compares text under a libc collation
+ * (varstr_cmp): equal bytes are equal; otherwise strcoll(), and strcmp()
+ * where strcoll() finds them equal.  Returns 0 where it cannot tell.
+ */
+static int
+xfrm_compare(FindSuspects *fs, uint64 a, uint64 b, ThreadBuffer *abuf,
+			 ThreadBuffer *bbuf)
+{
+	int			alen;
+	int			blen;
+	const char *as = ref_text(a, fs->bpchar, &alen);
+	const char *bs = ref_text(b, fs->bpchar, &blen);
+	int			cmp;
+
+	if (alen == blen && memcmp(as, bs, alen) == 0)
+		return 0;
+	if (!buffer_cstring(abuf, as, alen) || !buffer_cstring(bbuf, bs, blen))
+		return 0;
+	cmp = strcoll_l(abuf->data, bbuf->data, fs->locale);
+	if (cmp == 0)
+		cmp = strcmp(abuf->data, bbuf->data);
+	return cmp;
+}
+
+static void
+find_suspects_body(void *arg, int part, uint64 start, uint64 end)
+{
+	FindSuspects *fs = arg;
+	const KeyColumn *column = &fs->columns[fs->column];
+	ThreadBuffer abuf = {NULL, 0};
+	ThreadBuffer bbuf = {NULL, 0};
+
+	for (uint64 i = Max(start, 1); i < end; i++)
+	{
+		uint32		a = fs->perm[i - 1];
+		uint32		b = fs->perm[i];
+		bool		decided = false;
+		int			cmp;
+
+		/* rows the earlier columns order, or that tie in this one */
+		for (int c = 0; c < fs->column && !decided; c++)
+			decided = fs->columns[c].keys[a] != fs->columns[c].keys[b];
+		if (decided || column->keys[a] == column->keys[b] ||
+			key_column_isnull(column, a) || key_column_isnull(column, b))
+			continue;
+		if (((fs->refs[a] | fs->refs[b]) & XFRM_REF_CLIPPED) == 0)
+		{
+			cmp = xfrm_compare(fs, fs->refs[a], fs->refs[b], &abuf, &bbuf);
+			if (column->descending ? cmp > 0 : cmp < 0)
+				continue;
+		}
+		if (fs->nfound[part] < XFRM_FOUND_PER_PART)
+			fs->found[part * XFRM_FOUND_PER_PART + fs->nfound[part]] = (uint32) i;
+		fs->nfound[part]++;
+	}
+	free(abuf.data);
+	free(bbuf.data);
+}
+
+uint64
+xfrm_suspect_pairs(const KeyColumn *columns, int column, const uint64 *refs,
+				   const uint32 *perm, uint32 n, uint32 *found, uint32 maxfound,
+				   uint32 *nfound)
+{
+	FindSuspects *fs = palloc0(sizeof(FindSuspects));
+	int			nworkers = Min(parallel_workers(), lengthof(fs->nfound));
+	uint64		total = 0;
+	uint32		kept = 0;
+
+	fs->columns = columns;
+	fs->column = column;
+	fs->refs = refs;
+	fs->perm = perm;
+	fs->bpchar = columns[column].codec->type == BPCHAROID;
+	fs->locale = columns[column].xfrm->locale;
+	fs->found = palloc(sizeof(uint32) * XFRM_FOUND_PER_PART * nworkers);
+
+	/* a chunk starts at its first pair: (start - 1, start) */
+	parallel_for(n, XFRM_CHUNK, nworkers, find_suspects_body, fs);
+
+	for (int p = 0; p < nworkers; p++)
+	{
+		total += fs->nfound[p];
+		for (uint64 j = 0; j < Min(fs->nfound[p], XFRM_FOUND_PER_PART) && kept < maxfound; j++)
+			found[kept++] = fs->found[p * XFRM_FOUND_PER_PART + j];
+	}
+	pfree(fs->found);
+	pfree(fs);
+	*nfound = kept;
+	return total;
+}
