@@ -40,10 +40,19 @@
 /* Elements whose prefix keys are made before abbrev_abort is first asked. */
 #define ABBREV_FIRST_CHECK	10
 
+/*
+ * An element being sorted by the comparator: its value beside its index, so
+ * that a comparison reads the value without a second indirection.
+ */
+typedef struct DatumEntry
+{
+	Datum		value;
+	uint32		index;
+} DatumEntry;
+
 /* What the comparator of qsort_arg needs. */
 typedef struct DatumCompare
 {
-	const Datum *values;
 	SortSupport ssup;
 	bool		full;			/* ssup is abbreviated: use its full
 								 * comparator */
@@ -53,37 +62,45 @@ typedef struct DatumCompare
 static int
 datum_compare(const void *a, const void *b, void *arg)
 {
+	const DatumEntry *ea = (const DatumEntry *) a;
+	const DatumEntry *eb = (const DatumEntry *) b;
 	const DatumCompare *cmp = (const DatumCompare *) arg;
-	uint32		ia = *(const uint32 *) a;
-	uint32		ib = *(const uint32 *) b;
 	int			result;
 
 	CHECK_FOR_INTERRUPTS();
 	if (cmp->full)
-		result = ApplySortAbbrevFullComparator(cmp->values[ia], false,
-											   cmp->values[ib], false,
-											   cmp->ssup);
+		result = ApplySortAbbrevFullComparator(ea->value, false,
+											   eb->value, false, cmp->ssup);
 	else
-		result = ApplySortComparator(cmp->values[ia], false,
-									 cmp->values[ib], false, cmp->ssup);
+		result = ApplySortComparator(ea->value, false,
+									 eb->value, false, cmp->ssup);
 	if (result != 0)
 		return result;
-	return (ia > ib) - (ia < ib);
+	return (ea->index > eb->index) - (ea->index < eb->index);
 }
 
-/* Sorts the indexes idx[0..n) by the elements they point at. */
+/*
+ * Sorts the indexes idx[0..n) by the elements they point at, through
+ * entries (room for n).
+ */
 static void
 sort_by_comparator(const Datum *values, uint32 *idx, uint32 n,
-				   SortSupport ssup, bool full)
+				   SortSupport ssup, bool full, DatumEntry *entries)
 {
 	DatumCompare cmp;
 
 	if (n < 2)
 		return;
-	cmp.values = values;
+	for (uint32 i = 0; i < n; i++)
+	{
+		entries[i].value = values[idx[i]];
+		entries[i].index = idx[i];
+	}
 	cmp.ssup = ssup;
 	cmp.full = full;
-	qsort_arg(idx, n, sizeof(uint32), datum_compare, &cmp);
+	qsort_arg(entries, n, sizeof(DatumEntry), datum_compare, &cmp);
+	for (uint32 i = 0; i < n; i++)
+		idx[i] = entries[i].index;
 }
 
 /*
@@ -97,6 +114,8 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 {
 	uint64	   *keys;
 	uint32		next_check = ABBREV_FIRST_CHECK;
+	DatumEntry *entries = NULL;
+	uint32		capacity = 0;
 	const uint64 *columns[1];
 	SortJob		job;
 	SortJobReport report;
@@ -144,10 +163,23 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 		while (end < n && keys[perm[end]] == key)
 			end++;
 		if (end - start > 1)
-			sort_by_comparator(values, perm + start, end - start, ssup, true);
+		{
+			if (end - start > capacity)
+			{
+				capacity = Max(end - start, Min(n, 2 * capacity));
+				if (entries)
+					pfree(entries);
+				entries = palloc_extended((Size) capacity * sizeof(DatumEntry),
+										  MCXT_ALLOC_HUGE);
+			}
+			sort_by_comparator(values, perm + start, end - start, ssup, true,
+							   entries);
+		}
 		start = end;
 	}
 
+	if (entries)
+		pfree(entries);
 	pfree(keys);
 	return true;
 }
@@ -160,6 +192,7 @@ datum_sort(const Datum *values, uint32 n, Oid type, Oid sortop,
 	SortSupportData ssup;
 	const KeyCodec *codec;
 	bool		sortop_desc;
+	DatumEntry *entries;
 
 	perm = palloc_extended(Max((Size) n * sizeof(uint32), 1), MCXT_ALLOC_HUGE);
 	for (uint32 i = 0; i < n; i++)
@@ -173,7 +206,7 @@ datum_sort(const Datum *values, uint32 n, Oid type, Oid sortop,
 		ssup.ssup_cxt = CurrentMemoryContext;
 		codec = key_codec_for_array_order(sortop, type, collation,
 										  &sortop_desc, &ssup);
-		Assert(codec == NULL || (!codec->exact && !sortop_desc));
+		Assert(codec == NULL || !sortop_desc);
 		if (codec != NULL && !codec->exact &&
 			sort_by_prefix(codec, &ssup, values, n, descending, perm))
 			return perm;
@@ -186,6 +219,8 @@ datum_sort(const Datum *values, uint32 n, Oid type, Oid sortop,
 	ssup.abbreviate = false;
 	PrepareSortSupportFromOrderingOp(sortop, &ssup);
 	ssup.ssup_reverse = descending;
-	sort_by_comparator(values, perm, n, &ssup, false);
+	entries = palloc_extended((Size) n * sizeof(DatumEntry), MCXT_ALLOC_HUGE);
+	sort_by_comparator(values, perm, n, &ssup, false, entries);
+	pfree(entries);
 	return perm;
 }
