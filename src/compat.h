@@ -22,7 +22,7 @@
 
 /* PostgreSQL 18 names the module in its magic block. */
 #ifdef PG_MODULE_MAGIC_EXT
-#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.0")
+#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.1")
 #else
 #define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC
 #endif

@@ -44,13 +44,14 @@
 /*
  * The codecs.  Exact keys, each the value's bits mapped to an unsigned order
  * (sort_keys.h); a uuid takes two words.  A type joins the GpuSort node by
- * its node_key, the array functions by array_elem (the layouts that the
- * engines' value path sorts).  A prefix key (text, bpchar, numeric: varchar
- * sorts as text) is PostgreSQL's own abbreviated key of the value, mapped to
- * an unsigned order; rows whose prefix keys tie are ordered by the type's
- * comparator, so the order is PostgreSQL's by construction.  Text under a
- * libc collation other than C has no abbreviated keys: its xfrm codecs make
- * keys with strxfrm(), and the order they give is checked (xfrm_keys.h).
+ * its node_key, the array functions' key paths by array_elem (other element
+ * types are sorted by their comparator alone).  A prefix key (text, bpchar,
+ * numeric, bytea: varchar sorts as text) is PostgreSQL's own abbreviated key
+ * of the value, mapped to an unsigned order; rows whose prefix keys tie are
+ * ordered by the type's comparator, so the order is PostgreSQL's by
+ * construction.  Text under a libc collation other than C has no
+ * abbreviated keys: its xfrm codecs make keys with strxfrm(), and the node
+ * checks the order they give (xfrm_keys.h).
  */
 static const KeyCodec key_codecs[] = {
 	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key, array_elem */
@@ -60,20 +61,21 @@ static const KeyCodec key_codecs[] = {
 	{DATEOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true, true},
 	{TIMESTAMPOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
 	{TIMESTAMPTZOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	{TIMEOID, TIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, false},
-	{CASHOID, CASH_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, false},
+	{TIMEOID, TIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
+	{CASHOID, CASH_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
 	/* -0 and NaNs other than PostgreSQL's come back changed */
 	{FLOAT4OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT32, 32, 1, true, false, true, true},
 	{FLOAT8OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT64, 64, 1, true, false, true, true},
-	{BOOLOID, BOOL_BTREE_FAM_OID, SORT_VALUES_BOOL, 1, 1, true, true, true, false},
-	{OIDOID, OID_BTREE_FAM_OID, SORT_VALUES_UINT32, 32, 1, true, true, true, false},
-	{UUIDOID, UUID_BTREE_FAM_OID, SORT_VALUES_UUID, 64, 2, true, false, true, false},
+	{BOOLOID, BOOL_BTREE_FAM_OID, SORT_VALUES_BOOL, 1, 1, true, true, true, true},
+	{OIDOID, OID_BTREE_FAM_OID, SORT_VALUES_UINT32, 32, 1, true, true, true, true},
+	{UUIDOID, UUID_BTREE_FAM_OID, SORT_VALUES_UUID, 64, 2, true, false, true, true},
 	/* prefix keys: rows whose keys tie are ordered by the type's comparator */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
-	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false},
-	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, true},
-	/* strxfrm() keys, checked after the sort */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
+	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true, true},
+	/* where the release abbreviates bytea (18 on) */
+	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
+	/* strxfrm() keys, checked after the sort: the node's only */
 	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
 	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
 };
@@ -112,9 +114,13 @@ prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation, SortSupport ssu
 	return codec->abbrev_reversed || ssup->comparator == ssup_datum_unsigned_cmp;
 }
 
-const KeyCodec *
-key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
-					SortSupport prefix)
+/*
+ * key_codec_for_order and key_codec_for_array_order: for_node says which of
+ * the two asks, node_key or array_elem the flag that admits a codec.
+ */
+static const KeyCodec *
+codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
+				SortSupport prefix, bool for_node)
 {
 	Oid			opfamily;
 	Oid			opcintype;
@@ -126,7 +132,8 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 		!IsBinaryCoercible(getBaseType(type), opcintype))
 		return NULL;
 	codec = codec_of(opcintype, false);
-	if (codec == NULL || !codec->node_key || codec->opfamily != opfamily)
+	if (codec == NULL || !(for_node ? codec->node_key : codec->array_elem) ||
+		codec->opfamily != opfamily)
 		return NULL;
 	if (!codec->exact)
 	{
@@ -138,8 +145,8 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 		}
 		if (!prefix_prepare(codec, sortop, collation, prefix))
 		{
-			/* text that PostgreSQL compares with strcoll() */
-			codec = codec_of(opcintype, true);
+			/* text that PostgreSQL compares with strcoll(): the node's */
+			codec = for_node ? codec_of(opcintype, true) : NULL;
 			if (codec == NULL || xfrm_collation(collation) == NULL)
 				return NULL;
 		}
@@ -147,6 +154,35 @@ key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	return codec;
 }
 
+const KeyCodec *
+key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
+					SortSupport prefix)
+{
+	return codec_for_order(sortop, type, collation, descending, prefix, true);
+}
+
+const KeyCodec *
+key_codec_for_array_order(Oid sortop, Oid type, Oid collation,
+						  bool *descending, SortSupport prefix)
+{
+	return codec_for_order(sortop, type, collation, descending, prefix, false);
+}
+
+bool
+key_values_path(SortValueType layout)
+{
+	switch (layout)
+	{
+		case SORT_VALUES_INT16:
+		case SORT_VALUES_INT32:
+		case SORT_VALUES_INT64:
+		case SORT_VALUES_FLOAT32:
+		case SORT_VALUES_FLOAT64:
+			return true;
+		default:
+			return false;
+	}
+}
 
 int
 key_value_width(SortValueType layout)

@@ -42,7 +42,8 @@ typedef struct KeyCodec
 								 * comparator orders rows whose keys tie */
 	bool		roundtrip;		/* decoding gives the value back bit for bit */
 	bool		node_key;		/* GpuSort takes it as a sort key */
-	bool		array_elem;		/* the array functions sort arrays of it */
+	bool		array_elem;		/* the array functions sort arrays of it
+								 * by its keys */
 	bool		abbrev_reversed;	/* prefix keys: the abbreviated key orders
 									 * as a signed integer, backwards (numeric);
 									 * else as an unsigned one (text) */
@@ -75,7 +76,20 @@ key_encode_prefix(const KeyCodec *codec, SortSupport ssup, Datum value,
 	return descending ? ~key : key;
 }
 
-/* The codec of array elements of a type, or NULL (see array_elem). */
+/*
+ * The same for the array functions: the codec by which they sort elements
+ * of type (array_elem, not node_key, admits it), sortop being the type's
+ * default ordering operator.
+ */
+extern const KeyCodec *key_codec_for_array_order(Oid sortop, Oid type,
+												 Oid collation, bool *descending,
+												 SortSupport prefix);
+
+/*
+ * The codec of array elements of a type (not a domain), exact or prefix, or
+ * NULL (see array_elem).  A prefix codec's keys need the SortSupport that
+ * key_codec_for_array_order prepares.
+ */
 extern const KeyCodec *key_codec_for_type(Oid type);
 
 /*
@@ -151,7 +165,13 @@ key_decode(const KeyCodec *codec, uint64 key, bool descending)
  * path.
  */
 
-/* Bytes per value: 2, 4 or 8. */
+/*
+ * Does the engines' value path (SortValues, key_encode_values) take values
+ * of a layout?  The integers and floats.
+ */
+extern bool key_values_path(SortValueType layout);
+
+/* Bytes per value: 1 to 16 (0 for a varlena). */
 extern int	key_value_width(SortValueType layout);
 
 /*

@@ -22,7 +22,8 @@
 
 /*
  * The layouts of plain values that keys are made of: what the array
- * functions sort, and what the engines' value path takes.
+ * functions sort by keys, the first five also what the engines' value path
+ * takes.
  */
 typedef enum SortValueType
 {
@@ -31,7 +32,7 @@ typedef enum SortValueType
 	SORT_VALUES_INT64,			/* also timestamp, timestamptz, time, money */
 	SORT_VALUES_FLOAT32,
 	SORT_VALUES_FLOAT64,
-	/* only as sort keys of the GpuSort node: */
+	/* not on the value path: */
 	SORT_VALUES_BOOL,
 	SORT_VALUES_UINT32,			/* oid */
 	SORT_VALUES_UUID,			/* 16 bytes, compared as unsigned bytes */
