@@ -113,7 +113,7 @@ DECLARE
   line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-    IF line ~ 'GpuSort|Sort Key' THEN
+    IF line ~ 'Sort Key' THEN
       RETURN NEXT line;
     END IF;
   END LOOP;
