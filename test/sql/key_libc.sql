@@ -55,7 +55,9 @@ SELECT same_as_native('SELECT id FROM kl_t ORDER BY id % 5, t, id');
 SELECT same_as_native('SELECT id FROM kl_t ORDER BY id % 5 DESC, t DESC NULLS LAST, id');
 SELECT same_as_native('SELECT id FROM kl_t ORDER BY t, c, v, id');
 SELECT same_as_native('SELECT t FROM kl_t ORDER BY t');
-SELECT explain_analyze('SELECT id FROM kl_t WHERE id <= 100 ORDER BY t');
+-- (How many rows tie on their keys depends on the locale's data: not shown.)
+SELECT line FROM explain_analyze('SELECT id FROM kl_t WHERE id <= 100 ORDER BY t') AS line
+WHERE line ~ 'Sort Key|Inversions';
 
 -- strxfrm() keys that disagree with strcoll(): every third key is made
 -- wrong on purpose.  The check finds the inversions and the comparator
