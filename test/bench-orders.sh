@@ -15,7 +15,8 @@
 # Reports the median of RUNS executions of "SELECT count(*) FROM (SELECT *
 # ... ORDER BY ... OFFSET 0)" (every row sorted, none sent) and the ratio
 # native / gpusort (above 1: gpusort is faster).  Writes
-# RESULTS_DIR/bench-SET-<cores>core-<device>.txt.
+# RESULTS_DIR/bench-SET-<cores>core-<device>.txt, and beside it -explain.txt
+# with an EXPLAIN ANALYZE of each order under gpusort (where the time went).
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
 # engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
@@ -100,6 +101,20 @@ SQL
 	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
+# EXPLAIN ANALYZE of the query with gpusort, after the timed runs.
+explain_gpusort() {
+	echo "== $1"
+	"${PSQL[@]}" <<SQL
+SET work_mem = '$WORK_MEM';
+SET max_parallel_workers_per_gather = 0;
+SET gpusort.device = $DEVICE;
+$([ "$DEVICE" != cpu ] && echo "SELECT gpusort_gpu_start();")
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM ($1 OFFSET 0) s;
+SQL
+}
+EXPLAINS=${OUTFILE%.txt}-explain.txt
+: >"$EXPLAINS"
+
 {
 	echo "# bench-orders $SET: $ROWS rows, median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
 	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
@@ -110,6 +125,7 @@ SQL
 		q="SELECT * FROM $TABLE ORDER BY $order"
 		native=$(median_ms off "$q")
 		ours=$(median_ms on "$q")
+		explain_gpusort "$q" >>"$EXPLAINS"
 		awk -v o="$order" -v n="$native" -v g="$ours" \
 			'BEGIN { printf "%-58s %10.1f %10.1f %6.2fx\n", o, n, g, n / g }'
 	done <<<"$ORDERS"
