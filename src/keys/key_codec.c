@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
@@ -75,16 +76,20 @@ static const KeyCodec key_codecs[] = {
 	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true, true},
 	/* where the release abbreviates bytea (18 on) */
 	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
-	/* strxfrm() keys, checked after the sort: the node's only */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, true},
+	/* the node's only: strxfrm() keys, checked after the sort ... */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_XFRM},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_XFRM},
+	/* ... and bytes, where they order the values (C collation, bytea) */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
+	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
 };
 
 static const KeyCodec *
-codec_of(Oid type, bool xfrm)
+codec_of(Oid type, KeyPrefixSource source)
 {
 	for (int i = 0; i < lengthof(key_codecs); i++)
-		if (key_codecs[i].type == type && key_codecs[i].xfrm == xfrm)
+		if (key_codecs[i].type == type && key_codecs[i].source == source)
 			return &key_codecs[i];
 	return NULL;
 }
@@ -92,7 +97,7 @@ codec_of(Oid type, bool xfrm)
 const KeyCodec *
 key_codec_for_type(Oid type)
 {
-	const KeyCodec *codec = codec_of(type, false);
+	const KeyCodec *codec = codec_of(type, KEY_PREFIX_ABBREV);
 
 	return (codec && codec->array_elem) ? codec : NULL;
 }
@@ -131,7 +136,12 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
 		!IsBinaryCoercible(getBaseType(type), opcintype))
 		return NULL;
-	codec = codec_of(opcintype, false);
+	/* the node keys text under C and bytea by their bytes */
+	if (for_node && (opcintype == BYTEAOID || key_collation_is_c(collation)) &&
+		(codec = codec_of(opcintype, KEY_PREFIX_BYTES)) != NULL &&
+		codec->opfamily == opfamily)
+		return codec;
+	codec = codec_of(opcintype, KEY_PREFIX_ABBREV);
 	if (codec == NULL || !(for_node ? codec->node_key : codec->array_elem) ||
 		codec->opfamily != opfamily)
 		return NULL;
@@ -146,7 +156,7 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 		if (!prefix_prepare(codec, sortop, collation, prefix))
 		{
 			/* text that PostgreSQL compares with strcoll(): the node's */
-			codec = for_node ? codec_of(opcintype, true) : NULL;
+			codec = for_node ? codec_of(opcintype, KEY_PREFIX_XFRM) : NULL;
 			if (codec == NULL || xfrm_collation(collation) == NULL)
 				return NULL;
 		}
@@ -182,6 +192,31 @@ key_values_path(SortValueType layout)
 		default:
 			return false;
 	}
+}
+
+uint64
+key_encode_bytes(const KeyCodec *codec, Datum value, bool descending)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	struct varlena *copy = NULL;
+	const char *s;
+	int			len;
+	uint64		key = 0;
+
+	/* bpchar's trailing spaces do not count: it needs the whole value */
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		v = copy = (codec->type == BPCHAROID) ? detoast_attr(v) :
+			detoast_attr_slice(v, 0, 8);
+	s = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
+	if (codec->type == BPCHAROID)
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | (i < len ? (uint8) s[i] : 0);
+	if (copy)
+		pfree(copy);
+	return descending ? ~key : key;
 }
 
 int

@@ -30,6 +30,17 @@
 /* The most 64-bit words a key takes. */
 #define MAX_KEY_WORDS	2
 
+/* What makes a prefix codec's keys. */
+typedef enum KeyPrefixSource
+{
+	KEY_PREFIX_ABBREV,			/* PostgreSQL's abbreviated keys */
+	KEY_PREFIX_XFRM,			/* strxfrm() under a libc collation, their
+								 * order checked after the sort
+								 * (xfrm_keys.h) */
+	KEY_PREFIX_BYTES			/* the first 8 bytes, where the order is
+								 * the bytes' (C collation, bytea) */
+} KeyPrefixSource;
+
 typedef struct KeyCodec
 {
 	Oid			type;			/* the SQL type (domains: their base type) */
@@ -47,9 +58,7 @@ typedef struct KeyCodec
 	bool		abbrev_reversed;	/* prefix keys: the abbreviated key orders
 									 * as a signed integer, backwards (numeric);
 									 * else as an unsigned one (text) */
-	bool		xfrm;			/* prefix keys made by strxfrm() under a libc
-								 * collation, their order checked after the
-								 * sort (xfrm_keys.h), not abbreviated keys */
+	KeyPrefixSource source;		/* prefix keys: what makes them */
 } KeyCodec;
 
 /*
@@ -59,7 +68,8 @@ typedef struct KeyCodec
  * downwards.  A prefix codec's keys are PostgreSQL's own abbreviated keys:
  * prefix (zeroed, ssup_cxt set; NULL to only ask) is prepared to make them.
  * Text under a libc collation other than C, which PostgreSQL does not
- * abbreviate, gets an xfrm codec instead (xfrm_keys.h).
+ * abbreviate, gets an xfrm codec instead (xfrm_keys.h); text under C and
+ * bytea, whose order is their bytes', a bytes codec (key_encode_bytes).
  */
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
 										   bool *descending, SortSupport prefix);
@@ -84,6 +94,14 @@ key_encode_prefix(const KeyCodec *codec, SortSupport ssup, Datum value,
 extern const KeyCodec *key_codec_for_array_order(Oid sortop, Oid type,
 												 Oid collation, bool *descending,
 												 SortSupport prefix);
+
+/*
+ * The key of a bytes codec: the first 8 bytes of a value (not NULL),
+ * big-endian, zero-padded; bpchar without its trailing spaces.  Detoasts
+ * no more than those bytes where it can.
+ */
+extern uint64 key_encode_bytes(const KeyCodec *codec, Datum value,
+							   bool descending);
 
 /*
  * The codec of array elements of a type (not a domain), exact or prefix, or

@@ -426,6 +426,35 @@ prefix_key(RowStore *store, KeyColumn *column, Datum value)
 }
 
 /*
+ * The prefix key of a value whose first bytes order it (text under C,
+ * bytea).  Keys that do not tell the rows apart (URLs sharing their first
+ * bytes) are given up as abbreviated keys are: here when the last rows'
+ * keys, at doubling row counts, are all one.
+ */
+static uint64
+bytes_key(RowStore *store, KeyColumn *column, Datum value)
+{
+	uint64		key;
+
+	if (column->dropped)
+		return 0;
+	key = key_encode_bytes(column->codec, value, column->descending);
+	if (store->nrows + 1 >= column->abbrev_next)
+	{
+		uint32		last = store->nrows;	/* this row's, not stored yet */
+		uint32		first = last - Min(last, PREFIX_CHECK_ROWS);
+		uint32		same = 0;
+
+		column->abbrev_next = Min((uint64) column->abbrev_next * 2, PG_UINT32_MAX);
+		for (uint32 row = first; row < last; row++)
+			same += !key_column_isnull(column, row) && column->keys[row] == key;
+		if (same == last - first && same >= PREFIX_CHECK_ROWS / 2)
+			column->dropped = true;
+	}
+	return key;
+}
+
+/*
  * Adds the slot's row to the store.  Returns false, storing nothing, when
  * the row would take the store over its budget or over 2^32 - 1 rows.
  */
@@ -535,8 +564,12 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 					xfrm_value_ref(store, slot, column->attno, tuple, data, value);
 				continue;
 			}
-			key = column->prefix ? prefix_key(store, column, value) :
-				key_encode_word(column->codec, value, column->word, column->descending);
+			if (column->prefix)
+				key = prefix_key(store, column, value);
+			else if (!column->codec->exact)
+				key = bytes_key(store, column, value);
+			else
+				key = key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);
 		}

@@ -51,8 +51,9 @@
 static XfrmCollation **known;
 static int	nknown;
 
-const XfrmCollation *
-xfrm_collation(Oid collation)
+/* The cache entry of a collation, made on first use. */
+static XfrmCollation *
+collation_entry(Oid collation)
 {
 	HeapTuple	tuple;
 	char		provider;
@@ -61,11 +62,12 @@ xfrm_collation(Oid collation)
 	Datum		datum;
 	char	   *name = NULL;
 	locale_t	locale;
+	bool		is_c;
 	XfrmCollation *entry;
 
 	for (int i = 0; i < nknown; i++)
 		if (known[i]->collation == collation)
-			return known[i]->locale ? known[i] : NULL;
+			return known[i];
 
 	if (collation == DEFAULT_COLLATION_OID)
 	{
@@ -90,19 +92,35 @@ xfrm_collation(Oid collation)
 
 	/* where PostgreSQL compares with strcoll(): libc, other than C */
 	locale = (locale_t) 0;
-	if (provider == COLLPROVIDER_LIBC && deterministic && name != NULL &&
-		strcmp(name, "C") != 0 && strcmp(name, "POSIX") != 0)
+	is_c = provider == COLLPROVIDER_LIBC && name != NULL &&
+		(strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0);
+	if (provider == COLLPROVIDER_LIBC && deterministic && name != NULL && !is_c)
 		locale = newlocale(LC_COLLATE_MASK, name, (locale_t) 0);
 
 	entry = MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation));
 	entry->collation = collation;
 	entry->locale = locale;
+	entry->is_c = is_c;
 	entry->encoding = GetDatabaseEncoding();
 	known = known ?
 		repalloc(known, sizeof(XfrmCollation *) * (nknown + 1)) :
 		MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation *));
 	known[nknown++] = entry;
-	return locale ? entry : NULL;
+	return entry;
+}
+
+const XfrmCollation *
+xfrm_collation(Oid collation)
+{
+	XfrmCollation *entry = collation_entry(collation);
+
+	return entry->locale ? entry : NULL;
+}
+
+bool
+key_collation_is_c(Oid collation)
+{
+	return OidIsValid(collation) && collation_entry(collation)->is_c;
 }
 
 uint64

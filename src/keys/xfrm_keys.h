@@ -40,6 +40,7 @@ typedef struct XfrmCollation
 	Oid			collation;
 	locale_t	locale;
 	int			encoding;		/* of the database */
+	bool		is_c;			/* "C" or "POSIX" of libc: bytes order text */
 } XfrmCollation;
 
 /*
@@ -47,6 +48,12 @@ typedef struct XfrmCollation
  * compare text with strcoll(): C and POSIX, ICU, the builtin provider.
  */
 extern const XfrmCollation *xfrm_collation(Oid collation);
+
+/*
+ * Does text under the collation order as its bytes (libc's C and POSIX)?
+ * Its keys are then its first bytes (key_codec.h's bytes codecs).
+ */
+extern bool key_collation_is_c(Oid collation);
 
 /*
  * The reference that a key column holds for a value (not NULL) until

@@ -118,8 +118,10 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 			columns[ncolumns].word = w;
 			columns[ncolumns].keyno = i;
 			columns[ncolumns].descending = descending;
-			columns[ncolumns].prefix = (codec->exact || codec->xfrm) ? NULL : prefix;
-			columns[ncolumns].xfrm = codec->xfrm ? xfrm_collation(state->collations[i]) : NULL;
+			columns[ncolumns].prefix = (!codec->exact && codec->source == KEY_PREFIX_ABBREV) ?
+				prefix : NULL;
+			columns[ncolumns].xfrm = (!codec->exact && codec->source == KEY_PREFIX_XFRM) ?
+				xfrm_collation(state->collations[i]) : NULL;
 			ncolumns++;
 		}
 		state->codec_keys++;

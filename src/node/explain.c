@@ -95,8 +95,9 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 
 			if (state->store.columns[c].keyno != k)
 				continue;
-			kind = codec->exact ? "exact" : codec->xfrm ? "prefix (strxfrm)" : "prefix";
-			xfrm |= codec->xfrm;
+			kind = codec->exact ? "exact" :
+				codec->source == KEY_PREFIX_XFRM ? "prefix (strxfrm)" : "prefix";
+			xfrm |= (state->store.columns[c].xfrm != NULL);
 		}
 		kinds = lappend(kinds, (char *) kind);
 	}

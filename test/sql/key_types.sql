@@ -129,6 +129,41 @@ SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE "C", id');
 SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE kt_icu DESC, id');
 SELECT explain_analyze('SELECT id FROM kp_url ORDER BY url COLLATE "C"');
 
-DROP TABLE kp, kp_url;
+-- Text under C and bytea are keyed by their first 8 bytes (and EXPLAIN
+-- calls them prefix keys too): zero bytes, values shorter than 8 bytes and
+-- equal to a longer one's start, compressed and out-of-line values.
+CREATE TABLE kb (id int, b bytea, t text COLLATE "C");
+ALTER TABLE kb ALTER COLUMN t SET STORAGE EXTERNAL;
+INSERT INTO kb
+  SELECT g,
+         CASE g % 9
+           WHEN 0 THEN NULL
+           WHEN 1 THEN ''::bytea
+           WHEN 2 THEN '\x00'::bytea
+           WHEN 3 THEN '\x0000'::bytea
+           WHEN 4 THEN decode(md5((g % 40)::text), 'hex')
+           WHEN 5 THEN substring(decode(md5((g % 40)::text), 'hex') from 1 for 3)
+           WHEN 6 THEN '\xffffffffffffffff'::bytea || int4send(g % 17)
+           WHEN 7 THEN decode(repeat(md5((g % 7)::text), 200), 'hex')
+           ELSE int8send(hashint8(g))
+         END,
+         CASE g % 5
+           WHEN 0 THEN NULL
+           WHEN 1 THEN repeat(md5((g % 11)::text), 100) || g % 3
+           WHEN 2 THEN 'abcdefgh' || g % 13
+           WHEN 3 THEN 'abcdefg'
+           ELSE md5(g::text)
+         END
+  FROM generate_series(1, 4000) g;
+ANALYZE kb;
+SELECT same_as_native('SELECT id FROM kb ORDER BY b, id');
+SELECT same_as_native('SELECT id FROM kb ORDER BY b DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id FROM kb ORDER BY id % 3, b, id');
+SELECT same_as_native('SELECT id FROM kb ORDER BY t, id');
+SELECT same_as_native('SELECT id FROM kb ORDER BY t DESC, b, id');
+SELECT line FROM explain_analyze('SELECT id FROM kb ORDER BY b, t') AS line
+WHERE line ~ 'Sort Key';
+
+DROP TABLE kp, kp_url, kb;
 DROP COLLATION libc_c_utf8;
 DROP COLLATION kt_icu;
