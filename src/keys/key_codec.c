@@ -195,7 +195,8 @@ key_values_path(SortValueType layout)
 }
 
 uint64
-key_encode_bytes(const KeyCodec *codec, Datum value, bool descending)
+key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
+				 uint32 skip)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	struct varlena *copy = NULL;
@@ -206,14 +207,14 @@ key_encode_bytes(const KeyCodec *codec, Datum value, bool descending)
 	/* bpchar's trailing spaces do not count: it needs the whole value */
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 		v = copy = (codec->type == BPCHAROID) ? detoast_attr(v) :
-			detoast_attr_slice(v, 0, 8);
+			detoast_attr_slice(v, 0, skip + 8);
 	s = VARDATA_ANY(v);
 	len = VARSIZE_ANY_EXHDR(v);
 	if (codec->type == BPCHAROID)
 		while (len > 0 && s[len - 1] == ' ')
 			len--;
-	for (int i = 0; i < 8; i++)
-		key = (key << 8) | (i < len ? (uint8) s[i] : 0);
+	for (uint32 i = skip; i < skip + 8; i++)
+		key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
 	if (copy)
 		pfree(copy);
 	return descending ? ~key : key;

@@ -96,12 +96,13 @@ extern const KeyCodec *key_codec_for_array_order(Oid sortop, Oid type,
 												 SortSupport prefix);
 
 /*
- * The key of a bytes codec: the first 8 bytes of a value (not NULL),
+ * The key of a bytes codec: 8 bytes of a value (not NULL) from skip on,
  * big-endian, zero-padded; bpchar without its trailing spaces.  Detoasts
- * no more than those bytes where it can.
+ * no more than those bytes where it can.  Where all values share their
+ * first skip bytes, the keys order them as well as from 0.
  */
 extern uint64 key_encode_bytes(const KeyCodec *codec, Datum value,
-							   bool descending);
+							   bool descending, uint32 skip);
 
 /*
  * The codec of array elements of a type (not a domain), exact or prefix, or

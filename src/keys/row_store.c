@@ -8,6 +8,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "keys/row_store.h"
@@ -95,6 +97,9 @@ row_store_reset(RowStore *store)
 		column->nulls = NULL;
 		column->dropped = false;
 		column->abbrev_next = PREFIX_CHECK_ROWS;
+		column->first = NULL;
+		column->shared = 0;
+		column->skipped = 0;
 		column->min = PG_UINT64_MAX;
 		column->max = 0;
 	}
@@ -426,32 +431,76 @@ prefix_key(RowStore *store, KeyColumn *column, Datum value)
 }
 
 /*
- * The prefix key of a value whose first bytes order it (text under C,
- * bytea).  Keys that do not tell the rows apart (URLs sharing their first
- * bytes) are given up as abbreviated keys are: here when the last rows'
- * keys, at doubling row counts, are all one.
+ * Follows how many bytes all values of a bytes or strxfrm() column start
+ * with (text under C or a libc collation, bytea), so that keys that would
+ * not tell URLs or paths apart can be made past that start.  A compressed
+ * or out-of-line value ends the search.
  */
-static uint64
-bytes_key(RowStore *store, KeyColumn *column, Datum value)
+static void
+track_shared(RowStore *store, KeyColumn *column, Datum value)
 {
-	uint64		key;
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	const char *s;
+	int			len;
+	uint32		n;
+	uint32		i = 0;
 
-	if (column->dropped)
-		return 0;
-	key = key_encode_bytes(column->codec, value, column->descending);
-	if (store->nrows + 1 >= column->abbrev_next)
+	if (column->first && column->shared == 0)
+		return;
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 	{
-		uint32		last = store->nrows;	/* this row's, not stored yet */
-		uint32		first = last - Min(last, PREFIX_CHECK_ROWS);
-		uint32		same = 0;
+		static char nothing[1];
 
-		column->abbrev_next = Min((uint64) column->abbrev_next * 2, PG_UINT32_MAX);
-		for (uint32 row = first; row < last; row++)
-			same += !key_column_isnull(column, row) && column->keys[row] == key;
-		if (same == last - first && same >= PREFIX_CHECK_ROWS / 2)
-			column->dropped = true;
+		column->first = column->first ? column->first : nothing;
+		column->shared = 0;
+		return;
 	}
-	return key;
+	s = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
+	if (column->codec->type == BPCHAROID)
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	if (column->first == NULL)
+	{
+		column->shared = Min((uint32) len, KEY_SHARED_MAX);
+		column->first = MemoryContextAlloc(store->cxt, column->shared + 1);
+		memcpy(column->first, s, column->shared);
+		return;
+	}
+	n = Min(column->shared, (uint32) len);
+	while (i < n && s[i] == column->first[i])
+		i++;
+	column->shared = i;
+}
+
+/* Starts shorter than this leave keys good enough: no second pass. */
+#define REKEY_MIN_SHARED	4
+
+void
+row_store_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
+{
+	column->skipped = 0;
+	if (column->shared < REKEY_MIN_SHARED)
+		return;
+	column->skipped = column->shared;
+	column->min = PG_UINT64_MAX;
+	column->max = 0;
+	for (uint32 row = 0; row < store->nrows; row++)
+	{
+		bool		isnull;
+		Datum		value;
+		uint64		key;
+
+		if (row % (64 * 1024) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (key_column_isnull(column, row))
+			continue;
+		value = minimal_tuple_getattr(store->rows[row], column->attno, desc, &isnull);
+		key = key_encode_bytes(column->codec, value, column->descending, column->skipped);
+		column->keys[row] = key;
+		column->min = Min(column->min, key);
+		column->max = Max(column->max, key);
+	}
 }
 
 /*
@@ -557,6 +606,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
+			if (!column->codec->exact && !column->prefix)
+				track_shared(store, column, value);
 			if (column->xfrm)
 			{
 				/* keys made later, by threads; no range yet */
@@ -567,7 +618,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			if (column->prefix)
 				key = prefix_key(store, column, value);
 			else if (!column->codec->exact)
-				key = bytes_key(store, column, value);
+				key = key_encode_bytes(column->codec, value, column->descending, 0);
 			else
 				key = key_encode_word(column->codec, value, column->word, column->descending);
 			column->min = Min(column->min, key);

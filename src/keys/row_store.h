@@ -42,6 +42,12 @@ typedef struct KeyColumn
 	bool		dropped;		/* prefix keys given up: they did not tell
 								 * the rows apart (keys are then 0) */
 	uint32		abbrev_next;	/* rows at which to ask that next */
+	char	   *first;			/* bytes and strxfrm() keys: the start of
+								 * the first value, or NULL before it */
+	uint32		shared;			/* bytes every value so far starts with,
+								 * at most KEY_SHARED_MAX */
+	uint32		skipped;		/* bytes of each value the keys were made
+								 * past (those all values share) */
 	struct BigArray *keyarray;	/* holds keys */
 	bool		descending;
 	uint64	   *keys;			/* encoded keys of the rows (0 for NULL) */
@@ -111,12 +117,23 @@ typedef struct RowStore
 	Size		budget;			/* bytes the store and its sort may use */
 } RowStore;
 
+/* The most bytes of a shared start that keys are made past. */
+#define KEY_SHARED_MAX	256
+
 extern void row_store_init(RowStore *store, MemoryContext parent,
 						   int ncolumns, const KeyColumn *columns,
 						   Size budget, Size rowbytes, double expected_rows,
 						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
+
+/*
+ * Makes the keys of a bytes column again, past the start that all its
+ * values share (URLs, paths), where that start is long enough to have made
+ * the first keys poor.  desc describes the stored tuples.
+ */
+extern void row_store_rekey_shared(RowStore *store, KeyColumn *column,
+								   TupleDesc desc);
 extern void row_store_end_upload(RowStore *store);
 
 /*

@@ -201,6 +201,8 @@ typedef struct MakeKeys
 	uint64	   *refs;
 	const XfrmCollation *xfrm;
 	bool		bpchar;
+	uint32		skip;			/* bytes all values start with, whole
+								 * characters: keys are made past them */
 	int			scramble;		/* gpusort.xfrm_scramble */
 	uint64		min[64];		/* per worker */
 	uint64		max[64];
@@ -216,6 +218,8 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 	const char *s = ref_text(ref, mk->bpchar, &len);
 	size_t		n;
 
+	s += mk->skip;
+	len -= mk->skip;
 	if (len > XFRM_INPUT_BYTES)
 		len = pg_encoding_mbcliplen(mk->xfrm->encoding, s, len, XFRM_INPUT_BYTES);
 	if (!buffer_cstring(in, s, len) || !buffer_reserve(out, 4 * len + 64))
@@ -280,6 +284,17 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 	mk->xfrm = column->xfrm;
 	mk->bpchar = column->codec->type == BPCHAROID;
 	mk->scramble = gpusort_xfrm_scramble;
+
+	/*
+	 * Where every value starts alike (URLs, paths), strxfrm() of the rest
+	 * orders them as the whole does, but for the odd contraction across the
+	 * cut that the check then finds.
+	 */
+	mk->skip = 0;
+	if (column->shared >= 4)
+		mk->skip = pg_encoding_mbcliplen(column->xfrm->encoding, column->first,
+										 column->shared, column->shared);
+	column->skipped = mk->skip;
 	for (int i = 0; i < lengthof(mk->min); i++)
 	{
 		mk->min[i] = PG_UINT64_MAX;

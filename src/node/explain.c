@@ -102,6 +102,10 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 		kinds = lappend(kinds, (char *) kind);
 	}
 	ExplainPropertyList("Sort Key Kinds", kinds, es);
+	for (int c = 0; c < state->radix_keys; c++)
+		if (state->store.columns[c].skipped > 0)
+			ExplainPropertyInteger("Shared Prefix Skipped", "bytes",
+								   state->store.columns[c].skipped, es);
 	if (xfrm)
 		ExplainPropertyInteger("strxfrm Inversions Repaired", NULL,
 							   (int64) state->xfrm_inversions, es);

@@ -144,14 +144,26 @@ node_sort_rows(GpuSortState *state, bool small)
 	int			xfrm_column = -1;
 	uint64	   *refs = NULL;
 
-	/* strxfrm() keys are made now, by threads, from the stored values */
+	/*
+	 * strxfrm() keys are made now, by threads, from the stored values; keys
+	 * of bytes that all values start alike are made again past that start.
+	 */
 	for (int i = 0; i < store->ncolumns; i++)
-		if (store->columns[i].xfrm && store->nrows > 0)
+	{
+		KeyColumn  *column = &store->columns[i];
+
+		if (column->xfrm && store->nrows > 0)
 		{
 			xfrm_column = i;
 			refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
-			xfrm_make_keys(&store->columns[i], store->nrows, refs);
+			xfrm_make_keys(column, store->nrows, refs);
 		}
+		else if (!column->codec->exact && !column->prefix && !state->keys_only)
+			row_store_rekey_shared(store, column, state->indesc);
+	}
+	/* the keys uploaded while the rows came are not these */
+	if (store->columns[0].skipped > 0)
+		row_store_end_upload(store);
 
 	state->radix_keys = place_key_nulls(state);
 	/* prefix keys given up while the rows came (row_store.c) sort nothing */

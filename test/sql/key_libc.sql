@@ -80,6 +80,28 @@ SET gpusort.xfrm_scramble = 3;
 RESET ROLE;
 DROP ROLE kl_user;
 
+-- Values that all start alike (URLs, paths) are keyed past that start, cut
+-- at a whole character (é and è share their first byte in UTF-8): the keys
+-- then tell them apart.  A value that is only the start sorts first.
+CREATE TABLE kl_url AS
+  SELECT g AS id,
+         CASE WHEN g % 50 = 0 THEN NULL
+              WHEN g % 49 = 0 THEN 'https://example.com/é'
+              ELSE 'https://example.com/' || CASE WHEN g % 2 = 0 THEN 'é' ELSE 'è' END
+                   || md5(g::text) END AS url
+  FROM generate_series(1, 5000) g;
+ANALYZE kl_url;
+SELECT same_as_native('SELECT id FROM kl_url ORDER BY url COLLATE kl, id');
+SELECT same_as_native('SELECT id FROM kl_url ORDER BY url COLLATE kl DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id FROM kl_url ORDER BY url COLLATE "C", id');
+SELECT same_as_native('SELECT id FROM kl_url ORDER BY url COLLATE "C" DESC, id');
+SELECT same_as_native('SELECT id FROM kl_url ORDER BY id % 3, url COLLATE kl, id');
+SELECT line FROM explain_analyze('SELECT id FROM kl_url ORDER BY url COLLATE kl') AS line
+WHERE line ~ 'Kinds|Skipped';
+SELECT line FROM explain_analyze('SELECT id FROM kl_url ORDER BY url COLLATE "C"') AS line
+WHERE line ~ 'Kinds|Skipped';
+DROP TABLE kl_url;
+
 -- With no helper threads, the backend makes and checks the keys alone.
 SET gpusort.key_threads = 0;
 SELECT same_as_native('SELECT id FROM kl_t ORDER BY t, id');
