@@ -67,3 +67,8 @@ CREATE FUNCTION gpusort_permutation(arr anyarray, descending boolean DEFAULT fal
 RETURNS int4[]
 AS 'MODULE_PATHNAME', 'gpusort_array_permutation'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- Functions that act beyond the caller's own sorts: superusers, and the
+-- roles they grant them to.
+REVOKE EXECUTE ON FUNCTION gpusort_gpu_start() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION gpusort_stats_reset() FROM PUBLIC;

@@ -56,6 +56,8 @@ CREATE FUNCTION gpusort_gpu_start()
 RETURNS float8
 AS 'MODULE_PATHNAME', 'gpusort_gpu_start'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+-- it takes device memory: superusers, and the roles they grant it to
+REVOKE EXECUTE ON FUNCTION gpusort_gpu_start() FROM PUBLIC;
 
 -- gpusort_stats() returns one row per sort engine (cpu, gpu) with what it
 -- did in this backend: sorts, rows sorted, and milliseconds spent (failed
@@ -79,3 +81,4 @@ CREATE FUNCTION gpusort_stats_reset()
 RETURNS void
 AS 'MODULE_PATHNAME', 'gpusort_stats_reset'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+REVOKE EXECUTE ON FUNCTION gpusort_stats_reset() FROM PUBLIC;

@@ -18,7 +18,7 @@ int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
 int			gpusort_gpu_id = 0;
-int			gpusort_gpu_memory = 0;
+int			gpusort_gpu_memory = -1;
 bool		gpusort_gpu_prestart = false;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
@@ -40,6 +40,21 @@ check_work_mem(int *newval, void **extra, GucSource source)
 		return true;
 	GUC_check_errdetail("gpusort.work_mem must be -1 (use work_mem) or at least 64kB.");
 	return false;
+}
+
+/*
+ * gpusort.gpu_memory: -1, or at least 1MB.  A value that rounds to 0 MB
+ * (as '1kB' does) would otherwise quietly mean something else.
+ */
+static bool
+check_gpu_memory(int *newval, void **extra, GucSource source)
+{
+	if (*newval == 0)
+	{
+		GUC_check_errdetail("gpusort.gpu_memory must be -1 (80%% of the GPU's free memory) or at least 1MB.");
+		return false;
+	}
+	return true;
 }
 
 /* Defines the settings; called once, by _PG_init. */
@@ -84,16 +99,16 @@ gpusort_define_settings(void)
 							"A CUDA device number, as CUDA_VISIBLE_DEVICES leaves them.",
 							&gpusort_gpu_id,
 							0, 0, 1023,
-							PGC_USERSET, 0,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_memory",
-							"Device memory one backend may use for sorting; 0 uses 80% of the GPU's free memory.",
+							"Device memory one backend may use for sorting; -1 uses 80% of the GPU's free memory.",
 							"Sorts that would need more run on the CPU engine.",
 							&gpusort_gpu_memory,
-							0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB,
-							NULL, NULL, NULL);
+							-1, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MB,
+							check_gpu_memory, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.gpu_prestart",
 							 "Starts the GPU when the library is loaded into a backend.",
@@ -101,7 +116,7 @@ gpusort_define_settings(void)
 							 "shared_preload_libraries (the postmaster never starts CUDA).",
 							 &gpusort_gpu_prestart,
 							 false,
-							 PGC_USERSET, 0,
+							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.prefault_threads",
@@ -109,7 +124,7 @@ gpusort_define_settings(void)
 							"The kernel's zeroing of new pages then runs on other cores; 0 turns it off.",
 							&gpusort_prefault_threads,
 							4, 0, 64,
-							PGC_USERSET, 0,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.key_threads",
@@ -119,7 +134,7 @@ gpusort_define_settings(void)
 							"0: by the backend alone.",
 							&gpusort_key_threads,
 							7, 0, 63,
-							PGC_USERSET, 0,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.xfrm_scramble",
@@ -138,7 +153,7 @@ gpusort_define_settings(void)
 							 "first use can stall.",
 							 &gpusort_huge_pages,
 							 false,
-							 PGC_USERSET, 0,
+							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");

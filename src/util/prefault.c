@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <unistd.h>
+
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -136,11 +138,15 @@ kernel_can_populate(void)
 	return ok;
 }
 
-/* Starts threads up to gpusort.prefault_threads; false if none can run. */
+/*
+ * Starts threads up to gpusort.prefault_threads, and no more than the
+ * cores; false if none can run.
+ */
 static bool
 start_threads(void)
 {
 	int			failed;
+	int			wanted;
 
 	if (!pool.checked)
 	{
@@ -153,12 +159,12 @@ start_threads(void)
 	}
 	if (!IsUnderPostmaster && IsPostmasterEnvironment)
 		return false;			/* no threads in the postmaster */
-	if (pool.no_threads || pool.nthreads >= gpusort_prefault_threads)
+	wanted = (int) Min((long) gpusort_prefault_threads, sysconf(_SC_NPROCESSORS_ONLN));
+	if (pool.no_threads || pool.nthreads >= wanted)
 		return pool.nthreads > 0;
 
 	pool.nthreads += helper_threads_start(prefault_thread, NULL,
-										  gpusort_prefault_threads - pool.nthreads,
-										  &failed);
+										  wanted - pool.nthreads, &failed);
 	if (failed != 0)
 	{
 		errno = failed;

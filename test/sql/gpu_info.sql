@@ -128,3 +128,23 @@ DROP FUNCTION gi_explain(text);
 DROP VIEW gi_stats;
 DROP FUNCTION gi_sorted(text);
 DROP TABLE gi_t;
+
+-- Who may do what: settings that spend the server's GPU, threads or memory
+-- are for superusers, as are the functions that act beyond one's own sorts;
+-- a device-memory setting that would round to 0 MB is refused.
+SET gpusort.gpu_memory = '1kB';
+SET gpusort.gpu_memory = 0;
+CREATE ROLE gi_user;
+SET ROLE gi_user;
+SET gpusort.gpu_memory = '64MB';
+SET gpusort.gpu_id = 0;
+SET gpusort.prefault_threads = 64;
+SET gpusort.key_threads = 1;
+SET gpusort.huge_pages = on;
+SELECT gpusort_stats_reset();
+SELECT gpusort_gpu_start();
+SET gpusort.device = cpu;
+SET gpusort.work_mem = '1MB';
+SELECT count(*) FROM gpusort_stats();
+RESET ROLE;
+DROP ROLE gi_user;
