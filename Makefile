@@ -20,6 +20,8 @@ OBJS = $(SRCS:.c=.o)
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
 REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback reliability differential array_sort gpu_info
 REGRESS_OPTS = --inputdir=test
+# the kernel tests' build, and which PostgreSQL run-tests.sh last built for
+EXTRA_CLEAN = .kbuild .build-pg_config
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 
