@@ -17,7 +17,7 @@
 
 #include "compat.h"
 #include "keys/key_codec.h"
-#include "keys/xfrm_keys.h"
+#include "keys/collation.h"
 
 /* Operator families that pg_opfamily_d.h names only in later releases. */
 #ifndef FLOAT_BTREE_FAM_OID

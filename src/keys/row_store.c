@@ -8,12 +8,12 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "keys/row_store.h"
-#include "keys/xfrm_keys.h"
 #include "util/big_array.h"
 #include "util/prefault.h"
 
@@ -431,6 +431,37 @@ prefix_key(RowStore *store, KeyColumn *column, Datum value)
 }
 
 /*
+ * The reference that a key column whose keys are made later holds for a
+ * value (not NULL): the value inside the stored tuple, or a copy of its
+ * first bytes where it is compressed or out of line (charged to the store).
+ * tuple is the stored copy of the row; data, where not NULL, the bytes it
+ * was copied from, which value points into.
+ */
+static uint64
+value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
+		  MinimalTuple tuple, const char *data, Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	MemoryContext oldcxt;
+	bool		isnull;
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+	{
+		/* the first bytes, decompressed, for the threads to read */
+		oldcxt = MemoryContextSwitchTo(store->cxt);
+		v = detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
+		MemoryContextSwitchTo(oldcxt);
+		store->tuplebytes += VARSIZE(v);
+		return (uint64) (uintptr_t) v | KEY_REF_COPIED;
+	}
+	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
+		return (uint64) (uintptr_t) ((char *) tuple + ((char *) v - data));
+	return (uint64) (uintptr_t)
+		DatumGetPointer(minimal_tuple_getattr(tuple, attno, slot->tts_tupleDescriptor,
+											  &isnull));
+}
+
+/*
  * Follows how many bytes all values of a bytes or strxfrm() column start
  * with (text under C or a libc collation, bytea), so that keys that would
  * not tell URLs or paths apart can be made past that start.  A compressed
@@ -612,7 +643,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			{
 				/* keys made later, by threads; no range yet */
 				column->keys[store->nrows] =
-					xfrm_value_ref(store, slot, column->attno, tuple, data, value);
+					value_ref(store, slot, column->attno, tuple, data, value);
 				continue;
 			}
 			if (column->prefix)

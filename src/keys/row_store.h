@@ -117,6 +117,15 @@ typedef struct RowStore
 	Size		budget;			/* bytes the store and its sort may use */
 } RowStore;
 
+/*
+ * Keys made after collection (strxfrm()): until then a key column holds a
+ * reference to each value, a pointer into the stored tuple, or, with
+ * KEY_REF_COPIED set, to a copy of the first KEY_REF_COPY_BYTES of a
+ * compressed or out-of-line value.
+ */
+#define KEY_REF_COPY_BYTES	256
+#define KEY_REF_COPIED		(UINT64CONST(1) << 63)
+
 /* The most bytes of a shared start that keys are made past. */
 #define KEY_SHARED_MAX	256
 

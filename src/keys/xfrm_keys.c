@@ -14,32 +14,20 @@
 
 #include <string.h>
 
-#include "access/detoast.h"
-#include "access/htup_details.h"
-#include "catalog/pg_collation.h"
-#include "catalog/pg_database.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
-#include "utils/builtins.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 
+#include "keys/collation.h"
 #include "keys/xfrm_keys.h"
 #include "settings.h"
 #include "util/parallel.h"
 
-/*
- * Bytes of a value that strxfrm() sees: its first key bytes depend on the
- * first characters only.  Values compressed or stored out of line are
- * copied this far, and compared by PostgreSQL's comparator in the check.
- */
-#define XFRM_INPUT_BYTES	256
-
-/* A reference to such a copy: the check cannot judge it. */
-#define XFRM_REF_CLIPPED	(UINT64CONST(1) << 63)
+/* Bytes of a value that strxfrm() sees (and a copied reference holds). */
+#define XFRM_INPUT_BYTES	KEY_REF_COPY_BYTES
 
 /* Rows a loop hands out at a time. */
 #define XFRM_CHUNK			(16 * 1024)
@@ -47,111 +35,11 @@
 /* Suspect pairs each worker keeps. */
 #define XFRM_FOUND_PER_PART	256
 
-/* The collations met so far in this backend (locale 0: not keyed so). */
-static XfrmCollation **known;
-static int	nknown;
-
-/* The cache entry of a collation, made on first use. */
-static XfrmCollation *
-collation_entry(Oid collation)
-{
-	HeapTuple	tuple;
-	char		provider;
-	bool		deterministic = true;
-	bool		isnull;
-	Datum		datum;
-	char	   *name = NULL;
-	locale_t	locale;
-	bool		is_c;
-	XfrmCollation *entry;
-
-	for (int i = 0; i < nknown; i++)
-		if (known[i]->collation == collation)
-			return known[i];
-
-	if (collation == DEFAULT_COLLATION_OID)
-	{
-		tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
-		provider = ((Form_pg_database) GETSTRUCT(tuple))->datlocprovider;
-		datum = SysCacheGetAttr(DATABASEOID, tuple, Anum_pg_database_datcollate, &isnull);
-	}
-	else
-	{
-		tuple = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for collation %u", collation);
-		provider = ((Form_pg_collation) GETSTRUCT(tuple))->collprovider;
-		deterministic = ((Form_pg_collation) GETSTRUCT(tuple))->collisdeterministic;
-		datum = SysCacheGetAttr(COLLOID, tuple, Anum_pg_collation_collcollate, &isnull);
-	}
-	if (!isnull)
-		name = TextDatumGetCString(datum);
-	ReleaseSysCache(tuple);
-
-	/* where PostgreSQL compares with strcoll(): libc, other than C */
-	locale = (locale_t) 0;
-	is_c = provider == COLLPROVIDER_LIBC && name != NULL &&
-		(strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0);
-	if (provider == COLLPROVIDER_LIBC && deterministic && name != NULL && !is_c)
-		locale = newlocale(LC_COLLATE_MASK, name, (locale_t) 0);
-
-	entry = MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation));
-	entry->collation = collation;
-	entry->locale = locale;
-	entry->is_c = is_c;
-	entry->encoding = GetDatabaseEncoding();
-	known = known ?
-		repalloc(known, sizeof(XfrmCollation *) * (nknown + 1)) :
-		MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation *));
-	known[nknown++] = entry;
-	return entry;
-}
-
-const XfrmCollation *
-xfrm_collation(Oid collation)
-{
-	XfrmCollation *entry = collation_entry(collation);
-
-	return entry->locale ? entry : NULL;
-}
-
-bool
-key_collation_is_c(Oid collation)
-{
-	return OidIsValid(collation) && collation_entry(collation)->is_c;
-}
-
-uint64
-xfrm_value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
-			   MinimalTuple tuple, const char *data, Datum value)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	MemoryContext oldcxt;
-	bool		isnull;
-
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-	{
-		/* the first bytes, decompressed, for the threads to read */
-		oldcxt = MemoryContextSwitchTo(store->cxt);
-		v = detoast_attr_slice(v, 0, XFRM_INPUT_BYTES);
-		MemoryContextSwitchTo(oldcxt);
-		store->tuplebytes += VARSIZE(v);
-		return (uint64) (uintptr_t) v | XFRM_REF_CLIPPED;
-	}
-	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
-		return (uint64) (uintptr_t) ((char *) tuple + ((char *) v - data));
-	return (uint64) (uintptr_t)
-		DatumGetPointer(minimal_tuple_getattr(tuple, attno, slot->tts_tupleDescriptor,
-											  &isnull));
-}
-
 /* The text of a reference, as PostgreSQL compares it. */
 static inline const char *
 ref_text(uint64 ref, bool bpchar, int *len)
 {
-	struct varlena *v = (struct varlena *) (uintptr_t) (ref & ~XFRM_REF_CLIPPED);
+	struct varlena *v = (struct varlena *) (uintptr_t) (ref & ~KEY_REF_COPIED);
 	const char *s = VARDATA_ANY(v);
 	int			n = VARSIZE_ANY_EXHDR(v);
 
@@ -374,7 +262,7 @@ find_suspects_body(void *arg, int part, uint64 start, uint64 end)
 		if (decided || column->keys[a] == column->keys[b] ||
 			key_column_isnull(column, a) || key_column_isnull(column, b))
 			continue;
-		if (((fs->refs[a] | fs->refs[b]) & XFRM_REF_CLIPPED) == 0)
+		if (((fs->refs[a] | fs->refs[b]) & KEY_REF_COPIED) == 0)
 		{
 			cmp = xfrm_compare(fs, fs->refs[a], fs->refs[b], &abuf, &bbuf);
 			if (column->descending ? cmp > 0 : cmp < 0)

@@ -9,7 +9,7 @@
  * uses strxfrm() anyway, but never trusts it:
  *
  *	1. while the rows are collected, the key column holds a reference to
- *	   each row's value (xfrm_value_ref);
+ *	   each row's value (row_store.h);
  *	2. before the sort, the backend and helper threads turn the references
  *	   into keys, the first 8 bytes of strxfrm() of each value
  *	   (xfrm_make_keys);
@@ -30,41 +30,8 @@
 
 #include "postgres.h"
 
-#include <locale.h>
-
+#include "keys/collation.h"
 #include "keys/row_store.h"
-
-/* A libc collation whose text gpusort keys with strxfrm(). */
-typedef struct XfrmCollation
-{
-	Oid			collation;
-	locale_t	locale;
-	int			encoding;		/* of the database */
-	bool		is_c;			/* "C" or "POSIX" of libc: bytes order text */
-} XfrmCollation;
-
-/*
- * The strxfrm() collation of a collation, or NULL where PostgreSQL does not
- * compare text with strcoll(): C and POSIX, ICU, the builtin provider.
- */
-extern const XfrmCollation *xfrm_collation(Oid collation);
-
-/*
- * Does text under the collation order as its bytes (libc's C and POSIX)?
- * Its keys are then its first bytes (key_codec.h's bytes codecs).
- */
-extern bool key_collation_is_c(Oid collation);
-
-/*
- * The reference that a key column holds for a value (not NULL) until
- * xfrm_make_keys: the value inside the stored tuple, or a copy of its first
- * bytes where it is compressed or out of line (charged to the store).
- * tuple is the stored copy of the row; data, where not NULL, the bytes it
- * was copied from, which value points into.
- */
-extern uint64 xfrm_value_ref(RowStore *store, TupleTableSlot *slot,
-							 AttrNumber attno, MinimalTuple tuple,
-							 const char *data, Datum value);
 
 /*
  * Turns the references of column into keys, keeping them in refs (nrows

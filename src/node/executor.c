@@ -24,7 +24,7 @@
 
 #include "engine/engine.h"
 #include "keys/row_store.h"
-#include "keys/xfrm_keys.h"
+#include "keys/collation.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
 #include "settings.h"

@@ -65,7 +65,7 @@
 
 #include "engine/engine.h"
 #include "keys/key_codec.h"
-#include "sql/array_sort.h"
+#include "sql/datum_sort.h"
 #include "util/prefault.h"
 
 /* A one-dimensional input array, checked and measured. */
@@ -174,15 +174,6 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 	return nitems > 0;
 }
 
-void
-array_sort_report(uint32 n, const SortJobReport *report)
-{
-	elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine%s%s",
-		 n, sort_engine_name(report->engine),
-		 report->fallback_reason ? ": " : "",
-		 report->fallback_reason ? report->fallback_reason : "");
-}
-
 /*
  * The keys of the n non-null elements of a type whose layout is not on the
  * value path (bool, oid, uuid), a column per key word.
@@ -249,20 +240,7 @@ sort_input_keys(const SortInput *in)
 			cpu_insertion_sort(keys[w], perm, n);
 	}
 	else
-	{
-		SortJob		job;
-		SortJobReport report;
-
-		job.nrows = n;
-		job.nkeys = nkeys;
-		job.keys = (const uint64 *const *) keys;
-		job.perm = perm;
-		job.payload = NULL;
-		job.payload_sorted = false;
-		job.upload = NULL;
-		sort_job_run(&job, &report);
-		array_sort_report(n, &report);
-	}
+		array_sort_permutation((const uint64 *const *) keys, nkeys, n, perm);
 
 	for (int w = 0; w < nkeys; w++)
 		pfree(keys[w]);

@@ -35,7 +35,7 @@
 #include "utils/sortsupport.h"
 
 #include "keys/key_codec.h"
-#include "sql/array_sort.h"
+#include "sql/datum_sort.h"
 
 /* Elements whose prefix keys are made before abbrev_abort is first asked. */
 #define ABBREV_FIRST_CHECK	10
@@ -117,8 +117,6 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 	DatumEntry *entries = NULL;
 	uint32		capacity = 0;
 	const uint64 *columns[1];
-	SortJob		job;
-	SortJobReport report;
 
 	keys = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
 	for (uint32 start = 0; start < n; start += ARRAY_SORT_CHUNK)
@@ -143,15 +141,7 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 	}
 
 	columns[0] = keys;
-	job.nrows = n;
-	job.nkeys = 1;
-	job.keys = columns;
-	job.perm = perm;
-	job.payload = NULL;
-	job.payload_sorted = false;
-	job.upload = NULL;
-	sort_job_run(&job, &report);
-	array_sort_report(n, &report);
+	array_sort_permutation(columns, 1, n, perm);
 
 	/* each run of equal prefix keys, by the full comparator */
 	ssup->ssup_reverse = descending;
@@ -223,4 +213,31 @@ datum_sort(const Datum *values, uint32 n, Oid type, Oid sortop,
 	sort_by_comparator(values, perm, n, &ssup, false, entries);
 	pfree(entries);
 	return perm;
+}
+
+void
+array_sort_permutation(const uint64 *const *keys, int nkeys, uint32 n,
+					   uint32 *perm)
+{
+	SortJob		job;
+	SortJobReport report;
+
+	job.nrows = n;
+	job.nkeys = nkeys;
+	job.keys = keys;
+	job.perm = perm;
+	job.payload = NULL;
+	job.payload_sorted = false;
+	job.upload = NULL;
+	sort_job_run(&job, &report);
+	array_sort_report(n, &report);
+}
+
+void
+array_sort_report(uint32 n, const SortJobReport *report)
+{
+	elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine%s%s",
+		 n, sort_engine_name(report->engine),
+		 report->fallback_reason ? ": " : "",
+		 report->fallback_reason ? report->fallback_reason : "");
 }

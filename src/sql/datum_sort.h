@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * array_sort.h
- *	  What the array functions' two files share: array_sort.c, which reads
- *	  the arguments and the arrays and writes the results, and
- *	  datum_sort.c, which orders elements that are not sorted by exact keys.
+ * datum_sort.h
+ *	  What array_sort.c (which reads the arguments and the arrays and writes
+ *	  the results) calls in datum_sort.c: the sort of elements that are not
+ *	  sorted by exact keys, and the sort job of a permutation that both run.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef ARRAY_SORT_H
-#define ARRAY_SORT_H
+#ifndef DATUM_SORT_H
+#define DATUM_SORT_H
 
 #include "postgres.h"
 
@@ -22,6 +22,14 @@
 
 /* Elements processed between interrupt checks. */
 #define ARRAY_SORT_CHUNK	(1 << 20)
+
+/*
+ * Sorts rows 0..n-1 by nkeys columns of keys into perm (n entries) with the
+ * engine that gpusort.device selects, and says at DEBUG1 which engine it
+ * was, and why not the GPU.
+ */
+extern void array_sort_permutation(const uint64 *const *keys, int nkeys,
+								   uint32 n, uint32 *perm);
 
 /* Says at DEBUG1 which engine sorted n elements, and why not the GPU. */
 extern void array_sort_report(uint32 n, const SortJobReport *report);
@@ -39,4 +47,4 @@ extern void array_sort_report(uint32 n, const SortJobReport *report);
 extern uint32 *datum_sort(const Datum *values, uint32 n, Oid type, Oid sortop,
 						  Oid collation, bool descending);
 
-#endif							/* ARRAY_SORT_H */
+#endif							/* DATUM_SORT_H */

@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ *
+ * collation.h
+ *	  How text under a collation can be keyed: by its bytes (libc's C and
+ *	  POSIX), by strxfrm() (other libc collations), or by neither (ICU and
+ *	  the builtin provider, keyed through PostgreSQL's abbreviated keys).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_COLLATION_H
+#define GPUSORT_COLLATION_H
+
+#include "postgres.h"
+
+#include <locale.h>
+
+/* A libc collation whose text gpusort keys with strxfrm(). */
+typedef struct XfrmCollation
+{
+	Oid			collation;
+	locale_t	locale;
+	int			encoding;		/* of the database */
+	bool		is_c;			/* "C" or "POSIX" of libc: bytes order text */
+} XfrmCollation;
+
+/*
+ * The strxfrm() collation of a collation, or NULL where PostgreSQL does not
+ * compare text with strcoll(): C and POSIX, ICU, the builtin provider.
+ */
+extern const XfrmCollation *xfrm_collation(Oid collation);
+
+/*
+ * Does text under the collation order as its bytes (libc's C and POSIX)?
+ * Its keys are then its first bytes (key_codec.h's bytes codecs).
+ */
+extern bool key_collation_is_c(Oid collation);
+
+#endif							/* GPUSORT_COLLATION_H */
