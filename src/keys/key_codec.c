@@ -208,11 +208,7 @@ key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 		v = copy = (codec->type == BPCHAROID) ? detoast_attr(v) :
 			detoast_attr_slice(v, 0, skip + 8);
-	s = VARDATA_ANY(v);
-	len = VARSIZE_ANY_EXHDR(v);
-	if (codec->type == BPCHAROID)
-		while (len > 0 && s[len - 1] == ' ')
-			len--;
+	s = key_value_bytes(v, codec->type == BPCHAROID, &len);
 	for (uint32 i = skip; i < skip + 8; i++)
 		key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
 	if (copy)

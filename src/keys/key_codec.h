@@ -96,6 +96,23 @@ extern const KeyCodec *key_codec_for_array_order(Oid sortop, Oid type,
 												 SortSupport prefix);
 
 /*
+ * The bytes of an inline text or bytea value as its order sees them: bpchar
+ * (bpchar true) without its trailing spaces.
+ */
+static inline const char *
+key_value_bytes(const struct varlena *v, bool bpchar, int *len)
+{
+	const char *s = VARDATA_ANY(v);
+	int			n = VARSIZE_ANY_EXHDR(v);
+
+	if (bpchar)
+		while (n > 0 && s[n - 1] == ' ')
+			n--;
+	*len = n;
+	return s;
+}
+
+/*
  * The key of a bytes codec: 8 bytes of a value (not NULL) from skip on,
  * big-endian, zero-padded; bpchar without its trailing spaces.  Detoasts
  * no more than those bytes where it can.  Where all values share their

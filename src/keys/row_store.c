@@ -486,11 +486,7 @@ track_shared(RowStore *store, KeyColumn *column, Datum value)
 		column->shared = 0;
 		return;
 	}
-	s = VARDATA_ANY(v);
-	len = VARSIZE_ANY_EXHDR(v);
-	if (column->codec->type == BPCHAROID)
-		while (len > 0 && s[len - 1] == ' ')
-			len--;
+	s = key_value_bytes(v, column->codec->type == BPCHAROID, &len);
 	if (column->first == NULL)
 	{
 		column->shared = Min((uint32) len, KEY_SHARED_MAX);

@@ -39,16 +39,8 @@
 static inline const char *
 ref_text(uint64 ref, bool bpchar, int *len)
 {
-	struct varlena *v = (struct varlena *) (uintptr_t) (ref & ~KEY_REF_COPIED);
-	const char *s = VARDATA_ANY(v);
-	int			n = VARSIZE_ANY_EXHDR(v);
-
-	/* bpchar's trailing spaces do not count */
-	if (bpchar)
-		while (n > 0 && s[n - 1] == ' ')
-			n--;
-	*len = n;
-	return s;
+	return key_value_bytes((struct varlena *) (uintptr_t) (ref & ~KEY_REF_COPIED),
+						   bpchar, len);
 }
 
 /* A malloc'd buffer of a thread, grown as needed. */
