@@ -23,6 +23,10 @@
 
 #include "postgres.h"
 
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 #include "keys/sort_keys.h"
 #include "utils/sortsupport.h"
 #include "utils/uuid.h"
