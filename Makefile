@@ -18,7 +18,7 @@ OBJS = $(SRCS:.c=.o)
 # Regression suites: test/sql, test/expected.  They run against any server
 # that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
-REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback reliability differential array_sort gpu_info
+REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability differential array_sort gpu_info
 REGRESS_OPTS = --inputdir=test
 # the kernel tests' build, and which PostgreSQL run-tests.sh last built for
 EXTRA_CLEAN = .kbuild .build-pg_config

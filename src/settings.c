@@ -17,6 +17,7 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
+bool		gpusort_spill = true;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = -1;
 bool		gpusort_gpu_prestart = false;
@@ -88,11 +89,21 @@ gpusort_define_settings(void)
 
 	DefineCustomIntVariable("gpusort.work_mem",
 							"Memory budget of one GpuSort node; -1 uses work_mem.",
-							"Inputs that would exceed it are handed to tuplesort, which spills.",
+							"Inputs that would exceed it are sorted in runs that spill to "
+							"temporary files (gpusort.spill).",
 							&gpusort_work_mem,
 							-1, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							check_work_mem, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.spill",
+							 "Sorts inputs larger than gpusort.work_mem in runs on the engines, "
+							 "merged from temporary files.",
+							 "When off, such inputs are handed to PostgreSQL's tuplesort.",
+							 &gpusort_spill,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_id",
 							"The GPU that GpuSort uses, on hosts with several.",

@@ -20,7 +20,9 @@
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
 # engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
-# expression: only the orders that match it).
+# expression: only the orders that match it), WIDE=1 (the sorted rows keep
+# id, k8, pad and url, about 140 bytes, where otherwise the planner leaves
+# only the sort key in them), TAG (added to the results file's name).
 set -uo pipefail
 SET=${1:?usage: bench-orders.sh ties|types [RESULTS_DIR]}
 RESULTS=${2:-test/results}
@@ -30,7 +32,10 @@ DEVICE=${DEVICE:-cpu}
 WORK_MEM=${WORK_MEM:-2GB}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 mkdir -p "$RESULTS"
-OUTFILE=$RESULTS/bench-$SET-$(nproc)core-$DEVICE.txt
+OUTFILE=$RESULTS/bench-$SET${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+# what the count reads of each sorted row
+KEEP=
+[ "${WIDE:-0}" = 1 ] && KEEP=" WHERE s.id + length(s.pad) + length(s.url) > 0"
 TABLE=${SET}_$ROWS
 
 "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort" || exit 1
@@ -96,7 +101,7 @@ SET gpusort.device = $DEVICE;
 SET gpusort.enabled = $enabled;
 $([ "$DEVICE" != cpu ] && [ "$enabled" = on ] && echo "SELECT gpusort_gpu_start();")
 \\timing on
-SELECT count(*) FROM ($query OFFSET 0) s;
+SELECT count(*) FROM ($query OFFSET 0) s$KEEP;
 SQL
 	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
@@ -109,14 +114,14 @@ SET work_mem = '$WORK_MEM';
 SET max_parallel_workers_per_gather = 0;
 SET gpusort.device = $DEVICE;
 $([ "$DEVICE" != cpu ] && echo "SELECT gpusort_gpu_start();")
-EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM ($1 OFFSET 0) s;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM ($1 OFFSET 0) s$KEEP;
 SQL
 }
 EXPLAINS=${OUTFILE%.txt}-explain.txt
 : >"$EXPLAINS"
 
 {
-	echo "# bench-orders $SET: $ROWS rows, median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
+	echo "# bench-orders $SET: $ROWS rows${KEEP:+ (wide)}, median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
 	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
 	printf '%-58s %10s %10s %7s\n' "ORDER BY" "native ms" "gpusort ms" "ratio"
 	while IFS= read -r order; do

@@ -4,7 +4,9 @@
 #   1. builds and installs gpusort into the PostgreSQL that PG_CONFIG names
 #      (default: pg_config on PATH; PostgreSQL 15 is installed if missing);
 #   2. starts a cluster with shared_preload_libraries = gpusort and runs the
-#      regression suites, the differential test among them (make installcheck);
+#      regression suites, the differential test among them (make installcheck),
+#      then the differential suites again with gpusort.work_mem = 64 (kB), so
+#      that every sort above a few hundred rows spills;
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
 #   4. builds the CUDA kernel tests when nvcc is there (they run on a GPU
@@ -49,6 +51,8 @@ trap cluster_stop EXIT
 echo "== regression suites (shared_preload_libraries = gpusort)"
 cluster_start -c shared_preload_libraries=gpusort -c max_worker_processes=8 || exit 1
 run_suites
+echo "== differential suites again with a 64 kB budget: every sort spills sorted runs"
+PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites REGRESS="differential node_contexts"
 cluster_stop
 
 echo "== loading suite (no preloading)"

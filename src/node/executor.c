@@ -10,9 +10,11 @@
  * (sort_rows.c), and returns the rows in order.  It behaves like Sort in
  * every other way: it supports backward scans, mark/restore and rescans.
  *
- * Inputs that turn out larger than the memory budget are handed to
- * PostgreSQL's tuplesort, rows already read included (fallback.c); inputs
- * that turn out smaller than gpusort.min_rows are sorted by the CPU engine.
+ * Inputs that turn out larger than the memory budget are sorted in runs
+ * that the engine sorts, spilled to temporary files and merged on the way
+ * out (spill.c); with gpusort.spill off they are handed to PostgreSQL's
+ * tuplesort instead, rows already read included (fallback.c).  Inputs that
+ * turn out smaller than gpusort.min_rows are sorted by the CPU engine.
  *
  *-------------------------------------------------------------------------
  */
@@ -195,11 +197,24 @@ collect_and_sort(GpuSortState *state)
 
 		if (TupIsNull(slot))
 			break;
-		if (!row_store_add(store, slot))
+		if (row_store_add(store, slot))
+			continue;
+		if (!gpusort_spill)
 		{
 			node_sort_with_tuplesort(state, slot, "memory budget exceeded", start);
 			return;
 		}
+		/* the store is full: its rows become a sorted run */
+		node_spill_run(state);
+		if (!row_store_add(store, slot))
+			node_spill_row(state, slot);
+	}
+	if (state->spilling)
+	{
+		node_spill_finish(state);
+		state->collect_ms = ms_since(start) - state->sort_ms - state->spill_ms -
+			state->merge_ms;
+		return;
 	}
 
 	state->ntotal = (int64) store->nrows + store->nnullrows;
@@ -217,22 +232,6 @@ collect_and_sort(GpuSortState *state)
 	node_start_ring(state);
 }
 
-/*
- * The row at position pos of the sorted output: its row number in the store,
- * or -(i + 1) for the i-th row led by a NULL.
- */
-static inline int64
-sorted_row(GpuSortState *state, int64 pos)
-{
-	RowStore   *store = &state->store;
-
-	if (state->nullsfirst[0])
-		return pos < store->nnullrows ? -pos - 1 :
-			(int64) state->perm[pos - store->nnullrows];
-	return pos < store->nrows ? (int64) state->perm[pos] :
-		-(pos - store->nrows) - 1;
-}
-
 static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
@@ -245,6 +244,15 @@ gpusort_exec(CustomScanState *node)
 	if (state->phase == PHASE_START)
 		collect_and_sort(state);
 
+	if (state->phase == PHASE_MERGE)
+	{
+		if (timing)
+			INSTR_TIME_SET_CURRENT(start);
+		slot = node_spill_next(state, forward);
+		if (timing)
+			state->emit_ms += ms_since(start);
+		return slot;
+	}
 	if (state->phase == PHASE_TUPLESORT)
 	{
 		if (!state->keys_only)
@@ -309,6 +317,7 @@ forget_rows(GpuSortState *state)
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
+	node_spill_end(state);
 	row_store_reset(&state->store);
 	state->report.fallback_reason = NULL;	/* it may have lived there */
 	state->perm = NULL;
@@ -325,6 +334,7 @@ gpusort_end(CustomScanState *node)
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
+	node_spill_end(state);
 	MemoryContextDelete(state->store.cxt);
 	ExecEndNode(outerPlanState(node));
 }
@@ -344,7 +354,8 @@ gpusort_rescan(CustomScanState *node)
 	 * not made for random access cannot go back to the start.
 	 */
 	if (outer->chgParam != NULL ||
-		(state->phase == PHASE_TUPLESORT && !state->random_access))
+		((state->phase == PHASE_TUPLESORT || state->phase == PHASE_MERGE) &&
+		 !state->random_access))
 	{
 		forget_rows(state);
 		if (outer->chgParam == NULL)
@@ -353,6 +364,8 @@ gpusort_rescan(CustomScanState *node)
 	}
 	if (state->phase == PHASE_TUPLESORT)
 		tuplesort_rescan(state->tuplesort);
+	else if (state->phase == PHASE_MERGE)
+		tuplestore_rescan(state->merged);
 	else
 	{
 		state->current = -1;
@@ -367,6 +380,8 @@ gpusort_mark(CustomScanState *node)
 
 	if (state->phase == PHASE_TUPLESORT)
 		tuplesort_markpos(state->tuplesort);
+	else if (state->phase == PHASE_MERGE)
+		tuplestore_copy_read_pointer(state->merged, 0, 1);
 	else
 		state->marked = state->current;
 }
@@ -378,6 +393,8 @@ gpusort_restore(CustomScanState *node)
 
 	if (state->phase == PHASE_TUPLESORT)
 		tuplesort_restorepos(state->tuplesort);
+	else if (state->phase == PHASE_MERGE)
+		tuplestore_copy_read_pointer(state->merged, 1, 0);
 	else
 		state->current = state->marked;
 }

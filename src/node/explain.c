@@ -111,6 +111,24 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 							   (int64) state->xfrm_inversions, es);
 }
 
+/*
+ * An input larger than the memory budget: its sorted runs, how many the GPU
+ * sorted, the disk they took (as Sort shows an external sort's), and the
+ * runs merged into one before the rows were returned.
+ */
+static void
+explain_spill(GpuSortState *state, ExplainState *es)
+{
+	ExplainPropertyText("Sort Method", "external merge of sorted runs", es);
+	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
+	if (state->gpu_runs > 0)
+		ExplainPropertyInteger("Runs Sorted on GPU", NULL, state->gpu_runs, es);
+	if (state->runs.early_merges > 0)
+		ExplainPropertyInteger("Runs Merged Early", NULL, state->runs.early_merges, es);
+	ExplainPropertyInteger("Disk Used", "kB",
+						   state->runs.disk_blocks * (BLCKSZ / 1024), es);
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -136,21 +154,32 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	else
 	{
-		ExplainPropertyText("Sort Engine", sort_engine_name(state->report.engine), es);
-		if (state->report.fallback_reason)
+		bool		gpu_runs = state->ran == RUN_SPILLED && state->gpu_runs > 0;
+
+		ExplainPropertyText("Sort Engine",
+							sort_engine_name(gpu_runs ? SORT_ENGINE_GPU : state->report.engine), es);
+		if (state->report.fallback_reason && !gpu_runs)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)
 			ExplainPropertyInteger("Rows Ordered by Comparators", NULL,
-								   state->tied_rows + state->store.nnullrows, es);
+								   state->tied_rows + (state->ran == RUN_SPILLED ?
+													   0 : state->store.nnullrows), es);
+		if (state->ran == RUN_SPILLED)
+			explain_spill(state, es);
 	}
 	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Collect Time", "ms", state->collect_ms, 3, es);
 		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
-		if (state->ran == RUN_ENGINE)
+		if (state->ran == RUN_SPILLED)
+		{
+			ExplainPropertyFloat("Spill Time", "ms", state->spill_ms, 3, es);
+			ExplainPropertyFloat("Merge Time", "ms", state->merge_ms, 3, es);
+		}
+		if (state->ran != RUN_TUPLESORT)
 			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
 	}
 }

@@ -27,7 +27,9 @@
 #include "keys/row_store.h"
 #include "util/timing.h"
 #include "keys/sort_keys.h"
+#include "node/sorted_runs.h"
 #include "node/tie_order.h"
+#include "utils/tuplestore.h"
 
 /* The sorted rows gathered ahead of the emit phase (emit_ring.h). */
 typedef struct GatherRing GatherRing;
@@ -36,6 +38,7 @@ typedef enum NodePhase
 {
 	PHASE_START,				/* nothing read yet */
 	PHASE_SORTED,				/* rows sorted in the row store */
+	PHASE_MERGE,				/* sorted runs merged as rows are returned */
 	PHASE_TUPLESORT				/* rows sorted by tuplesort */
 } NodePhase;
 
@@ -44,6 +47,7 @@ typedef enum RunKind
 {
 	RUN_NONE,
 	RUN_ENGINE,
+	RUN_SPILLED,				/* the engine, in sorted runs (spill.c) */
 	RUN_TUPLESORT
 } RunKind;
 
@@ -77,6 +81,13 @@ typedef struct GpuSortState
 	int64		marked;
 	Tuplesortstate *tuplesort;
 
+	/* inputs larger than the memory budget (spill.c) */
+	bool		spilling;		/* rows go to sorted runs */
+	SortedRuns	runs;
+	Tuplestorestate *merged;	/* the merged rows, where the plan goes back */
+	int64		spilled_rows;
+	int64		spilled_tied_rows;
+
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
 	SortJobReport report;
@@ -90,6 +101,9 @@ typedef struct GpuSortState
 	double		collect_ms;
 	double		sort_ms;
 	double		emit_ms;
+	int			gpu_runs;		/* sorted runs that the GPU sorted */
+	double		spill_ms;		/* writing the runs */
+	double		merge_ms;		/* merging them before the first row */
 } GpuSortState;
 
 /* Stores the row of a keys-only store (row -1: the NULL) in a virtual slot. */
@@ -105,6 +119,22 @@ store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
 	return ExecStoreVirtualTuple(slot);
 }
 
+/*
+ * The row at position pos of the sorted output: its row number in the store,
+ * or -(i + 1) for the i-th row led by a NULL.
+ */
+static inline int64
+sorted_row(GpuSortState *state, int64 pos)
+{
+	RowStore   *store = &state->store;
+
+	if (state->nullsfirst[0])
+		return pos < store->nnullrows ? -pos - 1 :
+			(int64) state->perm[pos - store->nnullrows];
+	return pos < store->nrows ? (int64) state->perm[pos] :
+		-(pos - store->nrows) - 1;
+}
+
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 
@@ -115,6 +145,13 @@ extern void node_sort_rows(GpuSortState *state, bool small);
 extern void node_sort_with_tuplesort(GpuSortState *state,
 									 TupleTableSlot *pending,
 									 const char *reason, instr_time start);
+
+/* spill.c */
+extern void node_spill_run(GpuSortState *state);
+extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
+extern void node_spill_finish(GpuSortState *state);
+extern TupleTableSlot *node_spill_next(GpuSortState *state, bool forward);
+extern void node_spill_end(GpuSortState *state);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

@@ -198,7 +198,7 @@ node_sort_rows(GpuSortState *state, bool small)
 		 */
 		sorted = prefault_alloc(store->cxt, sizeof(MinimalTuple) * Max(state->ntotal, 1));
 		sorted_rows = sorted + (state->nullsfirst[0] ? store->nnullrows : 0);
-		if (state->engine_keys == state->nkeys)
+		if (state->engine_keys == state->nkeys && !state->spilling)
 		{
 			StaticAssertStmt(sizeof(MinimalTuple) == sizeof(uint64),
 							 "tuple pointers travel as 64-bit words");
@@ -262,7 +262,10 @@ node_sort_rows(GpuSortState *state, bool small)
 	if (store->nnullrows > 0)
 		memcpy(state->nullsfirst[0] ? sorted : sorted + store->nrows,
 			   store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
-	if (perm)
+	/* a sorted run is written with its keys, which perm finds (spill.c) */
+	if (state->spilling)
+		state->perm = perm;
+	else if (perm)
 		pfree(perm);
 	state->sorted = sorted;
 }

@@ -1,6 +1,9 @@
 -- GpuSort hands its input to tuplesort when it cannot sort it itself, and
--- honours cancels: the rows are always those Sort returns.
+-- honours cancels: the rows are always those Sort returns.  Inputs larger
+-- than the budget are sorted in spilled runs (node_spill); here, with
+-- gpusort.spill off, they go to tuplesort.
 SET gpusort.min_rows = 0;
+SET gpusort.spill = off;
 SET work_mem = '64MB';
 
 CREATE TABLE fb_t AS

@@ -1,0 +1,306 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorted_runs.c
+ *	  Sorted runs of rows on temporary tapes, and their merge (sorted_runs.h).
+ *
+ * On a tape, each row is a RunRowHeader followed by its MinimalTuple.  The
+ * merge keeps one cursor per run, each holding the run's next row, in a
+ * binary heap ordered by merge key and then by the comparators.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "node/sorted_runs.h"
+
+/* Rows between interrupt checks while runs are merged. */
+#define MERGE_CHECK_ROWS	4096
+
+typedef struct SortedRun
+{
+	LogicalTape *tape;
+	int64		rows;
+} SortedRun;
+
+typedef struct RunRowHeader
+{
+	uint32		len;			/* of the MinimalTuple that follows */
+	uint32		haskey;
+	uint64		key;
+} RunRowHeader;
+
+struct RunCursor
+{
+	LogicalTape *tape;
+	int64		left;			/* rows not read yet */
+	bool		haskey;
+	uint64		key;
+	MinimalTuple tuple;			/* the run's current row */
+	Size		space;			/* allocated for tuple */
+};
+
+void
+sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
+				  int key_firstkey)
+{
+	MemoryContext oldcxt;
+
+	memset(runs, 0, sizeof(SortedRuns));
+	runs->cxt = AllocSetContextCreate(parent, "GpuSort sorted runs",
+									  ALLOCSET_DEFAULT_SIZES);
+	runs->ties = ties;
+	runs->key_firstkey = key_firstkey;
+	runs->maxruns = 16;
+	runs->runs = MemoryContextAlloc(runs->cxt, sizeof(SortedRun) * runs->maxruns);
+	runs->last = -1;
+
+	/* temp_tablespaces, as tuplesort does before it makes its tapes */
+	PrepareTempTablespaces();
+	oldcxt = MemoryContextSwitchTo(runs->cxt);
+	runs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+void
+sorted_runs_start_run(SortedRuns *runs)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);
+
+	Assert(runs->writing == NULL);
+	runs->writing = LogicalTapeCreate(runs->tapes);
+	runs->writing_rows = 0;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+void
+sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey, uint64 key)
+{
+	RunRowHeader header;
+	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);	/* for the
+																 * tape's buffer */
+
+	header.len = tuple->t_len;
+	header.haskey = haskey;
+	header.key = haskey ? key : 0;
+	LogicalTapeWrite(runs->writing, (void *) &header, sizeof(header));
+	LogicalTapeWrite(runs->writing, (void *) tuple, tuple->t_len);
+	runs->writing_rows++;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+void
+sorted_runs_end_run(SortedRuns *runs)
+{
+	if (runs->nruns == runs->maxruns)
+	{
+		runs->maxruns *= 2;
+		runs->runs = repalloc(runs->runs, sizeof(SortedRun) * runs->maxruns);
+	}
+	/*
+	 * Flush the run and give back its write buffer now: a buffer of one
+	 * block is read from it, allocated only when the merge reads it, so
+	 * that runs waiting for the merge hold no memory.
+	 */
+	LogicalTapeRewindForRead(runs->writing, BLCKSZ);
+	runs->runs[runs->nruns].tape = runs->writing;
+	runs->runs[runs->nruns].rows = runs->writing_rows;
+	runs->nruns++;
+	runs->writing = NULL;
+	runs->disk_blocks = Max(runs->disk_blocks, LogicalTapeSetBlocks(runs->tapes));
+}
+
+/* Reads a cursor's next row; false at the end of its run. */
+static bool
+cursor_read(RunCursor *cursor, MemoryContext cxt)
+{
+	RunRowHeader header;
+
+	if (cursor->left == 0)
+		return false;
+	if (LogicalTapeRead(cursor->tape, &header, sizeof(header)) != sizeof(header))
+		elog(ERROR, "unexpected end of a GpuSort run");
+	if (header.len > cursor->space)
+	{
+		if (cursor->tuple)
+			pfree(cursor->tuple);
+		cursor->space = Max(header.len, 2 * cursor->space);
+		cursor->tuple = MemoryContextAllocHuge(cxt, cursor->space);
+	}
+	if (LogicalTapeRead(cursor->tape, cursor->tuple, header.len) != header.len)
+		elog(ERROR, "unexpected end of a GpuSort run");
+	cursor->haskey = header.haskey != 0;
+	cursor->key = header.key;
+	cursor->left--;
+	return true;
+}
+
+/* Compares the rows of two cursors, as Sort orders them. */
+static inline int
+compare_cursors(SortedRuns *runs, int a, int b)
+{
+	RunCursor  *ca = &runs->cursors[a];
+	RunCursor  *cb = &runs->cursors[b];
+
+	if (ca->haskey && cb->haskey)
+	{
+		if (ca->key != cb->key)
+			return ca->key < cb->key ? -1 : 1;
+		return tie_order_compare(runs->ties, ca->tuple, cb->tuple, runs->key_firstkey);
+	}
+	return tie_order_compare(runs->ties, ca->tuple, cb->tuple, 0);
+}
+
+/* Moves the heap's entry at i down to its place. */
+static void
+sift_down(SortedRuns *runs, int i)
+{
+	int		   *heap = runs->heap;
+	int			entry = heap[i];
+
+	for (;;)
+	{
+		int			child = 2 * i + 1;
+
+		if (child >= runs->nheap)
+			break;
+		if (child + 1 < runs->nheap &&
+			compare_cursors(runs, heap[child + 1], heap[child]) < 0)
+			child++;
+		if (compare_cursors(runs, entry, heap[child]) <= 0)
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	heap[i] = entry;
+}
+
+/* Starts merging runs[first .. first + n - 1]. */
+static void
+merge_open(SortedRuns *runs, int first, int n)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);	/* for the
+																 * tapes' buffers */
+
+	runs->cursors = MemoryContextAllocZero(runs->cxt, sizeof(RunCursor) * n);
+	runs->heap = MemoryContextAlloc(runs->cxt, sizeof(int) * n);
+	runs->nheap = 0;
+	runs->last = -1;
+	for (int i = 0; i < n; i++)
+	{
+		RunCursor  *cursor = &runs->cursors[i];
+
+		cursor->tape = runs->runs[first + i].tape;
+		cursor->left = runs->runs[first + i].rows;
+		if (cursor_read(cursor, runs->cxt))
+			runs->heap[runs->nheap++] = i;
+	}
+	for (int i = runs->nheap / 2 - 1; i >= 0; i--)
+		sift_down(runs, i);
+	MemoryContextSwitchTo(oldcxt);
+	runs->merge_memory = Max(runs->merge_memory,
+							 MemoryContextMemAllocated(runs->cxt, true));
+}
+
+/* The merge's next row and its cursor, or NULL at the end. */
+static RunCursor *
+merge_pop(SortedRuns *runs)
+{
+	if (runs->last >= 0)
+	{
+		/* the row returned last is no longer needed: replace it */
+		if (cursor_read(&runs->cursors[runs->last], runs->cxt))
+			sift_down(runs, 0);
+		else
+		{
+			runs->heap[0] = runs->heap[--runs->nheap];
+			if (runs->nheap > 0)
+				sift_down(runs, 0);
+		}
+	}
+	if (runs->nheap == 0)
+	{
+		runs->last = -1;
+		return NULL;
+	}
+	runs->last = runs->heap[0];
+	if (++runs->merged % MERGE_CHECK_ROWS == 0)
+		CHECK_FOR_INTERRUPTS();
+	return &runs->cursors[runs->last];
+}
+
+/* Closes the tapes of a finished merge of n runs from first. */
+static void
+merge_close(SortedRuns *runs, int first, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (runs->cursors[i].tuple)
+			pfree(runs->cursors[i].tuple);
+		LogicalTapeClose(runs->runs[first + i].tape);
+	}
+	pfree(runs->cursors);
+	pfree(runs->heap);
+	runs->cursors = NULL;
+	runs->heap = NULL;
+	memmove(&runs->runs[first], &runs->runs[first + n],
+			sizeof(SortedRun) * (runs->nruns - first - n));
+	runs->nruns -= n;
+}
+
+static int
+compare_run_rows(const void *a, const void *b)
+{
+	int64		ra = ((const SortedRun *) a)->rows;
+	int64		rb = ((const SortedRun *) b)->rows;
+
+	return (ra > rb) - (ra < rb);
+}
+
+void
+sorted_runs_merge_begin(SortedRuns *runs, Size budget)
+{
+	/* the runs whose read buffers, a block each, fit the budget */
+	int			order = Max(2, (int) Min(budget * 9 / 10 / BLCKSZ, (Size) INT_MAX / 2));
+
+	runs->runs_written = runs->nruns;
+	while (runs->nruns > order)
+	{
+		/* merge the smallest runs into one, just enough of them */
+		int			n = Min(runs->nruns - order + 1, order);
+		RunCursor  *cursor;
+
+		qsort(runs->runs, runs->nruns, sizeof(SortedRun), compare_run_rows);
+		merge_open(runs, 0, n);
+		sorted_runs_start_run(runs);
+		while ((cursor = merge_pop(runs)) != NULL)
+			sorted_runs_put(runs, cursor->tuple, cursor->haskey, cursor->key);
+		merge_close(runs, 0, n);
+		sorted_runs_end_run(runs);
+		runs->early_merges++;
+	}
+
+	merge_open(runs, 0, runs->nruns);
+	runs->merged = 0;
+}
+
+MinimalTuple
+sorted_runs_merge_next(SortedRuns *runs)
+{
+	RunCursor  *cursor = merge_pop(runs);
+
+	return cursor ? cursor->tuple : NULL;
+}
+
+void
+sorted_runs_end(SortedRuns *runs)
+{
+	if (runs->cxt == NULL)
+		return;
+	LogicalTapeSetClose(runs->tapes);
+	MemoryContextDelete(runs->cxt);
+	runs->cxt = NULL;
+}

@@ -1,0 +1,84 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorted_runs.h
+ *	  Sorted runs of rows on temporary tapes, and their merge: the spill of
+ *	  a GpuSort node whose input outgrows its memory budget.
+ *
+ * A run is written in sorted order, each row with its merge key: the first
+ * word of its leading engine key where that word orders rows as the
+ * comparators do in every run (an exact key, a byte prefix or an abbreviated
+ * key made the same way in each run), else none.  The merge compares merge
+ * keys where both rows have one, and PostgreSQL's comparators otherwise and
+ * where the keys tie, so its order is Sort's whatever the keys were.
+ *
+ * The runs live in one LogicalTapeSet (PostgreSQL's own temporary files:
+ * temp_tablespaces, temp_file_limit, log_temp_files, removal on error).
+ * Runs are merged in one pass on the way out; when there are more than the
+ * memory budget can hold read buffers for, the smallest runs are first
+ * merged into one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SORTED_RUNS_H
+#define SORTED_RUNS_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "utils/logtape.h"
+
+#include "node/tie_order.h"
+
+typedef struct RunCursor RunCursor;
+
+typedef struct SortedRuns
+{
+	MemoryContext cxt;			/* holds everything below */
+	LogicalTapeSet *tapes;
+	TieOrder   *ties;			/* the comparators of all sort keys */
+	int			key_firstkey;	/* the sort key that rows of equal merge
+								 * keys are compared from */
+
+	/* the runs, in the order written */
+	struct SortedRun *runs;
+	int			nruns;
+	int			maxruns;
+	LogicalTape *writing;		/* the run being written, or NULL */
+	int64		writing_rows;
+
+	/* the merge */
+	RunCursor  *cursors;		/* one per run being merged */
+	int		   *heap;			/* cursors with a row, smallest first */
+	int			nheap;
+	int			last;			/* cursor whose row was returned last */
+	int64		merged;			/* rows returned */
+
+	/* EXPLAIN ANALYZE */
+	int			runs_written;	/* runs, the merged ones of early passes
+								 * not counted */
+	int			early_merges;	/* runs made by merging others */
+	int64		disk_blocks;	/* most blocks the tapes held */
+	Size		merge_memory;	/* read buffers and rows of the merge */
+} SortedRuns;
+
+extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
+							  TieOrder *ties, int key_firstkey);
+extern void sorted_runs_start_run(SortedRuns *runs);
+extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple,
+							bool haskey, uint64 key);
+extern void sorted_runs_end_run(SortedRuns *runs);
+
+/*
+ * Readies the runs for the merge, first merging the smallest into one while
+ * there are more runs than budget bytes hold read buffers (a block each)
+ * for.
+ */
+extern void sorted_runs_merge_begin(SortedRuns *runs, Size budget);
+
+/* The next row in order, or NULL; valid until the next call. */
+extern MinimalTuple sorted_runs_merge_next(SortedRuns *runs);
+
+/* Closes the tapes and frees everything (also on rescans). */
+extern void sorted_runs_end(SortedRuns *runs);
+
+#endif							/* SORTED_RUNS_H */

@@ -1,0 +1,222 @@
+/*-------------------------------------------------------------------------
+ *
+ * spill.c
+ *	  The GpuSort node's path for inputs larger than its memory budget:
+ *	  sorted runs, each sorted by an engine, merged on the way out.
+ *
+ * When the row store is full, its rows are sorted as an input that fit
+ * would be (sort_rows.c: the engine, then the comparators), written to a
+ * temporary tape as a sorted run, and the store is emptied for the next
+ * rows.  Once the input ends, the runs are merged (sorted_runs.c) as the
+ * rows are returned; where the plan wants to go back (backward scans,
+ * mark/restore, rewinds), the merged rows are kept in a tuplestore.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/tuplestore.h"
+
+#include "keys/row_store.h"
+#include "node/node_state.h"
+#include "settings.h"
+
+/* Rows between interrupt checks while a run is written. */
+#define RUN_CHECK_ROWS		(1 << 16)
+
+/* Starts the runs, at the first one. */
+static void
+begin_runs(GpuSortState *state)
+{
+	const KeyColumn *lead = &state->store.columns[0];
+	int			firstkey;
+
+	/* rows of equal merge keys: from the next sort key if it is exact */
+	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
+	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey);
+	state->spilling = true;
+}
+
+/*
+ * Can the leading column's keys of this run be compared with those of the
+ * others?  Not where they were made past a start the run's values share,
+ * given up, or are strxfrm() keys, which only the check after the sort
+ * trusts.
+ */
+static bool
+lead_keys_mergeable(GpuSortState *state)
+{
+	const KeyColumn *lead = &state->store.columns[0];
+
+	return state->radix_keys > 0 && !lead->dropped && lead->skipped == 0 &&
+		lead->xfrm == NULL;
+}
+
+/* Writes the sorted rows of the store as a run. */
+static void
+write_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	const uint64 *keys = store->columns[0].keys;
+	bool		mergeable = lead_keys_mergeable(state);
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	sorted_runs_start_run(&state->runs);
+	for (int64 pos = 0; pos < state->ntotal; pos++)
+	{
+		int64		row = sorted_row(state, pos);
+
+		if (pos % RUN_CHECK_ROWS == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (state->keys_only)
+		{
+			bool		shouldfree;
+			MinimalTuple tuple;
+
+			tuple = ExecFetchSlotMinimalTuple(store_key_row(state, slot, Max(row, -1)),
+											  &shouldfree);
+			sorted_runs_put(&state->runs, tuple, row >= 0, row >= 0 ? keys[row] : 0);
+			if (shouldfree)
+				pfree(tuple);
+		}
+		else
+		{
+			bool		keyed = row >= 0 && mergeable;
+
+			sorted_runs_put(&state->runs, state->sorted[pos], keyed,
+							keyed ? keys[row] : 0);
+		}
+	}
+	ExecClearTuple(slot);
+	sorted_runs_end_run(&state->runs);
+}
+
+/*
+ * Sorts the rows in the store, writes them to a new run and empties the
+ * store for the rows that follow.
+ */
+void
+node_spill_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	instr_time	start;
+
+	if (!state->spilling)
+		begin_runs(state);
+	state->ntotal = (int64) store->nrows + store->nnullrows;
+	if (state->ntotal == 0)
+		return;
+
+	INSTR_TIME_SET_CURRENT(start);
+	node_sort_rows(state, state->ntotal < gpusort_min_rows);
+	state->sort_ms += ms_since(start);
+	if (state->report.engine == SORT_ENGINE_GPU)
+		state->gpu_runs++;
+	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+
+	INSTR_TIME_SET_CURRENT(start);
+	write_run(state);
+	state->spilled_rows += state->ntotal;
+	row_store_reset(store);
+	state->perm = NULL;
+	state->sorted = NULL;
+	state->spill_ms += ms_since(start);
+}
+
+/* Writes a row that alone is larger than the memory budget as its own run. */
+void
+node_spill_row(GpuSortState *state, TupleTableSlot *slot)
+{
+	bool		shouldfree;
+	MinimalTuple tuple;
+
+	if (!state->spilling)
+		begin_runs(state);
+	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+	sorted_runs_start_run(&state->runs);
+	sorted_runs_put(&state->runs, tuple, false, 0);
+	sorted_runs_end_run(&state->runs);
+	state->spilled_rows++;
+	if (shouldfree)
+		pfree(tuple);
+}
+
+/*
+ * Writes the last run and readies the merge; where the plan wants to go
+ * back, merges all rows into a tuplestore now.
+ */
+void
+node_spill_finish(GpuSortState *state)
+{
+	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
+	instr_time	start;
+
+	node_spill_run(state);
+	state->ntotal = state->spilled_rows;
+	state->tied_rows = state->spilled_tied_rows;
+
+	INSTR_TIME_SET_CURRENT(start);
+	sorted_runs_merge_begin(&state->runs, budget);
+	if (state->random_access)
+	{
+		TupleTableSlot *slot = state->keys_only ? state->sort_slot :
+			state->css.ss.ss_ScanTupleSlot;
+		MinimalTuple tuple;
+		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
+
+		state->merged = tuplestore_begin_heap(true, false, gpusort_memory_budget_kb());
+		tuplestore_set_eflags(state->merged, eflags);
+		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
+		while ((tuple = sorted_runs_merge_next(&state->runs)) != NULL)
+			tuplestore_puttupleslot(state->merged,
+									ExecStoreMinimalTuple(tuple, slot, false));
+		ExecClearTuple(slot);
+		sorted_runs_end(&state->runs);
+	}
+	state->merge_ms = ms_since(start);
+	state->memory_used = Max(state->memory_used, state->runs.merge_memory);
+	state->ran = RUN_SPILLED;
+	state->phase = PHASE_MERGE;
+}
+
+/* The next (or previous) row of the merge. */
+TupleTableSlot *
+node_spill_next(GpuSortState *state, bool forward)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
+
+	if (state->merged)
+	{
+		if (!tuplestore_gettupleslot(state->merged, forward, false, into))
+			return ExecClearTuple(slot);
+	}
+	else
+	{
+		MinimalTuple tuple = sorted_runs_merge_next(&state->runs);
+
+		if (tuple == NULL)
+			return ExecClearTuple(slot);
+		ExecStoreMinimalTuple(tuple, into, false);
+	}
+	/* our slot is virtual: copy the row into it */
+	if (state->keys_only)
+		return ExecCopySlot(slot, into);
+	return slot;
+}
+
+/* Forgets the runs and the merged rows. */
+void
+node_spill_end(GpuSortState *state)
+{
+	if (state->merged)
+		tuplestore_end(state->merged);
+	state->merged = NULL;
+	sorted_runs_end(&state->runs);
+	state->spilling = false;
+	state->spilled_rows = 0;
+	state->spilled_tied_rows = 0;
+}

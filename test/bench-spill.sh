@@ -1,0 +1,28 @@
+#!/bin/bash
+# bench-spill.sh: ORDER BYs of inputs larger than the memory budget, at the
+# work_mem values DBAs run with: PostgreSQL's Sort (an external merge sort
+# there) against GpuSort (sorted runs spilled and merged, spill.c), side by
+# side, through test/bench-orders.sh with rows of about 140 bytes (WIDE=1).
+#
+#   test/bench-spill.sh [RESULTS_DIR]
+#
+# Writes RESULTS_DIR/bench-spill-<cores>core-<device>.txt, one table per
+# work_mem, and beside it each run's EXPLAIN ANALYZE.  Environment: as
+# bench-orders.sh (ROWS, RUNS, DEVICE), and WORK_MEMS (default "4MB 64MB
+# 256MB 1GB"), ORDERS_RE (default: int8, timestamp, text under C).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RESULTS=${1:-test/results}
+DEVICE=${DEVICE:-cpu}
+WORK_MEMS=${WORK_MEMS:-4MB 64MB 256MB 1GB}
+export ONLY=${ORDERS_RE:-'^(k8|ts|pad COLLATE "C")$'} WIDE=1 DEVICE
+OUTFILE=$RESULTS/bench-spill-$(nproc)core-$DEVICE.txt
+mkdir -p "$RESULTS"
+: >"$OUTFILE"
+for wm in $WORK_MEMS; do
+	echo "== work_mem $wm"
+	WORK_MEM=$wm TAG=spill-$wm test/bench-orders.sh types "$RESULTS" || exit 1
+	cat "$RESULTS/bench-types-spill-$wm-$(nproc)core-$DEVICE.txt" >>"$OUTFILE"
+	rm -f "$RESULTS/bench-types-spill-$wm-$(nproc)core-$DEVICE.txt"
+done
+echo "== results in $OUTFILE"

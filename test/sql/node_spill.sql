@@ -1,0 +1,198 @@
+-- Inputs larger than the memory budget: GpuSort sorts them in runs on its
+-- engine, spills the runs to temporary files and merges them on the way
+-- out.  The rows are always those Sort returns; cancels and errors leave no
+-- temporary file behind.  (Uses the helpers of node_plan.)
+SET gpusort.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '64MB';
+SELECT coalesce((SELECT collcollate FROM pg_collation
+                 WHERE collprovider = 'c' AND collcollate IN ('en_US.utf8', 'en_US.UTF-8')
+                 ORDER BY collcollate LIMIT 1), 'C.UTF-8') AS libc_locale \gset
+CREATE COLLATION sp_libc (provider = libc, locale = :'libc_locale');
+
+CREATE TABLE sp AS
+  SELECT g AS id, (g * 7919) % 10007 AS k, md5(g::text) AS t,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE ((g * 31) % 1000) / 7.0 END AS n,
+         timestamp '2020-01-01' + ((g * 13) % 5000) * interval '1 hour' AS ts,
+         CASE WHEN g % 10 = 0 THEN g ELSE 42 END AS skew,
+         repeat('x', 60) AS pad
+  FROM generate_series(1, 30000) g;
+ANALYZE sp;
+
+-- How many sorted runs did the query's GpuSort write?
+CREATE FUNCTION spill_runs(query text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line ~ 'Sorted Runs: \d+' THEN
+      RETURN substring(line FROM 'Sorted Runs: (\d+)')::int;
+    END IF;
+  END LOOP;
+  RETURN 0;
+END
+$$;
+
+-- Temporary files of this cluster (the suites run alone).
+CREATE FUNCTION temp_files() RETURNS bigint
+LANGUAGE sql AS $$ SELECT count(*) FROM pg_ls_tmpdir() $$;
+
+SET gpusort.work_mem = 64;
+SELECT regexp_replace(line, '(Sorted Runs|Runs Merged Early): \d+', '\1: N') AS line
+FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line;
+SELECT spill_runs('SELECT * FROM sp ORDER BY k, id') > 10 AS many_runs;
+
+-- Every kind of key, both directions, NULLs first and last, multi-key
+-- orders: exact keys (merged by their keys), prefix keys (merged by their
+-- keys, ties by the comparators), keys that runs make differently (a
+-- shared start, strxfrm(): merged by the comparators alone).
+SELECT q, same_as_native(q) FROM (VALUES
+  ('SELECT * FROM sp ORDER BY k, id'),
+  ('SELECT id, k FROM sp ORDER BY k DESC, id DESC'),
+  ('SELECT k FROM sp ORDER BY k'),
+  ('SELECT k FROM sp ORDER BY k DESC'),
+  ('SELECT id, n FROM sp ORDER BY n NULLS FIRST, id'),
+  ('SELECT id, n FROM sp ORDER BY n DESC, id'),
+  ('SELECT id, ts FROM sp ORDER BY ts DESC, id'),
+  ('SELECT id, t FROM sp ORDER BY t COLLATE "C"'),
+  ('SELECT id FROM sp ORDER BY k % 3, t COLLATE "C" DESC'),
+  ('SELECT id FROM sp ORDER BY ''https://example.com/a/long/shared/path/'' || t COLLATE "C", id'),
+  ('SELECT id FROM sp ORDER BY t COLLATE sp_libc DESC, id'),
+  ('SELECT id FROM sp ORDER BY md5(t)::uuid'),
+  ('SELECT id, skew FROM sp ORDER BY skew, id'),
+  ('SELECT id FROM sp ORDER BY id DESC'),
+  ('SELECT id FROM sp ORDER BY 1 - 1, id'),
+  ('SELECT id, n FROM sp ORDER BY n NULLS FIRST, t COLLATE "C"')
+) v(q);
+
+-- Rows that alone are larger than the budget are runs of their own.
+SELECT same_as_native('SELECT id, md5(big) FROM (SELECT id, repeat(md5(id::text), 3000) AS big
+                       FROM generate_series(1, 40) id ORDER BY big DESC OFFSET 0) s');
+
+-- Going back: a scrollable cursor, a merge join's mark and restore, and a
+-- nested loop's rescans of its inner sort read the merged rows again.
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k FROM sp ORDER BY k, id;
+FETCH LAST c;
+FETCH BACKWARD 2 c;
+FETCH ABSOLUTE 3 c;
+FETCH RELATIVE 10000 c;
+FETCH FIRST c;
+COMMIT;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT same_as_native('SELECT a.id, b.id FROM sp a JOIN sp b ON a.skew = b.skew
+                       WHERE a.id % 100 = 0 ORDER BY a.id, b.id');
+RESET enable_nestloop;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT same_as_native('SELECT x.id, y.k, y.id FROM (SELECT id FROM sp WHERE id <= 3) x
+                       CROSS JOIN LATERAL (SELECT k, id FROM sp ORDER BY k, id OFFSET 0) y');
+-- and with a parameter, which reads the input again
+SELECT same_as_native('SELECT x.id, y.id FROM (SELECT id FROM sp WHERE id <= 3) x
+                       CROSS JOIN LATERAL (SELECT id FROM sp WHERE k > x.id ORDER BY t COLLATE "C", id OFFSET 0) y');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- Parallel workers each sort and spill their part.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT same_as_native('SELECT id, k FROM sp ORDER BY k, id');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- Cancels at varied moments (reading, sorting runs, writing them, merging)
+-- and an error raised by a later key's expression leave no temporary files,
+-- and the session sorts correctly afterwards.
+CREATE TABLE sp_big AS SELECT g AS id, (g::int8 * 7919) % 100003 AS k, repeat('y', 80) AS pad
+  FROM generate_series(1, 300000) g;
+\set spill_query 'SELECT count(*) FROM (SELECT * FROM sp_big ORDER BY k, id OFFSET 0) s'
+CREATE FUNCTION cancelled(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE query;
+  RETURN 'not cancelled';
+EXCEPTION WHEN query_canceled THEN
+  RETURN 'cancelled';
+END
+$$;
+SELECT temp_files() AS temp_files_before;
+-- the timeouts: from 1/25 to 20/25 of the time the query takes uncancelled
+CREATE FUNCTION run_ms(query text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz := clock_timestamp();
+BEGIN
+  EXECUTE query;
+  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+SELECT least(run_ms(:'spill_query'), run_ms(:'spill_query')) AS spill_ms \gset
+SELECT greatest(1, round(1 * :spill_ms / 25)) AS t1, greatest(1, round(2 * :spill_ms / 25)) AS t2, greatest(1, round(3 * :spill_ms / 25)) AS t3, greatest(1, round(4 * :spill_ms / 25)) AS t4, greatest(1, round(5 * :spill_ms / 25)) AS t5, greatest(1, round(6 * :spill_ms / 25)) AS t6, greatest(1, round(7 * :spill_ms / 25)) AS t7, greatest(1, round(8 * :spill_ms / 25)) AS t8, greatest(1, round(9 * :spill_ms / 25)) AS t9, greatest(1, round(10 * :spill_ms / 25)) AS t10, greatest(1, round(11 * :spill_ms / 25)) AS t11, greatest(1, round(12 * :spill_ms / 25)) AS t12, greatest(1, round(13 * :spill_ms / 25)) AS t13, greatest(1, round(14 * :spill_ms / 25)) AS t14, greatest(1, round(15 * :spill_ms / 25)) AS t15, greatest(1, round(16 * :spill_ms / 25)) AS t16, greatest(1, round(17 * :spill_ms / 25)) AS t17, greatest(1, round(18 * :spill_ms / 25)) AS t18, greatest(1, round(19 * :spill_ms / 25)) AS t19, greatest(1, round(20 * :spill_ms / 25)) AS t20 \gset
+CREATE TABLE sp_cancels (r text);
+SET statement_timeout = :t1;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t2;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t3;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t4;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t5;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t6;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t7;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t8;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t9;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t10;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t11;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t12;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t13;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t14;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t15;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t16;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t17;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t18;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t19;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+SET statement_timeout = :t20;
+INSERT INTO sp_cancels SELECT cancelled(:'spill_query');
+RESET statement_timeout;
+SELECT count(*) FILTER (WHERE r = 'cancelled') >= 15 AS cancelled FROM sp_cancels;
+SELECT temp_files() AS temp_files_after_cancels;
+SELECT * FROM sp ORDER BY k, 1 / (id - 25000);
+SELECT temp_files() AS temp_files_after_error;
+SELECT same_as_native('SELECT * FROM sp ORDER BY k, id');
+
+-- temp_file_limit below what the runs need gives PostgreSQL's error.
+SET temp_file_limit = '200kB';
+SELECT count(*) FROM (SELECT * FROM sp ORDER BY k, id OFFSET 0) s;
+RESET temp_file_limit;
+SELECT temp_files() AS temp_files_after_limit;
+
+-- With gpusort.spill off, such inputs go to tuplesort.
+SET gpusort.spill = off;
+SELECT line FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line
+WHERE line ~ 'Sort Engine|Fallback Reason';
+RESET gpusort.spill;
+RESET gpusort.work_mem;
