@@ -121,6 +121,8 @@ explain_spill(GpuSortState *state, ExplainState *es)
 {
 	ExplainPropertyText("Sort Method", "external merge of sorted runs", es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
+	if (state->runs.memory.rows)
+		ExplainPropertyText("Last Run", "in memory", es);
 	if (state->gpu_runs > 0)
 		ExplainPropertyInteger("Runs Sorted on GPU", NULL, state->gpu_runs, es);
 	if (state->runs.early_merges > 0)

@@ -11,6 +11,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "commands/tablespace.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -22,7 +24,7 @@
 
 typedef struct SortedRun
 {
-	LogicalTape *tape;
+	LogicalTape *tape;			/* NULL: the run in memory */
 	int64		rows;
 } SortedRun;
 
@@ -35,7 +37,8 @@ typedef struct RunRowHeader
 
 struct RunCursor
 {
-	LogicalTape *tape;
+	LogicalTape *tape;			/* NULL: the run in memory */
+	int64		pos;			/* the run in memory: its next row */
 	int64		left;			/* rows not read yet */
 	bool		haskey;
 	uint64		key;
@@ -92,33 +95,69 @@ sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey, uint64 key)
 	MemoryContextSwitchTo(oldcxt);
 }
 
-void
-sorted_runs_end_run(SortedRuns *runs)
+/* Adds a run as sorted_runs_end_run does, of the rows on a tape or in memory. */
+static void
+add_run(SortedRuns *runs, LogicalTape *tape, int64 rows)
 {
 	if (runs->nruns == runs->maxruns)
 	{
 		runs->maxruns *= 2;
 		runs->runs = repalloc(runs->runs, sizeof(SortedRun) * runs->maxruns);
 	}
+	runs->runs[runs->nruns].tape = tape;
+	runs->runs[runs->nruns].rows = rows;
+	runs->nruns++;
+}
+
+void
+sorted_runs_add_memory_run(SortedRuns *runs, const SortedMemoryRun *run)
+{
+	Assert(runs->memory.rows == NULL);
+	runs->memory = *run;
+	add_run(runs, NULL, run->nrows);
+}
+
+void
+sorted_runs_end_run(SortedRuns *runs)
+{
 	/*
 	 * Flush the run and give back its write buffer now: a buffer of one
 	 * block is read from it, allocated only when the merge reads it, so
 	 * that runs waiting for the merge hold no memory.
 	 */
 	LogicalTapeRewindForRead(runs->writing, BLCKSZ);
-	runs->runs[runs->nruns].tape = runs->writing;
-	runs->runs[runs->nruns].rows = runs->writing_rows;
-	runs->nruns++;
+	add_run(runs, runs->writing, runs->writing_rows);
 	runs->writing = NULL;
 	runs->disk_blocks = Max(runs->disk_blocks, LogicalTapeSetBlocks(runs->tapes));
 }
 
+/* The run kept in memory: its next row. */
+static bool
+memory_read(SortedRuns *runs, RunCursor *cursor)
+{
+	const SortedMemoryRun *mem = &runs->memory;
+	int64		pos = cursor->pos++;
+
+	if (cursor->left == 0)
+		return false;
+	cursor->tuple = mem->rows[pos];
+	cursor->haskey = mem->keys && pos >= mem->keyed_first &&
+		pos < mem->keyed_first + mem->nkeyed;
+	if (cursor->haskey)
+		cursor->key = mem->keys[mem->perm[pos - mem->keyed_first]];
+	cursor->left--;
+	return true;
+}
+
 /* Reads a cursor's next row; false at the end of its run. */
 static bool
-cursor_read(RunCursor *cursor, MemoryContext cxt)
+cursor_read(SortedRuns *runs, RunCursor *cursor)
 {
 	RunRowHeader header;
+	MemoryContext cxt = runs->cxt;
 
+	if (cursor->tape == NULL)
+		return memory_read(runs, cursor);
 	if (cursor->left == 0)
 		return false;
 	if (LogicalTapeRead(cursor->tape, &header, sizeof(header)) != sizeof(header))
@@ -195,7 +234,7 @@ merge_open(SortedRuns *runs, int first, int n)
 
 		cursor->tape = runs->runs[first + i].tape;
 		cursor->left = runs->runs[first + i].rows;
-		if (cursor_read(cursor, runs->cxt))
+		if (cursor_read(runs, cursor))
 			runs->heap[runs->nheap++] = i;
 	}
 	for (int i = runs->nheap / 2 - 1; i >= 0; i--)
@@ -212,7 +251,7 @@ merge_pop(SortedRuns *runs)
 	if (runs->last >= 0)
 	{
 		/* the row returned last is no longer needed: replace it */
-		if (cursor_read(&runs->cursors[runs->last], runs->cxt))
+		if (cursor_read(runs, &runs->cursors[runs->last]))
 			sift_down(runs, 0);
 		else
 		{
@@ -238,9 +277,11 @@ merge_close(SortedRuns *runs, int first, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
+		if (runs->cursors[i].tape == NULL)
+			continue;			/* the run in memory: its rows are not ours */
 		if (runs->cursors[i].tuple)
 			pfree(runs->cursors[i].tuple);
-		LogicalTapeClose(runs->runs[first + i].tape);
+		LogicalTapeClose(runs->cursors[i].tape);
 	}
 	pfree(runs->cursors);
 	pfree(runs->heap);

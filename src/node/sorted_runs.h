@@ -15,7 +15,8 @@
  * temp_tablespaces, temp_file_limit, log_temp_files, removal on error).
  * Runs are merged in one pass on the way out; when there are more than the
  * memory budget can hold read buffers for, the smallest runs are first
- * merged into one.
+ * merged into one.  The last run may stay in memory and join the merge
+ * from there.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +32,21 @@
 
 typedef struct RunCursor RunCursor;
 
+/*
+ * The last run, left in memory where it is merged with runs on tapes: its
+ * rows in order; the rows at keyed_first .. keyed_first + nkeyed - 1 have
+ * merge keys, keys[perm[pos - keyed_first]] (keys NULL: none has).
+ */
+typedef struct SortedMemoryRun
+{
+	MinimalTuple *rows;
+	int64		nrows;
+	const uint64 *keys;
+	const uint32 *perm;
+	int64		keyed_first;
+	int64		nkeyed;
+} SortedMemoryRun;
+
 typedef struct SortedRuns
 {
 	MemoryContext cxt;			/* holds everything below */
@@ -43,6 +59,7 @@ typedef struct SortedRuns
 	struct SortedRun *runs;
 	int			nruns;
 	int			maxruns;
+	SortedMemoryRun memory;		/* the run in memory, if rows is set */
 	LogicalTape *writing;		/* the run being written, or NULL */
 	int64		writing_rows;
 
@@ -67,6 +84,10 @@ extern void sorted_runs_start_run(SortedRuns *runs);
 extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple,
 							bool haskey, uint64 key);
 extern void sorted_runs_end_run(SortedRuns *runs);
+
+/* Adds the last run, which stays in memory until the merge ends. */
+extern void sorted_runs_add_memory_run(SortedRuns *runs,
+									   const SortedMemoryRun *run);
 
 /*
  * Readies the runs for the merge, first merging the smallest into one while

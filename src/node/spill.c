@@ -7,8 +7,8 @@
  * When the row store is full, its rows are sorted as an input that fit
  * would be (sort_rows.c: the engine, then the comparators), written to a
  * temporary tape as a sorted run, and the store is emptied for the next
- * rows.  Once the input ends, the runs are merged (sorted_runs.c) as the
- * rows are returned; where the plan wants to go back (backward scans,
+ * rows.  Once the input ends, the last rows are sorted and stay in the
+ * store, and all runs are merged (sorted_runs.c) as the rows are returned; where the plan wants to go back (backward scans,
  * mark/restore, rewinds), the merged rows are kept in a tuplestore.
  *
  *-------------------------------------------------------------------------
@@ -93,12 +93,9 @@ write_run(GpuSortState *state)
 	sorted_runs_end_run(&state->runs);
 }
 
-/*
- * Sorts the rows in the store, writes them to a new run and empties the
- * store for the rows that follow.
- */
-void
-node_spill_run(GpuSortState *state)
+/* Sorts the rows in the store as a run; false if there are none. */
+static bool
+sort_run(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	instr_time	start;
@@ -107,7 +104,7 @@ node_spill_run(GpuSortState *state)
 		begin_runs(state);
 	state->ntotal = (int64) store->nrows + store->nnullrows;
 	if (state->ntotal == 0)
-		return;
+		return false;
 
 	INSTR_TIME_SET_CURRENT(start);
 	node_sort_rows(state, state->ntotal < gpusort_min_rows);
@@ -115,15 +112,49 @@ node_spill_run(GpuSortState *state)
 	if (state->report.engine == SORT_ENGINE_GPU)
 		state->gpu_runs++;
 	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
+	state->spilled_rows += state->ntotal;
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	return true;
+}
 
+/*
+ * Sorts the rows in the store, writes them to a new run and empties the
+ * store for the rows that follow.
+ */
+void
+node_spill_run(GpuSortState *state)
+{
+	instr_time	start;
+
+	if (!sort_run(state))
+		return;
 	INSTR_TIME_SET_CURRENT(start);
 	write_run(state);
-	state->spilled_rows += state->ntotal;
-	row_store_reset(store);
+	row_store_reset(&state->store);
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->spill_ms += ms_since(start);
+}
+
+/*
+ * Sorts the rows in the store as the last run, which the merge reads from
+ * the store.
+ */
+static void
+keep_last_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	SortedMemoryRun run;
+
+	if (!sort_run(state))
+		return;
+	run.rows = state->sorted;
+	run.nrows = state->ntotal;
+	run.keys = lead_keys_mergeable(state) ? store->columns[0].keys : NULL;
+	run.perm = state->perm;
+	run.keyed_first = state->nullsfirst[0] ? store->nnullrows : 0;
+	run.nkeyed = store->nrows;
+	sorted_runs_add_memory_run(&state->runs, &run);
 }
 
 /* Writes a row that alone is larger than the memory budget as its own run. */
@@ -152,9 +183,18 @@ void
 node_spill_finish(GpuSortState *state)
 {
 	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
+	RowStore   *store = &state->store;
 	instr_time	start;
 
-	node_spill_run(state);
+	/*
+	 * The last run stays in memory, unless the read buffers of the runs on
+	 * tape would take more than a tenth of the budget beside it (or its
+	 * rows are keys only, which have no tuples to merge).
+	 */
+	if (!state->keys_only && (Size) state->runs.nruns * BLCKSZ <= budget / 10)
+		keep_last_run(state);
+	else
+		node_spill_run(state);
 	state->ntotal = state->spilled_rows;
 	state->tied_rows = state->spilled_tied_rows;
 
@@ -175,9 +215,11 @@ node_spill_finish(GpuSortState *state)
 									ExecStoreMinimalTuple(tuple, slot, false));
 		ExecClearTuple(slot);
 		sorted_runs_end(&state->runs);
+		row_store_reset(store);	/* the last run's rows */
 	}
 	state->merge_ms = ms_since(start);
-	state->memory_used = Max(state->memory_used, state->runs.merge_memory);
+	state->memory_used = Max(state->memory_used,
+							 row_store_memory(store) + state->runs.merge_memory);
 	state->ran = RUN_SPILLED;
 	state->phase = PHASE_MERGE;
 }

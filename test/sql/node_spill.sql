@@ -66,6 +66,29 @@ SELECT q, same_as_native(q) FROM (VALUES
   ('SELECT id, n FROM sp ORDER BY n NULLS FIRST, t COLLATE "C"')
 ) v(q);
 
+-- With a budget of 1 MB, the last run stays in memory and is merged with
+-- the runs on disk from there.
+SET gpusort.work_mem = '1MB';
+SELECT line FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line
+WHERE line ~ 'Sort Method|Last Run';
+SELECT q, same_as_native(q) FROM (VALUES
+  ('SELECT * FROM sp ORDER BY k, id'),
+  ('SELECT id, k FROM sp ORDER BY k DESC, id DESC'),
+  ('SELECT id, n FROM sp ORDER BY n NULLS FIRST, id'),
+  ('SELECT id, n FROM sp ORDER BY n DESC, id'),
+  ('SELECT id, t FROM sp ORDER BY t COLLATE "C"'),
+  ('SELECT id FROM sp ORDER BY ''https://example.com/a/long/shared/path/'' || t COLLATE "C", id'),
+  ('SELECT id FROM sp ORDER BY t COLLATE sp_libc DESC, id'),
+  ('SELECT id, skew FROM sp ORDER BY skew, id')
+) v(q);
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k FROM sp ORDER BY k, id;
+FETCH LAST c;
+FETCH BACKWARD 2 c;
+FETCH ABSOLUTE 3 c;
+COMMIT;
+SET gpusort.work_mem = 64;
+
 -- Rows that alone are larger than the budget are runs of their own.
 SELECT same_as_native('SELECT id, md5(big) FROM (SELECT id, repeat(md5(id::text), 3000) AS big
                        FROM generate_series(1, 40) id ORDER BY big DESC OFFSET 0) s');
