@@ -137,6 +137,13 @@ extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
 
 /*
+ * The bytes that rows rows of width bytes (the planner's estimates) would
+ * take in the store, to compare with its budget before any row comes.
+ */
+extern double row_store_expected_bytes(const RowStore *store, double rows,
+									   int width);
+
+/*
  * Makes the keys of a bytes column again, past the start that all its
  * values share (URLs, paths), where that start is long enough to have made
  * the first keys poor.  desc describes the stored tuples.

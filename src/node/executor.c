@@ -185,7 +185,8 @@ collect_and_sort(GpuSortState *state)
 
 	if (!gpusort_enabled)
 	{
-		node_sort_with_tuplesort(state, ExecProcNode(outer), "gpusort.enabled is off", start);
+		node_sort_with_tuplesort(state, ExecProcNode(outer),
+								 "gpusort.enabled = off", NULL, start);
 		return;
 	}
 
@@ -197,7 +198,8 @@ collect_and_sort(GpuSortState *state)
 			break;
 		if (!row_store_add(store, slot))
 		{
-			node_sort_with_tuplesort(state, slot, "memory budget exceeded", start);
+			node_sort_with_tuplesort(state, slot, NULL, "memory budget exceeded",
+									 start);
 			return;
 		}
 	}
@@ -310,7 +312,8 @@ forget_rows(GpuSortState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	row_store_reset(&state->store);
-	state->report.fallback_reason = NULL;	/* it may have lived there */
+	state->report.choice = NULL;	/* they may have lived there */
+	state->report.fallback_reason = NULL;
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;

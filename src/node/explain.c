@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * explain.c
- *	  EXPLAIN output of the GpuSort node: its sort keys as Sort shows them,
- *	  and with ANALYZE, what sorted the rows and where the time went.
+ *	  EXPLAIN output of the GpuSort node: its sort keys as Sort shows them;
+ *	  without ANALYZE, the engine planned for the estimated input; with
+ *	  ANALYZE, what sorted the rows, why, and where the time went.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +21,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/node_state.h"
+#include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
 static void
@@ -111,13 +113,52 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 							   (int64) state->xfrm_inversions, es);
 }
 
+/*
+ * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
+ * costs are): the engine that gpusort.device and the cost model would
+ * choose for the estimated rows, why, and whether the input is expected to
+ * exceed the memory budget (it then goes to tuplesort as it comes).
+ */
+static void
+explain_plan(GpuSortState *state, ExplainState *es)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	RowStore   *store = &state->store;
+	double		rows = plan->plan_rows;
+	double		bytes;
+	const char *choice;
+	SortEngineKind engine;
+
+	if (!gpusort_enabled)
+	{
+		ExplainPropertyText("Planned Engine", "tuplesort", es);
+		ExplainPropertyText("Engine Choice", "gpusort.enabled = off", es);
+		return;
+	}
+	engine = sort_engine_choose((uint32) Min(rows, (double) PG_UINT32_MAX),
+								store->ncolumns, &choice);
+	ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
+	ExplainPropertyText("Engine Choice", choice, es);
+	bytes = row_store_expected_bytes(store, rows, plan->plan_width);
+	if (bytes > (double) store->budget)
+		ExplainPropertyText("Expected to Exceed Memory Budget",
+							psprintf("yes (about %.0f kB, budget %zu kB)",
+									 bytes / 1024, store->budget / 1024), es);
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
 	explain_sort_keys(state, ancestors, es);
-	if (!es->analyze || state->ran == RUN_NONE)
+	if (!es->analyze)
+	{
+		if (es->costs)
+			explain_plan(state, es);
+		return;
+	}
+	if (state->ran == RUN_NONE)
 		return;
 
 	if (state->ran == RUN_TUPLESORT)
@@ -125,7 +166,10 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		TuplesortInstrumentation stats;
 
 		ExplainPropertyText("Sort Engine", "tuplesort", es);
-		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+		if (state->tuplesort_choice)
+			ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
+		if (state->tuplesort_reason)
+			ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
 		if (state->tuplesort)
 		{
 			tuplesort_get_stats(state->tuplesort, &stats);
@@ -137,6 +181,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 	{
 		ExplainPropertyText("Sort Engine", sort_engine_name(state->report.engine), es);
+		if (state->report.choice)
+			ExplainPropertyText("Engine Choice", state->report.choice, es);
 		if (state->report.fallback_reason)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);

@@ -80,7 +80,8 @@ typedef struct GpuSortState
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
 	SortJobReport report;
-	const char *tuplesort_reason;
+	const char *tuplesort_choice;	/* why tuplesort ran: chosen, */
+	const char *tuplesort_reason;	/* or fallen back to */
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
 	int64		tied_rows;		/* rows the comparators then ordered */
@@ -114,7 +115,9 @@ extern void node_sort_rows(GpuSortState *state, bool small);
 /* fallback.c */
 extern void node_sort_with_tuplesort(GpuSortState *state,
 									 TupleTableSlot *pending,
-									 const char *reason, instr_time start);
+									 const char *choice,
+									 const char *fallback_reason,
+									 instr_time start);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

@@ -63,6 +63,8 @@ BEGIN
     line := regexp_replace(line, 'Memory: \d+', 'Memory: N');
     -- the suites run with gpusort.device = cpu, or gpu on a GPU host
     line := regexp_replace(line, 'Sort Engine: (cpu|gpu)$', 'Sort Engine: <engine>');
+    line := regexp_replace(line, 'Engine Choice: gpusort.device = (cpu|gpu)$',
+                           'Engine Choice: gpusort.device = <engine>');
     line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
     RETURN NEXT line;
   END LOOP;
