@@ -83,6 +83,7 @@ extern const char *gs_last_error(const gs_context *ctx);
 extern const char *gs_algorithm_name(gs_algorithm algo);
 
 /* ---- devices ---- */
+/* With *count 0, gs_last_error(NULL) says why: no driver, an old one, ... */
 extern gs_status gs_device_count(int *count);
 extern gs_status gs_device_get_info(int device, gs_device_info *info);
 
