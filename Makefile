@@ -9,7 +9,8 @@
 
 MODULE_big = gpusort
 EXTENSION = gpusort
-DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.0--1.1.sql
+DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql \
+       sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql
 PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
 
 SRCS = $(sort $(wildcard src/*.c src/*/*.c))
