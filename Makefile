@@ -9,7 +9,8 @@
 
 MODULE_big = gpusort
 EXTENSION = gpusort
-DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.0--1.1.sql
+DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql \
+       sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql
 PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
 
 SRCS = $(sort $(wildcard src/*.c src/*/*.c))
@@ -19,7 +20,7 @@ OBJS = $(SRCS:.c=.o)
 # that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
 REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability differential array_sort gpu_info
-REGRESS_OPTS = --inputdir=test
+REGRESS_OPTS = --inputdir=test $(GPUSORT_REGRESS_OPTS)
 # the kernel tests' build, and which PostgreSQL run-tests.sh last built for
 EXTRA_CLEAN = .kbuild .build-pg_config
 GPUSORT_TEST_DEVICE ?= cpu

@@ -83,6 +83,7 @@ extern const char *gs_last_error(const gs_context *ctx);
 extern const char *gs_algorithm_name(gs_algorithm algo);
 
 /* ---- devices ---- */
+/* With *count 0, gs_last_error(NULL) says why: no driver, an old one, ... */
 extern gs_status gs_device_count(int *count);
 extern gs_status gs_device_get_info(int device, gs_device_info *info);
 
@@ -133,6 +134,15 @@ extern gs_status gs_gather_u64(gs_context *ctx, uint64_t *out,
 extern gs_status gs_gather_u32(gs_context *ctx, uint32_t *out,
 							   const uint32_t *in, const uint32_t *idx,
 							   uint64_t n);
+/*
+ * Copies n rows of variable length on the device: row i, lengths[i] bytes
+ * at in + src_offsets[i], to out + dst_offsets[i].  Offsets are multiples
+ * of 8; each source may be read up to its next multiple of 8.
+ */
+extern gs_status gs_gather_rows(gs_context *ctx, void *out, const void *in,
+								const uint64_t *src_offsets,
+								const uint64_t *dst_offsets,
+								const uint32_t *lengths, uint64_t n);
 
 /* ---- sorting ---- */
 

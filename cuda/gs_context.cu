@@ -111,8 +111,29 @@ gs_device_count(int *count)
 	err = cudaGetDeviceCount(count);
 	if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
 	{
+		int			driver = 0;
+		int			runtime = 0;
+
 		(void) cudaGetLastError();
 		*count = 0;
+
+		/*
+		 * Without libcuda the runtime says its driver is too old: tell that
+		 * apart from a driver that is there but older than this runtime.
+		 */
+		if (err == cudaErrorNoDevice)
+			(void) gs_fail(NULL, GS_OK, "no CUDA device");
+		else if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+			(void) gs_fail(NULL, GS_OK, "no NVIDIA driver (libcuda) found");
+		else
+		{
+			(void) cudaRuntimeGetVersion(&runtime);
+			(void) gs_fail(NULL, GS_OK,
+						   "the NVIDIA driver supports CUDA %d.%d, older than "
+						   "the CUDA runtime %d.%d that gpusort was built with",
+						   driver / 1000, driver % 1000 / 10,
+						   runtime / 1000, runtime % 1000 / 10);
+		}
 		return GS_OK;
 	}
 	if (err != cudaSuccess)
@@ -166,7 +187,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 	*out = NULL;
 	GS_TRY(gs_device_count(&count));
 	if (count == 0)
-		return gs_fail(NULL, GS_ERR_NO_DEVICE, "no CUDA device");
+		return GS_ERR_NO_DEVICE;	/* gs_device_count said why */
 	if (device < 0 || device >= count)
 		return gs_fail(NULL, GS_ERR_INVALID, "device %d out of range (0..%d)",
 					   device, count - 1);

@@ -13,6 +13,7 @@
 
 #include "access/stratnum.h"
 #include "commands/explain.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #if PG_VERSION_NUM >= 180000
@@ -22,7 +23,7 @@
 
 /* PostgreSQL 18 names the module in its magic block. */
 #ifdef PG_MODULE_MAGIC_EXT
-#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.1")
+#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.2")
 #else
 #define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
@@ -62,6 +63,20 @@ compat_explain_useprefix(ExplainState *es)
 	return es->rtable_size > 1 || es->verbose;
 #else
 	return list_length(es->rtable) > 1 || es->verbose;
+#endif
+}
+
+/*
+ * Memory for a setting's "extra", which the GUC machinery frees: its own
+ * allocator from PostgreSQL 16 on, malloc before.
+ */
+static inline void *
+compat_guc_malloc(size_t size)
+{
+#if PG_VERSION_NUM >= 160000
+	return guc_malloc(LOG, size);
+#else
+	return malloc(size);
 #endif
 }
 

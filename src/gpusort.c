@@ -8,11 +8,20 @@
  * backend that first sorts on the GPU, or when the library is loaded into a
  * backend (session_preload_libraries, LOAD) with gpusort.gpu_prestart on.
  *
+ * The planner hook puts GpuSort in plans only where the library was loaded
+ * by choice: a preload setting or LOAD.  Loaded by a call of one of its SQL
+ * functions (CREATE EXTENSION's checks of them too), it leaves plans alone
+ * unless gpusort.enabled is set explicitly.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "tcop/pquery.h"
+#include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "compat.h"
 #include "engine/engine.h"
@@ -25,6 +34,50 @@ GPUSORT_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* Does a list of libraries (a preload setting's value) name gpusort? */
+static bool
+library_listed(const char *setting)
+{
+	char	   *raw;
+	List	   *names;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (setting == NULL || setting[0] == '\0')
+		return false;
+	raw = pstrdup(setting);
+	if (!SplitDirectoriesString(raw, ',', &names))
+		return false;
+	foreach(lc, names)
+	{
+		const char *name = lfirst(lc);
+		const char *base = strrchr(name, '/');
+
+		/* "gpusort", "$libdir/gpusort", "gpusort.so", ... */
+		base = base ? base + 1 : name;
+		if (strncmp(base, "gpusort", 7) == 0 &&
+			(base[7] == '\0' || base[7] == '.'))
+			found = true;
+	}
+	return found;
+}
+
+/*
+ * Is the library being loaded by choice: shared_preload_libraries,
+ * session_preload_libraries, local_preload_libraries, or a LOAD statement?
+ * Otherwise a call of one of its functions is loading it.
+ */
+static bool
+loaded_by_choice(void)
+{
+	if (process_shared_preload_libraries_in_progress)
+		return true;
+	if (ActivePortal != NULL && ActivePortal->commandTag == CMDTAG_LOAD)
+		return true;
+	return library_listed(GetConfigOption("session_preload_libraries", true, false)) ||
+		library_listed(GetConfigOption("local_preload_libraries", true, false));
+}
+
 void
 _PG_init(void)
 {
@@ -33,7 +86,7 @@ _PG_init(void)
 	sort_engine_register_gpu(&gpu_sort_engine);
 #endif
 	gpusort_node_init();
-	gpusort_planner_init();
+	gpusort_planner_init(loaded_by_choice());
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

@@ -11,9 +11,11 @@
 
 #include "utils/guc.h"
 
+#include "compat.h"
 #include "settings.h"
 
 bool		gpusort_enabled = true;
+bool		gpusort_enabled_explicit = false;
 int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
@@ -32,6 +34,29 @@ static const struct config_enum_entry device_options[] = {
 	{"cpu", GPUSORT_DEVICE_CPU, false},
 	{NULL, 0, false}
 };
+
+/*
+ * gpusort.enabled: keeps, beside each value, whether it was set explicitly
+ * (any source above the defaults), so that a rolled-back SET or a RESET
+ * brings back the right answer along with the value.
+ */
+static bool
+check_enabled(bool *newval, void **extra, GucSource source)
+{
+	bool	   *explicit = compat_guc_malloc(sizeof(bool));
+
+	if (explicit == NULL)
+		return false;
+	*explicit = (source > PGC_S_DYNAMIC_DEFAULT);
+	*extra = explicit;
+	return true;
+}
+
+static void
+assign_enabled(bool newval, void *extra)
+{
+	gpusort_enabled_explicit = *(bool *) extra;
+}
 
 /* gpusort.work_mem: -1 (use work_mem) or at least 64 kB, as work_mem. */
 static bool
@@ -64,11 +89,13 @@ gpusort_define_settings(void)
 {
 	DefineCustomBoolVariable("gpusort.enabled",
 							 "Replaces Sort plan nodes with GpuSort.",
-							 NULL,
+							 "Where the library was loaded by a call of one of its "
+							 "functions rather than by a preload setting or LOAD, "
+							 "only when set explicitly.",
 							 &gpusort_enabled,
 							 true,
 							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
+							 check_enabled, assign_enabled, NULL);
 
 	DefineCustomIntVariable("gpusort.min_rows",
 							"Inputs with fewer rows are sorted by PostgreSQL's tuplesort.",

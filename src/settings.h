@@ -22,6 +22,13 @@ typedef enum GpuSortDevice
 
 /* GUC variables (settings.c) */
 extern bool gpusort_enabled;
+
+/*
+ * Was gpusort.enabled's value set by someone (the configuration file, ALTER
+ * ROLE/DATABASE/SYSTEM, a connection option, SET) rather than left at its
+ * default?  The planner hook then acts however the library was loaded.
+ */
+extern bool gpusort_enabled_explicit;
 extern int	gpusort_min_rows;
 extern int	gpusort_device;
 extern int	gpusort_work_mem;

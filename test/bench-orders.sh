@@ -20,9 +20,10 @@
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
 # engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
-# expression: only the orders that match it), WIDE=1 (the sorted rows keep
-# id, k8, pad and url, about 140 bytes, where otherwise the planner leaves
-# only the sort key in them), TAG (added to the results file's name).
+# expression: only the orders that match it), WIDE=1 (every column of the
+# rows is sorted, about 170 bytes, as "SELECT * ... ORDER BY ... OFFSET
+# <rows>" runs, where the count leaves only the sort key in them), TAG
+# (added to the results file's name).
 set -uo pipefail
 SET=${1:?usage: bench-orders.sh ties|types [RESULTS_DIR]}
 RESULTS=${2:-test/results}
@@ -33,9 +34,15 @@ WORK_MEM=${WORK_MEM:-2GB}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 mkdir -p "$RESULTS"
 OUTFILE=$RESULTS/bench-$SET${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
-# what the count reads of each sorted row
-KEEP=
-[ "${WIDE:-0}" = 1 ] && KEEP=" WHERE s.id + length(s.pad) + length(s.url) > 0"
+# The statement timed: a count over the sorted rows, or (WIDE) whole rows
+# that the OFFSET skips.
+timed() {
+	if [ "${WIDE:-0}" = 1 ]; then
+		echo "$1 OFFSET $ROWS"
+	else
+		echo "SELECT count(*) FROM ($1 OFFSET 0) s"
+	fi
+}
 TABLE=${SET}_$ROWS
 
 "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort" || exit 1
@@ -101,7 +108,7 @@ SET gpusort.device = $DEVICE;
 SET gpusort.enabled = $enabled;
 $([ "$DEVICE" != cpu ] && [ "$enabled" = on ] && echo "SELECT gpusort_gpu_start();")
 \\timing on
-SELECT count(*) FROM ($query OFFSET 0) s$KEEP;
+$(timed "$query");
 SQL
 	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
@@ -114,14 +121,14 @@ SET work_mem = '$WORK_MEM';
 SET max_parallel_workers_per_gather = 0;
 SET gpusort.device = $DEVICE;
 $([ "$DEVICE" != cpu ] && echo "SELECT gpusort_gpu_start();")
-EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM ($1 OFFSET 0) s$KEEP;
+EXPLAIN (ANALYZE, COSTS OFF) $(timed "$1");
 SQL
 }
 EXPLAINS=${OUTFILE%.txt}-explain.txt
 : >"$EXPLAINS"
 
 {
-	echo "# bench-orders $SET: $ROWS rows${KEEP:+ (wide)}, median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
+	echo "# bench-orders $SET: $ROWS rows$([ "${WIDE:-0}" = 1 ] && echo " (whole rows)"), median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
 	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
 	printf '%-58s %10s %10s %7s\n' "ORDER BY" "native ms" "gpusort ms" "ratio"
 	while IFS= read -r order; do

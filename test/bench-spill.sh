@@ -1,8 +1,10 @@
 #!/bin/bash
 # bench-spill.sh: ORDER BYs of inputs larger than the memory budget, at the
 # work_mem values DBAs run with: PostgreSQL's Sort (an external merge sort
-# there) against GpuSort (sorted runs spilled and merged, spill.c), side by
-# side, through test/bench-orders.sh with rows of about 140 bytes (WIDE=1).
+# there) against GpuSort (rows held on the GPU, spill_stage.c, or sorted
+# runs spilled and merged, spill.c), side by side, through
+# test/bench-orders.sh, whole rows of about 170 bytes (WIDE=1; WIDE=0 sorts
+# rows that hold only their key).
 #
 #   test/bench-spill.sh [RESULTS_DIR]
 #
@@ -15,8 +17,8 @@ cd "$(dirname "$0")/.."
 RESULTS=${1:-test/results}
 DEVICE=${DEVICE:-cpu}
 WORK_MEMS=${WORK_MEMS:-4MB 64MB 256MB 1GB}
-export ONLY=${ORDERS_RE:-'^(k8|ts|pad COLLATE "C")$'} WIDE=1 DEVICE
-OUTFILE=$RESULTS/bench-spill-$(nproc)core-$DEVICE.txt
+export ONLY=${ORDERS_RE:-'^(k8|ts|pad COLLATE "C")$'} WIDE=${WIDE:-1} DEVICE
+OUTFILE=$RESULTS/bench-spill${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
 mkdir -p "$RESULTS"
 : >"$OUTFILE"
 for wm in $WORK_MEMS; do

@@ -34,16 +34,18 @@ SQL
 
 query="SELECT * FROM orders ORDER BY amount DESC, customer OFFSET $ROWS"
 echo "== $query"
+# One session each: the warm-up run, then EXPLAIN ANALYZE (a NOTICE such as
+# "no GPU" is said once per session).
 run() {
-	psql -X -q -c "SET gpusort.enabled = $1" -c "SELECT 1 FROM ($query) s" >/dev/null # warm
-	psql -X -q -A -t -c "SET gpusort.enabled = $1" -c "EXPLAIN (ANALYZE, TIMING OFF, BUFFERS OFF) $query"
+	psql -X -q -A -t -c "SET gpusort.enabled = $1" -c "SELECT 1 FROM ($query) s" \
+		-c "EXPLAIN (ANALYZE, TIMING OFF, BUFFERS OFF) $query"
 }
 echo "-- gpusort off: PostgreSQL's Sort"
 off=$(run off)
 echo "$off" | grep -E '^ *(->  )?(Sort|Limit)|Sort Method|Execution Time'
 echo "-- gpusort on"
 on=$(run on)
-echo "$on" | grep -E 'GpuSort|Sort Key|Sort Engine|Fallback|Collect|Sort Time|Emit|Memory Used|Execution Time'
+echo "$on" | grep -E 'GpuSort|Sort Key|Sort Engine|Engine Choice|Fallback|Collect|Sort Time|Emit|Memory Used|Execution Time'
 
 t_off=$(echo "$off" | sed -n 's/Execution Time: \([0-9.]*\).*/\1/p')
 t_on=$(echo "$on" | sed -n 's/Execution Time: \([0-9.]*\).*/\1/p')

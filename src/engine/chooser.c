@@ -7,15 +7,18 @@
  *	  sort that gpusort_stats() returns.
  *
  * gpusort.device = cpu never uses the GPU; gpu sends every job to it; auto
- * sends a job to it only when the cost model says it pays.  A job the GPU
- * cannot run falls back to the CPU engine with one WARNING (device = gpu) or
- * NOTICE (auto).  In auto, "no GPU" is said once per backend and then
- * silently, since EXPLAIN ANALYZE shows the reason.
+ * sends a job to it only when the cost model says it pays.  Each report
+ * says why its engine was chosen (EXPLAIN's Engine Choice).  A job the
+ * chosen GPU cannot run falls back to the CPU engine with one WARNING
+ * (device = gpu) or NOTICE (auto), and counts as a fallback.  In auto, a
+ * host without a GPU is a choice, not a fallback: "no GPU" is said once per
+ * session and then silently, since EXPLAIN ANALYZE shows the reason.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 
@@ -71,7 +74,13 @@ remember_reason(EngineStats *stats, const char *reason)
 	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
 }
 
-/* Says, once, that the job runs on the CPU although the GPU was wanted. */
+/*
+ * Says that the job runs on the CPU although the GPU was chosen: a WARNING
+ * each time when gpusort.device = gpu asked for it, a NOTICE when the GPU
+ * failed in auto, and in auto "no GPU" once per session, never in a
+ * parallel worker (a new process at every parallel query: the leader says
+ * it, and EXPLAIN ANALYZE shows the workers' reasons).
+ */
 static void
 report_fallback(const char *reason, bool no_gpu)
 {
@@ -83,41 +92,62 @@ report_fallback(const char *reason, bool no_gpu)
 		ereport(NOTICE,
 				(errmsg("gpusort: sorting on the CPU: the GPU failed"),
 				 errdetail("%s", reason)));
-	else if (!no_gpu_reported)
+	else if (!no_gpu_reported && !IsParallelWorker())
 	{
 		ereport(NOTICE,
 				(errmsg("gpusort: no GPU, sorting on the CPU"),
 				 errdetail("%s", reason),
-				 errhint("This is said once per session; EXPLAIN ANALYZE shows the reason.")));
+				 errhint("This is said once per session; EXPLAIN ANALYZE shows the engine and why.")));
 		no_gpu_reported = true;
 	}
+}
+
+SortEngineKind
+sort_engine_choose(uint32 nrows, int nkeys, const char **choice)
+{
+	const char *declined = NULL;
+
+	if (gpusort_device == GPUSORT_DEVICE_CPU)
+	{
+		*choice = "gpusort.device = cpu";
+		return SORT_ENGINE_CPU;
+	}
+	if (gpusort_device == GPUSORT_DEVICE_GPU)
+	{
+		*choice = "gpusort.device = gpu";
+		return SORT_ENGINE_GPU;
+	}
+	if (gpu_pays(gpu_engine, nrows, nkeys, &declined))
+	{
+		*choice = "auto: GPU estimated faster";
+		return SORT_ENGINE_GPU;
+	}
+	*choice = declined ? psprintf("auto: %s", declined) :
+		"auto: CPU engine estimated faster";
+	return SORT_ENGINE_CPU;
 }
 
 /*
  * Sorts a job or values (one of them is not NULL) on the GPU if
  * gpusort.device and the cost model say so.  Returns false when the CPU
- * engine must sort it, with the reason in the report (none if the CPU was
- * chosen in the first place).
+ * engine must sort it, with the choice in the report, and the reason of a
+ * fallback when the GPU was chosen and could not sort it.  In auto, a GPU
+ * found missing at this first attempt is a choice as it is for the jobs
+ * after it, not a fallback.
  */
 static bool
 sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 {
 	uint32		nrows = job ? job->nrows : values->n;
 	int			nkeys = job ? job->nkeys : 1;
-	const char *declined = NULL;
+	const char *missing = NULL;
 	char	   *why = NULL;
+	bool		no_gpu;
 
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
-	if (gpusort_device == GPUSORT_DEVICE_CPU)
+	if (sort_engine_choose(nrows, nkeys, &report->choice) == SORT_ENGINE_CPU)
 		return false;
-	if (gpusort_device != GPUSORT_DEVICE_GPU &&
-		!gpu_pays(gpu_engine, nrows, nkeys, &declined))
-	{
-		report->fallback_reason = declined ? declined :
-			"gpusort.device = auto: the CPU engine is estimated faster";
-		return false;
-	}
 	if (gpu_engine == NULL)
 		why = "gpusort was built without CUDA";
 	else if (job ? gpu_engine->sort_job(job, &why) :
@@ -126,9 +156,15 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 		report->engine = SORT_ENGINE_GPU;
 		return true;
 	}
+	no_gpu = gpu_engine == NULL || gpu_engine->unavailable(&missing);
+	report_fallback(why, no_gpu);
+	if (no_gpu && gpusort_device == GPUSORT_DEVICE_AUTO)
+	{
+		report->choice = psprintf("auto: %s", missing ? missing : why);
+		return false;
+	}
 	report->fallback_reason = why;
 	remember_reason(&engine_stats[1], why);
-	report_fallback(why, gpu_engine == NULL || gpu_engine->unavailable(NULL));
 	return false;
 }
 
@@ -170,14 +206,16 @@ sort_job_run(SortJob *job, SortJobReport *report)
 }
 
 void
-sort_job_run_on_cpu(SortJob *job, const char *reason, SortJobReport *report)
+sort_job_run_on_cpu(SortJob *job, const char *choice,
+					const char *fallback_reason, SortJobReport *report)
 {
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
 	job->payload_sorted = false;
 	report->engine = SORT_ENGINE_CPU;
-	report->fallback_reason = reason;
+	report->choice = choice;
+	report->fallback_reason = fallback_reason;
 	run_on_cpu(job);
 	count_sort(report, job->nrows, start);
 }
@@ -226,3 +264,19 @@ const RowStoreUploader sort_engine_uploader = {
 	.pause = upload_pause,
 	.end = upload_end,
 };
+
+const RowStager *
+sort_engine_stager(char **why)
+{
+	const char *missing = NULL;
+
+	if (gpusort_device == GPUSORT_DEVICE_CPU)
+		*why = "gpusort.device = cpu";
+	else if (gpu_engine == NULL || gpu_engine->stager == NULL)
+		*why = "gpusort was built without CUDA";
+	else if (gpu_engine->unavailable(&missing))
+		*why = psprintf("no GPU: %s", missing);
+	else
+		return gpu_engine->stager;
+	return NULL;
+}

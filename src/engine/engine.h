@@ -16,11 +16,19 @@
 
 #include "engine/sort_job.h"
 
-/* What happened to one job, for EXPLAIN ANALYZE and the statistics. */
+/*
+ * What happened to one job, for EXPLAIN ANALYZE and the statistics.  The
+ * choice is the normal course of things (gpusort.device, the cost model, a
+ * small input); a fallback reason is given only when the engine that was
+ * chosen could not do the job (a GPU failure) or the keys could not order
+ * the rows, and only such jobs count as fallbacks in gpusort_stats().
+ */
 typedef struct SortJobReport
 {
 	SortEngineKind engine;		/* the engine that produced the result */
-	const char *fallback_reason;	/* why the GPU was not used, or NULL */
+	const char *choice;			/* why that engine was chosen */
+	const char *fallback_reason;	/* why the chosen one did not run it, or
+									 * NULL */
 } SortJobReport;
 
 /*
@@ -30,9 +38,21 @@ typedef struct SortJobReport
  */
 extern void sort_job_run(SortJob *job, SortJobReport *report);
 
-/* Runs a job on the CPU engine, for the reason given (reported as such). */
-extern void sort_job_run_on_cpu(SortJob *job, const char *reason,
+/*
+ * Runs a job on the CPU engine, for the reason given: a choice (choice), or
+ * a fallback (fallback_reason, NULL if none), reported as such.
+ */
+extern void sort_job_run_on_cpu(SortJob *job, const char *choice,
+								const char *fallback_reason,
 								SortJobReport *report);
+
+/*
+ * The engine that gpusort.device and the cost model choose for a job of
+ * nrows rows and nkeys key columns, as far as can be told before it runs,
+ * with the reason in *choice; what EXPLAIN without ANALYZE shows.
+ */
+extern SortEngineKind sort_engine_choose(uint32 nrows, int nkeys,
+										 const char **choice);
 
 /* Sorts values, as sort_job_run sorts jobs. */
 extern void sort_values_run(SortValues *values, SortJobReport *report);
@@ -43,6 +63,13 @@ extern void sort_values_run(SortValues *values, SortJobReport *report);
  * expected to go there.
  */
 extern const RowStoreUploader sort_engine_uploader;
+
+/*
+ * The engine that holds the rows of an input larger than the memory budget
+ * (row_store.h), when gpusort.device lets the GPU sort and it works here;
+ * else NULL with the reason in *why.
+ */
+extern const RowStager *sort_engine_stager(char **why);
 
 extern const char *sort_engine_name(SortEngineKind engine);
 
@@ -55,7 +82,8 @@ typedef struct EngineStats
 	int64		sorts;			/* jobs this engine produced */
 	int64		rows;			/* rows of those jobs */
 	double		total_ms;		/* time in sort_job_run for them */
-	int64		fallbacks;		/* cpu: jobs with a fallback reason; gpu:
+	int64		fallbacks;		/* cpu: jobs with a fallback reason (not
+								 * those that the choice sent there); gpu:
 								 * GPU attempts that failed */
 	char		last_reason[256];	/* the latest such reason, or "" */
 } EngineStats;

@@ -99,6 +99,8 @@ typedef struct SortEngine
 
 	/* Its side of the early upload of rows being collected, or NULL. */
 	const RowStoreUploader *uploader;
+	const RowStager *stager;	/* holds inputs larger than the budget, or
+								 * NULL */
 } SortEngine;
 
 /* The CPU engine: LSD radix sort (engine_cpu.c). */

@@ -124,11 +124,8 @@ start_context(char **why)
 		return start_failed(st, why);
 	if (count == 0)
 	{
-		/* ask again for the details: no driver, an old driver, ... */
-		if (gs_device_get_info(0, &info) != GS_OK)
-			mark_unavailable(gs_last_error(NULL));
-		else
-			mark_unavailable("no CUDA device");
+		/* gs_device_count said why: no driver, an old driver, ... */
+		mark_unavailable(gs_last_error(NULL));
 		*why = pstrdup(gpu.unavailable_reason);
 		return false;
 	}

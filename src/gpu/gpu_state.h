@@ -94,6 +94,9 @@ gpu_interrupted(void)
 /* context.c: releases everything; the next job starts the GPU again. */
 extern void gpu_engine_reset(void);
 
+/* stage.c: rows of inputs larger than a node's memory budget */
+extern const RowStager gpu_stager;
+
 /* memory.c: device bytes a job, or a sort of values, needs at most. */
 extern Size gpu_job_device_bytes(uint32 nrows, int nkeys);
 extern Size gpu_values_device_bytes(uint32 n, int width);

@@ -347,6 +347,7 @@ const SortEngine gpu_sort_engine = {
 	.startup_ms = gpu_engine_startup_ms,
 	.job_fits = gpu_job_fits,
 	.uploader = &gpu_uploader,
+	.stager = &gpu_stager,
 };
 
 #endif							/* GPUSORT_WITH_CUDA */

@@ -203,6 +203,15 @@ row_store_memory(RowStore *store)
 	return bytes;
 }
 
+double
+row_store_expected_bytes(const RowStore *store, double rows, int width)
+{
+	Size		tuple = store->keys_only ? 0 :
+		MAXALIGN(SizeofMinimalTupleHeader + (Size) width);
+
+	return rows * (double) (tuple + store->rowbytes);
+}
+
 /*
  * Allocates or enlarges an array of the store from old to capacity elements,
  * queueing its new part to be mapped ahead of the rows that will fill it.

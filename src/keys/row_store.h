@@ -118,6 +118,30 @@ typedef struct RowStore
 } RowStore;
 
 /*
+ * Holds the rows of an input larger than the node's memory budget away from
+ * the host (the GPU engine's holds them in device memory), a full store at a
+ * time, orders them by the leading key column, and hands them back in
+ * order.  Only for stores of one key column whose keys order the rows
+ * completely; rows led by a NULL are not its.  begin() returns NULL with the
+ * reason when it cannot start (host_bytes: what it may use of host memory);
+ * add() takes the non-NULL-led rows of a store; sort() orders all it holds;
+ * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
+ * back to back in a buffer of its own valid until the next call, and returns
+ * how many (0 after the last).  They return false (next(): -1) with the
+ * reason when they fail; end() frees everything, and so does a reset of the
+ * memory context that was current at begin().
+ */
+struct SortStage;
+typedef struct RowStager
+{
+	struct SortStage *(*begin) (Size host_bytes, char **why);
+	bool		(*add) (struct SortStage *stage, const RowStore *store, char **why);
+	bool		(*sort) (struct SortStage *stage, char **why);
+	int64		(*next) (struct SortStage *stage, char **rows, char **why);
+	void		(*end) (struct SortStage *stage);
+} RowStager;
+
+/*
  * Keys made after collection (strxfrm()): until then a key column holds a
  * reference to each value, a pointer into the stored tuple, or, with
  * KEY_REF_COPIED set, to a copy of the first KEY_REF_COPY_BYTES of a
@@ -135,6 +159,13 @@ extern void row_store_init(RowStore *store, MemoryContext parent,
 						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 extern Size row_store_memory(RowStore *store);
+
+/*
+ * The bytes that rows rows of width bytes (the planner's estimates) would
+ * take in the store, to compare with its budget before any row comes.
+ */
+extern double row_store_expected_bytes(const RowStore *store, double rows,
+									   int width);
 
 /*
  * Makes the keys of a bytes column again, past the start that all its

@@ -187,7 +187,8 @@ collect_and_sort(GpuSortState *state)
 
 	if (!gpusort_enabled)
 	{
-		node_sort_with_tuplesort(state, ExecProcNode(outer), "gpusort.enabled is off", start);
+		node_sort_with_tuplesort(state, ExecProcNode(outer),
+								 "gpusort.enabled = off", NULL, start);
 		return;
 	}
 
@@ -201,7 +202,8 @@ collect_and_sort(GpuSortState *state)
 			continue;
 		if (!gpusort_spill)
 		{
-			node_sort_with_tuplesort(state, slot, "memory budget exceeded", start);
+			node_sort_with_tuplesort(state, slot, NULL, "memory budget exceeded",
+									 start);
 			return;
 		}
 		/* the store is full: its rows become a sorted run */
@@ -319,7 +321,8 @@ forget_rows(GpuSortState *state)
 	state->tuplesort = NULL;
 	node_spill_end(state);
 	row_store_reset(&state->store);
-	state->report.fallback_reason = NULL;	/* it may have lived there */
+	state->report.choice = NULL;	/* they may have lived there */
+	state->report.fallback_reason = NULL;
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * explain.c
- *	  EXPLAIN output of the GpuSort node: its sort keys as Sort shows them,
- *	  and with ANALYZE, what sorted the rows and where the time went.
+ *	  EXPLAIN output of the GpuSort node: its sort keys as Sort shows them;
+ *	  without ANALYZE, the engine planned for the estimated input; with
+ *	  ANALYZE, what sorted the rows, why, and where the time went.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +21,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/node_state.h"
+#include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
 static void
@@ -112,14 +114,23 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 }
 
 /*
- * An input larger than the memory budget: its sorted runs, how many the GPU
+ * An input larger than the memory budget: held on the GPU, in batches; or
+ * in sorted runs, with why the GPU did not hold it, how many runs the GPU
  * sorted, the disk they took (as Sort shows an external sort's), and the
  * runs merged into one before the rows were returned.
  */
 static void
 explain_spill(GpuSortState *state, ExplainState *es)
 {
+	if (state->staged_batches > 0)
+	{
+		ExplainPropertyText("Sort Method", "rows held on the GPU, sorted at once", es);
+		ExplainPropertyInteger("Batches Held on GPU", NULL, state->staged_batches, es);
+		return;
+	}
 	ExplainPropertyText("Sort Method", "external merge of sorted runs", es);
+	if (state->stage_why)
+		ExplainPropertyText("Not Held on GPU", state->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
 	if (state->runs.memory.rows)
 		ExplainPropertyText("Last Run", "in memory", es);
@@ -131,13 +142,52 @@ explain_spill(GpuSortState *state, ExplainState *es)
 						   state->runs.disk_blocks * (BLCKSZ / 1024), es);
 }
 
+/*
+ * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
+ * costs are): the engine that gpusort.device and the cost model would
+ * choose for the estimated rows, why, and whether the input is expected to
+ * exceed the memory budget (it is then sorted in runs that spill to disk).
+ */
+static void
+explain_plan(GpuSortState *state, ExplainState *es)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	RowStore   *store = &state->store;
+	double		rows = plan->plan_rows;
+	double		bytes;
+	const char *choice;
+	SortEngineKind engine;
+
+	if (!gpusort_enabled)
+	{
+		ExplainPropertyText("Planned Engine", "tuplesort", es);
+		ExplainPropertyText("Engine Choice", "gpusort.enabled = off", es);
+		return;
+	}
+	engine = sort_engine_choose((uint32) Min(rows, (double) PG_UINT32_MAX),
+								store->ncolumns, &choice);
+	ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
+	ExplainPropertyText("Engine Choice", choice, es);
+	bytes = row_store_expected_bytes(store, rows, plan->plan_width);
+	if (bytes > (double) store->budget)
+		ExplainPropertyText("Expected to Exceed Memory Budget",
+							psprintf("yes (about %.0f kB, budget %zu kB)",
+									 bytes / 1024, store->budget / 1024), es);
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
 	explain_sort_keys(state, ancestors, es);
-	if (!es->analyze || state->ran == RUN_NONE)
+	if (!es->analyze)
+	{
+		if (es->costs)
+			explain_plan(state, es);
+		return;
+	}
+	if (state->ran == RUN_NONE)
 		return;
 
 	if (state->ran == RUN_TUPLESORT)
@@ -145,7 +195,10 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		TuplesortInstrumentation stats;
 
 		ExplainPropertyText("Sort Engine", "tuplesort", es);
-		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+		if (state->tuplesort_choice)
+			ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
+		if (state->tuplesort_reason)
+			ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
 		if (state->tuplesort)
 		{
 			tuplesort_get_stats(state->tuplesort, &stats);
@@ -160,6 +213,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 		ExplainPropertyText("Sort Engine",
 							sort_engine_name(gpu_runs ? SORT_ENGINE_GPU : state->report.engine), es);
+		if (state->report.choice)
+			ExplainPropertyText("Engine Choice", state->report.choice, es);
 		if (state->report.fallback_reason && !gpu_runs)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);

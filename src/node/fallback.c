@@ -44,10 +44,13 @@ put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
  * Sorts with tuplesort: the rows collected so far, the pending slot (if not
  * NULL), and the rest of the input.  The row store frees its memory as its
  * rows move to tuplesort, so that the two stay within about one budget.
+ * Why, for EXPLAIN ANALYZE: a choice (gpusort.enabled is off), or a
+ * fallback (the memory budget); the other is NULL.
  */
 void
 node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
-					const char *reason, instr_time start)
+						 const char *choice, const char *fallback_reason,
+						 instr_time start)
 {
 	PlanState  *outer = outerPlanState(state);
 	RowStore   *store = &state->store;
@@ -77,7 +80,8 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	tuplesort_performsort(tuplesort);
 	state->sort_ms = ms_since(sort_start);
 
-	state->tuplesort_reason = reason;
+	state->tuplesort_choice = choice;
+	state->tuplesort_reason = fallback_reason;
 	state->ran = RUN_TUPLESORT;
 	state->phase = PHASE_TUPLESORT;
 }

@@ -87,11 +87,23 @@ typedef struct GpuSortState
 	Tuplestorestate *merged;	/* the merged rows, where the plan goes back */
 	int64		spilled_rows;
 	int64		spilled_tied_rows;
+	bool		runs_begun;		/* the rows go to sorted runs */
+
+	/* or are held by the engine (spill_stage.c) */
+	const RowStager *stager;
+	struct SortStage *stage;
+	Tuplestorestate *stage_nulls;	/* the rows led by a NULL */
+	char	   *stage_row;		/* the next of the rows handed back */
+	int64		stage_left;		/* rows handed back not yet returned */
+	bool		nulls_done;
+	int64		staged_batches; /* stores the engine took */
+	const char *stage_why;		/* why the engine holds none */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
 	SortJobReport report;
-	const char *tuplesort_reason;
+	const char *tuplesort_choice;	/* why tuplesort ran: chosen, */
+	const char *tuplesort_reason;	/* or fallen back to */
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
 	int64		tied_rows;		/* rows the comparators then ordered */
@@ -144,7 +156,9 @@ extern void node_sort_rows(GpuSortState *state, bool small);
 /* fallback.c */
 extern void node_sort_with_tuplesort(GpuSortState *state,
 									 TupleTableSlot *pending,
-									 const char *reason, instr_time start);
+									 const char *choice,
+									 const char *fallback_reason,
+									 instr_time start);
 
 /* spill.c */
 extern void node_spill_run(GpuSortState *state);
@@ -152,6 +166,13 @@ extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_finish(GpuSortState *state);
 extern TupleTableSlot *node_spill_next(GpuSortState *state, bool forward);
 extern void node_spill_end(GpuSortState *state);
+
+/* spill_stage.c */
+extern bool node_stage_begin(GpuSortState *state);
+extern bool node_stage_store(GpuSortState *state);
+extern void node_stage_finish(GpuSortState *state);
+extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
+extern void node_stage_end(GpuSortState *state);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

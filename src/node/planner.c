@@ -11,6 +11,11 @@
  *
  * A Sort that a LIMIT bounds (top-N) is left to PostgreSQL's bounded sort.
  *
+ * The hook acts while gpusort.enabled is on, where the library was loaded
+ * by choice (a preload setting or LOAD); where a call of one of gpusort's
+ * functions loaded it, only once gpusort.enabled is set explicitly, so that
+ * sorting an array does not change how the session's queries run.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -23,6 +28,9 @@
 #include "settings.h"
 
 static planner_hook_type prev_planner_hook = NULL;
+
+/* Was the library loaded by a preload setting or LOAD? */
+static bool loaded_by_choice = false;
 
 static Plan *replace_sorts(Plan *plan, bool bounded);
 
@@ -125,7 +133,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (!gpusort_enabled)
+	if (!gpusort_enabled || !(loaded_by_choice || gpusort_enabled_explicit))
 		return stmt;
 
 	stmt->planTree = replace_sorts(stmt->planTree, false);
@@ -135,8 +143,9 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 }
 
 void
-gpusort_planner_init(void)
+gpusort_planner_init(bool by_choice)
 {
+	loaded_by_choice = by_choice;
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }

@@ -210,11 +210,14 @@ node_sort_rows(GpuSortState *state, bool small)
 	job.perm = (job.payload && !small) ? NULL :
 		prefault_alloc(store->cxt, sizeof(uint32) * Max(store->nrows, 1));
 	state->report.engine = SORT_ENGINE_CPU;
+	state->report.choice = NULL;
 	state->report.fallback_reason = NULL;
 	if (small)
-		sort_job_run_on_cpu(&job, "input below gpusort.min_rows", &state->report);
+		sort_job_run_on_cpu(&job, "input below gpusort.min_rows", NULL,
+							&state->report);
 	else if (state->radix_keys == 0)
-		sort_job_run_on_cpu(&job, "the prefix keys do not tell the rows apart",
+		sort_job_run_on_cpu(&job, "no keys for an engine",
+							"the prefix keys do not tell the rows apart",
 							&state->report);
 	else if (store->nrows > 0)
 	{

@@ -39,7 +39,16 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey);
+	state->runs_begun = true;
+}
+
+/* The store is full for the first time: the engine holds the rows, or runs. */
+static void
+begin_spill(GpuSortState *state)
+{
 	state->spilling = true;
+	if (!node_stage_begin(state))
+		begin_runs(state);
 }
 
 /*
@@ -110,8 +119,6 @@ sort_run(GpuSortState *state)
 	RowStore   *store = &state->store;
 	instr_time	start;
 
-	if (!state->spilling)
-		begin_runs(state);
 	state->ntotal = (int64) store->nrows + store->nnullrows;
 	if (state->ntotal == 0)
 		return false;
@@ -136,6 +143,18 @@ node_spill_run(GpuSortState *state)
 {
 	instr_time	start;
 
+	if (!state->spilling)
+		begin_spill(state);
+	if (state->stage)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		if (node_stage_store(state))
+		{
+			state->spill_ms += ms_since(start);
+			return;
+		}
+		begin_runs(state);		/* the engine could not take them */
+	}
 	if (!sort_run(state))
 		return;
 	INSTR_TIME_SET_CURRENT(start);
@@ -175,7 +194,22 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	MinimalTuple tuple;
 
 	if (!state->spilling)
-		begin_runs(state);
+		begin_spill(state);
+	if (state->stage)
+	{
+		RowStore   *store = &state->store;
+		Size		budget = store->budget;
+
+		/* the engine takes it from the store, let hold it for this once */
+		store->budget = MaxAllocHugeSize;
+		if (!row_store_add(store, slot))
+			elog(ERROR, "GpuSort could not hold a row");
+		store->budget = budget;
+		node_spill_run(state);
+		if (state->stage)
+			return;
+		/* the engine could not take it: it is a run of its own */
+	}
 	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 	sorted_runs_start_run(&state->runs);
 	sorted_runs_put(&state->runs, tuple, false, 0);
@@ -185,9 +219,25 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		pfree(tuple);
 }
 
+/* Stores the next row of the merge, or of the engine, into the slot. */
+static bool
+next_in_order(GpuSortState *state, TupleTableSlot *into)
+{
+	MinimalTuple tuple;
+
+	if (state->stage)
+		return node_stage_next(state, into);
+	tuple = sorted_runs_merge_next(&state->runs);
+	if (tuple == NULL)
+		return false;
+	ExecStoreMinimalTuple(tuple, into, false);
+	return true;
+}
+
 /*
- * Writes the last run and readies the merge; where the plan wants to go
- * back, merges all rows into a tuplestore now.
+ * Ends the input: the engine sorts the rows it holds, or the last run is
+ * sorted and the merge readied.  Where the plan wants to go back, all rows
+ * go into a tuplestore now.
  */
 void
 node_spill_finish(GpuSortState *state)
@@ -196,12 +246,16 @@ node_spill_finish(GpuSortState *state)
 	RowStore   *store = &state->store;
 	instr_time	start;
 
+	INSTR_TIME_SET_CURRENT(start);
+	if (state->stage)
+		node_stage_finish(state);
+
 	/*
 	 * The last run stays in memory, unless the read buffers of the runs on
 	 * tape would take more than a tenth of the budget beside it (or its
 	 * rows are keys only, which have no tuples to merge).
 	 */
-	if (!state->keys_only && (Size) state->runs.nruns * BLCKSZ <= budget / 10)
+	else if (!state->keys_only && (Size) state->runs.nruns * BLCKSZ <= budget / 10)
 		keep_last_run(state);
 	else
 		node_spill_run(state);
@@ -209,22 +263,22 @@ node_spill_finish(GpuSortState *state)
 	state->tied_rows = state->spilled_tied_rows;
 
 	INSTR_TIME_SET_CURRENT(start);
-	sorted_runs_merge_begin(&state->runs, budget);
+	if (!state->stage)
+		sorted_runs_merge_begin(&state->runs, budget);
 	if (state->random_access)
 	{
 		TupleTableSlot *slot = state->keys_only ? state->sort_slot :
 			state->css.ss.ss_ScanTupleSlot;
-		MinimalTuple tuple;
 		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
 
 		state->merged = tuplestore_begin_heap(true, false, gpusort_memory_budget_kb());
 		tuplestore_set_eflags(state->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
-		while ((tuple = sorted_runs_merge_next(&state->runs)) != NULL)
-			tuplestore_puttupleslot(state->merged,
-									ExecStoreMinimalTuple(tuple, slot, false));
+		while (next_in_order(state, slot))
+			tuplestore_puttupleslot(state->merged, slot);
 		ExecClearTuple(slot);
 		sorted_runs_end(&state->runs);
+		node_stage_end(state);
 		row_store_reset(store);	/* the last run's rows */
 	}
 	state->merge_ms = ms_since(start);
@@ -234,7 +288,7 @@ node_spill_finish(GpuSortState *state)
 	state->phase = PHASE_MERGE;
 }
 
-/* The next (or previous) row of the merge. */
+/* The next (or previous) row in order. */
 TupleTableSlot *
 node_spill_next(GpuSortState *state, bool forward)
 {
@@ -246,21 +300,15 @@ node_spill_next(GpuSortState *state, bool forward)
 		if (!tuplestore_gettupleslot(state->merged, forward, false, into))
 			return ExecClearTuple(slot);
 	}
-	else
-	{
-		MinimalTuple tuple = sorted_runs_merge_next(&state->runs);
-
-		if (tuple == NULL)
-			return ExecClearTuple(slot);
-		ExecStoreMinimalTuple(tuple, into, false);
-	}
+	else if (!next_in_order(state, into))
+		return ExecClearTuple(slot);
 	/* our slot is virtual: copy the row into it */
 	if (state->keys_only)
 		return ExecCopySlot(slot, into);
 	return slot;
 }
 
-/* Forgets the runs and the merged rows. */
+/* Forgets the runs, the rows the engine holds and the merged rows. */
 void
 node_spill_end(GpuSortState *state)
 {
@@ -268,7 +316,10 @@ node_spill_end(GpuSortState *state)
 		tuplestore_end(state->merged);
 	state->merged = NULL;
 	sorted_runs_end(&state->runs);
+	node_stage_end(state);
 	state->spilling = false;
+	state->runs_begun = false;
 	state->spilled_rows = 0;
 	state->spilled_tied_rows = 0;
+	state->staged_batches = 0;
 }

@@ -236,8 +236,9 @@ array_sort_permutation(const uint64 *const *keys, int nkeys, uint32 n,
 void
 array_sort_report(uint32 n, const SortJobReport *report)
 {
-	elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine%s%s",
+	elog(DEBUG1, "gpusort: sorted %u array elements on the %s engine (%s)%s%s",
 		 n, sort_engine_name(report->engine),
-		 report->fallback_reason ? ": " : "",
+		 report->choice ? report->choice : "",
+		 report->fallback_reason ? ", fallback: " : "",
 		 report->fallback_reason ? report->fallback_reason : "");
 }

@@ -79,5 +79,73 @@ SELECT same_ids('SELECT id FROM g1m ORDER BY a DESC, k4, id') AS a_desc_k4_id;
 RESET client_min_messages;
 RESET gpusort.gpu_memory;
 
+-- Inputs larger than the memory budget, ordered by one key that the keys
+-- order completely, are held on the GPU and sorted at once: the rows are
+-- Sort's, NULLs first or last, going back too; a row larger than the budget
+-- comes along.  Other orders, and too little device memory, sort in runs.
+CREATE FUNCTION spill_lines(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  result text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line ~ '(Sort Method|Not Held on GPU):' THEN
+      result := result || regexp_replace(trim(line), '\d+ MB', 'N MB', 'g') || '; ';
+    END IF;
+  END LOOP;
+  RETURN result;
+END
+$$;
+SET gpusort.work_mem = '4MB';
+SELECT spill_lines('SELECT * FROM g1m ORDER BY k8');
+SELECT spill_lines('SELECT * FROM g1m ORDER BY a, id');
+-- (rows led by a NULL tie: the same keys in order, and the same rows)
+CREATE FUNCTION same_kn(query text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  got text;
+  want text;
+  q text := 'SELECT md5(string_agg(coalesce(kn::text, ''-''), '','')) || sum(id)
+             FROM (' || query || ' OFFSET 0) s';
+BEGIN
+  EXECUTE q INTO got;
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  EXECUTE q INTO want;
+  PERFORM set_config('gpusort.enabled', 'on', true);
+  RETURN got = want;
+END
+$$;
+SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8,
+       same_ids('SELECT id FROM g1m ORDER BY k8 DESC') AS k8_desc,
+       same_kn('SELECT id, kn FROM g1m ORDER BY kn NULLS FIRST') AS kn_nulls_first,
+       same_kn('SELECT id, kn FROM g1m ORDER BY kn DESC') AS kn_desc_nulls_first,
+       same_kn('SELECT id, kn FROM g1m ORDER BY kn DESC NULLS LAST') AS kn_desc_nulls_last,
+       same_ids('SELECT id FROM g1m ORDER BY a, id') AS a_id_runs;
+SELECT spill_lines('SELECT id, kn FROM g1m ORDER BY kn NULLS FIRST');
+SELECT same_ids('SELECT id FROM (SELECT id, k8, CASE WHEN id = 500000 THEN repeat(''x'', 5000000) END AS big
+                 FROM g1m) s ORDER BY k8') AS big_row;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k8 FROM g1m ORDER BY k8;
+FETCH LAST c;
+FETCH BACKWARD 1 c;
+FETCH ABSOLUTE 2 c;
+COMMIT;
+SET gpusort.enabled = off;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, k8 FROM g1m ORDER BY k8;
+FETCH LAST c;
+FETCH BACKWARD 1 c;
+FETCH ABSOLUTE 2 c;
+COMMIT;
+RESET gpusort.enabled;
+SET gpusort.gpu_memory = 1;
+SET client_min_messages = error;
+SELECT spill_lines('SELECT * FROM g1m ORDER BY k8');
+SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8_in_runs;
+RESET client_min_messages;
+RESET gpusort.gpu_memory;
+SET gpusort.work_mem = '2GB';
+
 DROP TABLE g1m CASCADE;
-DROP FUNCTION engine_of(text), same_ids(text);
+DROP FUNCTION engine_of(text), same_ids(text), same_kn(text), spill_lines(text);

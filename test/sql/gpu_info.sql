@@ -99,7 +99,7 @@ DECLARE
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query
   LOOP
-    CONTINUE WHEN line !~ 'Sort Engine|Fallback Reason';
+    CONTINUE WHEN line !~ 'Sort Engine|Engine Choice|Fallback Reason';
     line := regexp_replace(line, 'Sort Engine: (cpu|gpu)$', 'Sort Engine: <engine>');
     line := regexp_replace(line, 'Fallback Reason: .*', 'Fallback Reason: <reason>');
     RETURN NEXT line;

@@ -66,6 +66,8 @@ BEGIN
     CONTINUE WHEN line ~ 'Runs Sorted on GPU:';
     -- the suites run with gpusort.device = cpu, or gpu on a GPU host
     line := regexp_replace(line, 'Sort Engine: (cpu|gpu)$', 'Sort Engine: <engine>');
+    line := regexp_replace(line, 'Engine Choice: gpusort.device = (cpu|gpu)$',
+                           'Engine Choice: gpusort.device = <engine>');
     line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
     RETURN NEXT line;
   END LOOP;
@@ -75,6 +77,50 @@ $$;
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c COLLATE "C"');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id OFFSET 10000');
+
+-- EXPLAIN without ANALYZE, with COSTS: the engine planned for the estimated
+-- rows, why, and whether they are expected to exceed the memory budget.
+CREATE FUNCTION explain_planned(query text, format text DEFAULT 'text') RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  doc jsonb;
+BEGIN
+  IF format = 'json' THEN
+    -- the GpuSort node's object, its fields in order of name
+    EXECUTE 'EXPLAIN (FORMAT json) ' || query INTO doc;
+    RETURN QUERY
+      SELECT key || ' = ' || regexp_replace(value, '\d+ kB', 'N kB', 'g')
+      FROM jsonb_each_text(jsonb_path_query_first(doc,
+             'strict $.**?(@."Custom Plan Provider" == "GpuSort")'))
+      WHERE key ~ '(Planned Engine|Engine Choice|Expected to Exceed Memory Budget)'
+      ORDER BY key;
+    RETURN;
+  END IF;
+  FOR line IN EXECUTE format('EXPLAIN (FORMAT %s) %s', format, query) LOOP
+    CONTINUE WHEN line !~ '(Planned Engine|Engine Choice|Expected to Exceed Memory Budget)';
+    line := regexp_replace(line, '\d+ kB', 'N kB', 'g');
+    RETURN NEXT trim(line);
+  END LOOP;
+END
+$$;
+SET gpusort.device = cpu;
+SELECT explain_planned('SELECT * FROM plan_t ORDER BY id');
+SET gpusort.work_mem = '64kB';
+SELECT explain_planned('SELECT * FROM plan_t ORDER BY id');
+SELECT explain_planned('SELECT * FROM plan_t ORDER BY id', 'json');
+RESET gpusort.work_mem;
+-- a plan made while gpusort.enabled was on, shown while it is off
+PREPARE planned AS SELECT * FROM plan_t ORDER BY id;
+SELECT explain_planned('EXECUTE planned');
+SET gpusort.enabled = off;
+SELECT explain_planned('EXECUTE planned');
+RESET gpusort.enabled;
+DEALLOCATE planned;
+RESET gpusort.device;
+-- not with COSTS OFF (the plans above), nor with ANALYZE
+SELECT count(*) FROM explain_analyze('SELECT * FROM plan_t ORDER BY id')
+WHERE explain_analyze ~ 'Planned Engine|Expected to Exceed';
 
 -- Helpers for the suites that follow.
 -- Does the query's plan use GpuSort?

@@ -1,0 +1,381 @@
+/*-------------------------------------------------------------------------
+ *
+ * stage.c
+ *	  The GPU engine's holding of rows in device memory, for inputs larger
+ *	  than a GpuSort node's memory budget (RowStager, row_store.h).
+ *
+ * Each full store goes up as it is: its tuple blocks back to back into one
+ * device arena, each row's place in it, its length and its key.  Once the
+ * input ends, the keys are sorted with the row numbers, the places and
+ * lengths gathered in that order, and the rows come back a buffer at a
+ * time: their lengths come down, the host lays them out, and a kernel
+ * copies them into that layout (gs_gather_rows), which comes down whole.
+ * The host then holds one buffer of rows, never the input.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "gpu/gpu_state.h"
+#include "keys/row_store.h"
+
+/* Rows whose places go up at a time. */
+#define PLACE_BATCH		(64 * 1024)
+
+/* The largest buffer of rows that comes back at a time. */
+#define MAX_CHUNK_BYTES	((Size) 16 * 1024 * 1024)
+
+typedef struct SortStage SortStage;
+
+struct SortStage
+{
+	gs_context *ctx;			/* the context that holds the buffers */
+	MemoryContextCallback cleanup;
+	Size		device_bytes;	/* all buffers below */
+
+	char	   *arena;			/* the tuple blocks */
+	Size		arena_used;
+	Size		arena_size;
+	uint64	   *keys;			/* per row, in the order they came */
+	uint64	   *places;			/* offsets in the arena */
+	uint32	   *lengths;
+	uint64		nrows;
+	uint64		row_capacity;
+
+	/* once sorted: places and lengths in order, the rows handed back */
+	uint64		next_row;
+	uint32	   *perm;
+	char	   *chunk;			/* on the device: the rows of a buffer */
+	uint64	   *chunk_places;	/* on the device: their places in it */
+	Size		chunk_bytes;
+	uint64		chunk_rows;		/* rows a buffer holds at most */
+	char	   *host;			/* the buffer, on the host */
+	uint32	   *host_lengths;
+	uint64	   *host_places;
+};
+
+/* Turns a failed call into false and a reason. */
+static bool
+stage_ok(gs_status st, char **why)
+{
+	if (st == GS_OK)
+		return true;
+	*why = psprintf("%s: %s", gs_status_name(st), gs_last_error(gpu.ctx));
+	return false;
+}
+
+/* Device memory, within what gpusort.gpu_memory allows. */
+static bool
+stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
+{
+	if (stage->device_bytes + bytes > gpu.mem_limit)
+	{
+		*why = psprintf("the rows need more than the %zu MB of device memory that "
+						"gpusort.gpu_memory allows", gpu.mem_limit >> 20);
+		return false;
+	}
+	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
+		return false;
+	stage->device_bytes += bytes;
+	return true;
+}
+
+static void
+stage_free(SortStage *stage, void **ptr, Size bytes)
+{
+	if (*ptr && gpu.ctx == stage->ctx)
+		(void) gs_device_free(gpu.ctx, *ptr);
+	*ptr = NULL;
+	stage->device_bytes -= bytes;
+}
+
+/* Grows a buffer of used bytes to hold at least need, keeping its bytes. */
+static bool
+stage_grow(SortStage *stage, void **ptr, Size *size, Size used, Size need,
+		   char **why)
+{
+	Size		grown = Max(need, *size * 2);
+	void	   *fresh;
+
+	if (need <= *size)
+		return true;
+	if (!stage_alloc(stage, grown, &fresh, why))
+		return false;
+	if (used > 0 && !stage_ok(gs_copy_device(gpu.ctx, fresh, *ptr, used), why))
+	{
+		stage_free(stage, &fresh, grown);
+		return false;
+	}
+	stage_free(stage, ptr, *size);
+	*ptr = fresh;
+	*size = grown;
+	return true;
+}
+
+static void
+stage_free_all(SortStage *stage)
+{
+	Size		rows = stage->row_capacity;
+
+	stage_free(stage, (void **) &stage->arena, stage->arena_size);
+	stage_free(stage, (void **) &stage->keys, rows * sizeof(uint64));
+	stage_free(stage, (void **) &stage->places, rows * sizeof(uint64));
+	stage_free(stage, (void **) &stage->lengths, rows * sizeof(uint32));
+	stage_free(stage, (void **) &stage->perm, stage->perm ? rows * sizeof(uint32) : 0);
+	stage_free(stage, (void **) &stage->chunk, stage->chunk ? stage->chunk_bytes : 0);
+	stage_free(stage, (void **) &stage->chunk_places,
+			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
+	stage->arena_size = stage->row_capacity = 0;
+}
+
+/* The memory context of the stage goes away: so does its device memory. */
+static void
+stage_cleanup(void *arg)
+{
+	stage_free_all((SortStage *) arg);
+}
+
+static SortStage *
+stage_begin(Size host_bytes, char **why)
+{
+	SortStage  *stage;
+	double		start_ms;
+
+	if (!gpu_engine_start(why, &start_ms))
+		return NULL;
+	/* the sorts' buffers are not needed while the rows are here */
+	gpu_buffers_release();
+	stage = palloc0(sizeof(SortStage));
+	stage->ctx = gpu.ctx;
+	stage->chunk_bytes = Max(Min(host_bytes / 4, MAX_CHUNK_BYTES), BLCKSZ);
+	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
+	stage->cleanup.func = stage_cleanup;
+	stage->cleanup.arg = stage;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);
+	return stage;
+}
+
+/* Bytes of a tuple block that hold tuples: the last one's up to its free space. */
+static Size
+block_used(const RowStore *store, int b)
+{
+	const TupleBlock *tb = &store->blocks[b];
+
+	if (b == store->nblocks - 1 && store->block >= tb->start && store->block <= tb->end)
+		return store->block - tb->start;
+	return tb->end - tb->start;
+}
+
+/* Uploads the places and lengths of rows[first .. first + n - 1]. */
+static bool
+add_places(SortStage *stage, const RowStore *store, const Size *block_places,
+		   uint32 first, uint32 n, int *block, uint64 *places, uint32 *lengths,
+		   char **why)
+{
+	for (uint32 i = 0; i < n; i++)
+	{
+		char	   *tuple = (char *) store->rows[first + i];
+		int			tried = 0;
+
+		/* the rows lie in the blocks in the order they came */
+		while (tuple < store->blocks[*block].start || tuple >= store->blocks[*block].end)
+		{
+			if (++tried > store->nblocks)
+				elog(ERROR, "GpuSort row outside its store's blocks");
+			*block = (*block + 1) % store->nblocks;
+		}
+		places[i] = block_places[*block] + (tuple - store->blocks[*block].start);
+		lengths[i] = store->rows[first + i]->t_len;
+	}
+	return stage_ok(gpu_staged_upload(stage->places + stage->nrows + first, places,
+									  sizeof(uint64) * n), why) &&
+		stage_ok(gpu_staged_upload(stage->lengths + stage->nrows + first, lengths,
+								   sizeof(uint32) * n), why);
+}
+
+static bool
+stage_add(SortStage *stage, const RowStore *store, char **why)
+{
+	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
+	Size		bytes = stage->arena_used;
+	uint64		rows = stage->nrows + store->nrows;
+	Size		row_capacity = stage->row_capacity;
+	uint64	   *places;
+	uint32	   *lengths;
+	int			block = 0;
+	bool		ok = true;
+
+	if (store->nrows == 0)
+		return true;
+	if (rows > GS_MAX_PAIRS)
+	{
+		*why = psprintf("more than %llu rows", (unsigned long long) GS_MAX_PAIRS);
+		return false;
+	}
+
+	/* the blocks, each from a multiple of 8 */
+	for (int b = 0; b < store->nblocks; b++)
+	{
+		block_places[b] = bytes;
+		bytes = TYPEALIGN(8, bytes + block_used(store, b));
+	}
+	if (!stage_grow(stage, (void **) &stage->arena, &stage->arena_size,
+					stage->arena_used, bytes, why))
+		return false;
+	for (int b = 0; b < store->nblocks; b++)
+		if (!stage_ok(gpu_staged_upload(stage->arena + block_places[b],
+										store->blocks[b].start,
+										block_used(store, b)), why))
+			return false;
+
+	/* the rows' keys, places and lengths */
+	if (rows > row_capacity)
+	{
+		Size		size;
+		Size		grown = Max(rows, row_capacity * 2);
+
+		size = row_capacity * sizeof(uint64);
+		if (!stage_grow(stage, (void **) &stage->keys, &size, stage->nrows * sizeof(uint64),
+						grown * sizeof(uint64), why))
+			return false;
+		size = row_capacity * sizeof(uint64);
+		if (!stage_grow(stage, (void **) &stage->places, &size, stage->nrows * sizeof(uint64),
+						grown * sizeof(uint64), why))
+			return false;
+		size = row_capacity * sizeof(uint32);
+		if (!stage_grow(stage, (void **) &stage->lengths, &size, stage->nrows * sizeof(uint32),
+						grown * sizeof(uint32), why))
+			return false;
+		stage->row_capacity = grown;
+	}
+	if (!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, store->columns[0].keys,
+									sizeof(uint64) * store->nrows), why))
+		return false;
+	places = palloc(sizeof(uint64) * Min(store->nrows, PLACE_BATCH));
+	lengths = palloc(sizeof(uint32) * Min(store->nrows, PLACE_BATCH));
+	for (uint32 first = 0; ok && first < store->nrows; first += PLACE_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ok = add_places(stage, store, block_places, first,
+						Min(PLACE_BATCH, store->nrows - first), &block,
+						places, lengths, why);
+	}
+	pfree(places);
+	pfree(lengths);
+	pfree(block_places);
+	if (!ok)
+		return false;
+	stage->arena_used = bytes;
+	stage->nrows = rows;
+	return true;
+}
+
+static bool
+stage_sort(SortStage *stage, char **why)
+{
+	uint64		n = stage->nrows;
+	uint64	   *sorted_places;
+	uint32	   *sorted_lengths;
+
+	if (n == 0)
+		return true;
+	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
+		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
+		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys, stage->perm, stage->keys,
+								stage->perm, n, GS_ALGO_AUTO, NULL), why))
+		return false;
+
+	/* places and lengths in sorted order, in the keys' room */
+	sorted_places = stage->keys;
+	if (!stage_ok(gs_gather_u64(gpu.ctx, sorted_places, stage->places, stage->perm, n), why))
+		return false;
+	stage->keys = stage->places;
+	stage->places = sorted_places;
+	sorted_lengths = stage->perm;
+	if (!stage_ok(gs_gather_u32(gpu.ctx, sorted_lengths, stage->lengths, stage->perm, n), why))
+		return false;
+	stage->perm = stage->lengths;
+	stage->lengths = sorted_lengths;
+
+	/* the buffers of rows coming back */
+	if (!stage_alloc(stage, stage->chunk_bytes, (void **) &stage->chunk, why) ||
+		!stage_alloc(stage, stage->chunk_rows * sizeof(uint64),
+					 (void **) &stage->chunk_places, why))
+		return false;
+	stage->host = palloc(stage->chunk_bytes);
+	stage->host_lengths = palloc(sizeof(uint32) * stage->chunk_rows);
+	stage->host_places = palloc(sizeof(uint64) * stage->chunk_rows);
+	return stage_ok(gs_synchronize(gpu.ctx), why);
+}
+
+/* Makes the buffers of rows coming back hold a row of len bytes. */
+static bool
+fit_row(SortStage *stage, Size len, char **why)
+{
+	Size		size = stage->chunk_bytes;
+
+	if (len <= size)
+		return true;
+	if (!stage_grow(stage, (void **) &stage->chunk, &size, 0, len, why))
+		return false;
+	stage->chunk_bytes = size;
+	pfree(stage->host);
+	stage->host = palloc_extended(size, MCXT_ALLOC_HUGE);
+	return true;
+}
+
+static int64
+stage_next(SortStage *stage, char **rows, char **why)
+{
+	uint64		first = stage->next_row;
+	uint64		n = Min(stage->nrows - first, stage->chunk_rows);
+	Size		bytes = 0;
+	uint64		m;
+
+	if (n == 0)
+		return 0;
+	if (!stage_ok(gpu_staged_download(stage->host_lengths, stage->lengths + first,
+									  sizeof(uint32) * n), why) ||
+		!fit_row(stage, MAXALIGN(stage->host_lengths[0]), why))
+		return -1;
+	for (m = 0; m < n; m++)
+	{
+		Size		len = MAXALIGN(stage->host_lengths[m]);
+
+		if (bytes + len > stage->chunk_bytes)
+			break;
+		stage->host_places[m] = bytes;
+		bytes += len;
+	}
+	if (!stage_ok(gpu_staged_upload(stage->chunk_places, stage->host_places,
+									sizeof(uint64) * m), why) ||
+		!stage_ok(gs_gather_rows(gpu.ctx, stage->chunk, stage->arena, stage->places + first,
+								 stage->chunk_places, stage->lengths + first, m), why) ||
+		!stage_ok(gpu_staged_download(stage->host, stage->chunk, bytes), why))
+		return -1;
+	stage->next_row += m;
+	*rows = stage->host;
+	return (int64) m;
+}
+
+/* (The reset callback then finds nothing left to free.) */
+static void
+stage_end(SortStage *stage)
+{
+	stage_free_all(stage);
+}
+
+const RowStager gpu_stager = {
+	.begin = stage_begin,
+	.add = stage_add,
+	.sort = stage_sort,
+	.next = stage_next,
+	.end = stage_end,
+};
+
+#endif							/* GPUSORT_WITH_CUDA */

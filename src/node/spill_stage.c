@@ -1,0 +1,165 @@
+/*-------------------------------------------------------------------------
+ *
+ * spill_stage.c
+ *	  The GpuSort node's inputs larger than its memory budget, held by the
+ *	  sort engine (RowStager, row_store.h: the GPU's device memory) rather
+ *	  than spilled in sorted runs.
+ *
+ * Where the order is one sort key that the engine's keys order completely
+ * (int8, timestamp, float8, ...), each full store goes to the engine as it
+ * is, unsorted, and is emptied; rows led by a NULL, equal under that key,
+ * go to a tuplestore.  Once the input ends, the engine sorts all rows at
+ * once and hands them back in order, a buffer at a time.  Where the engine
+ * cannot start or take the first store, the runs of spill.c sort the input
+ * instead; a failure later, with rows held on the device, is an error.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "utils/tuplestore.h"
+
+#include "engine/engine.h"
+#include "keys/row_store.h"
+#include "node/node_state.h"
+#include "settings.h"
+
+/*
+ * Starts holding the rows on the engine, if the order lets it and the
+ * engine can; else false with the reason in state->stage_why.
+ */
+bool
+node_stage_begin(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
+	char	   *why = NULL;
+
+	if (state->keys_only || state->nkeys != 1 || store->ncolumns != 1 ||
+		!store->columns[0].codec->exact)
+	{
+		state->stage_why = "the order is not one key that the engine orders completely";
+		return false;
+	}
+	if ((state->stager = sort_engine_stager(&why)) == NULL ||
+		(state->stage = state->stager->begin(budget, &why)) == NULL)
+	{
+		state->stager = NULL;
+		state->stage_why = why;
+		return false;
+	}
+	/* the rows go up whole: no early upload of their keys for a sort */
+	row_store_end_upload(store);
+	store->uploader = NULL;
+	state->stage_nulls = tuplestore_begin_heap(false, false, gpusort_memory_budget_kb());
+	state->stage_why = NULL;
+	return true;
+}
+
+/*
+ * Hands the rows of the store to the engine and empties it.  False if the
+ * engine could not take the first store (nothing is held then, and the
+ * engine is let go); a later failure raises an error.
+ */
+bool
+node_stage_store(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	char	   *why = NULL;
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	if (!state->stager->add(state->stage, store, &why))
+	{
+		if (state->staged_batches > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("GpuSort could not hold more rows on the GPU: %s", why),
+					 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
+		node_stage_end(state);
+		state->stage_why = why;
+		return false;
+	}
+	for (uint32 i = 0; i < store->nnullrows; i++)
+		tuplestore_puttupleslot(state->stage_nulls,
+								ExecStoreMinimalTuple(store->nullrows[i], slot, false));
+	ExecClearTuple(slot);
+	state->staged_batches++;
+	state->spilled_rows += (int64) store->nrows + store->nnullrows;
+	row_store_reset(store);
+	return true;
+}
+
+/* Has the engine sort what it holds, the last store's rows with it. */
+void
+node_stage_finish(GpuSortState *state)
+{
+	char	   *why = NULL;
+	instr_time	start;
+
+	if (!node_stage_store(state))
+		elog(ERROR, "GpuSort lost the rows it held");	/* not after the first */
+	INSTR_TIME_SET_CURRENT(start);
+	if (!state->stager->sort(state->stage, &why))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuSort could not sort the rows it held on the GPU: %s", why),
+				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
+	state->sort_ms += ms_since(start);
+	state->stage_left = 0;
+	state->nulls_done = false;
+}
+
+/* The NULL-led rows, where they come: false when there are no more. */
+static bool
+next_null_row(GpuSortState *state, TupleTableSlot *into)
+{
+	if (state->nulls_done)
+		return false;
+	if (tuplestore_gettupleslot(state->stage_nulls, true, false, into))
+		return true;
+	state->nulls_done = true;
+	return false;
+}
+
+/* Stores the next row in order into the slot; false after the last. */
+bool
+node_stage_next(GpuSortState *state, TupleTableSlot *into)
+{
+	MinimalTuple tuple;
+
+	if (state->nullsfirst[0] && next_null_row(state, into))
+		return true;
+	if (state->stage_left == 0)
+	{
+		char	   *why = NULL;
+		int64		n = state->stager->next(state->stage, &state->stage_row, &why);
+
+		if (n < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("GpuSort could not read back the rows it held on the GPU: %s", why)));
+		if (n == 0)
+			return !state->nullsfirst[0] && next_null_row(state, into);
+		state->stage_left = n;
+	}
+	tuple = (MinimalTuple) state->stage_row;
+	state->stage_row += MAXALIGN(tuple->t_len);
+	state->stage_left--;
+	ExecStoreMinimalTuple(tuple, into, false);
+	return true;
+}
+
+void
+node_stage_end(GpuSortState *state)
+{
+	if (state->stage)
+		state->stager->end(state->stage);
+	state->stage = NULL;
+	state->stager = NULL;
+	if (state->stage_nulls)
+		tuplestore_end(state->stage_nulls);
+	state->stage_nulls = NULL;
+	state->stage_left = 0;
+}
