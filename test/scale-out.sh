@@ -399,4 +399,142 @@ SQL
 	echo "$PASSED passed, $FAILED failed"
 fi
 
+# --- benchmark -------------------------------------------------------------------
+# Times SQL on node N in one session (so that postgres_fdw's connections and
+# the shards' backends, CUDA started, last): one warm-up run, then RUNS timed
+# runs (psql's \timing, wall time at the client; results sent to /dev/null).
+# Prints the times in ms, one a line.
+time_sql() { # N SETUP SQL
+	local i
+	{
+		echo '\o /dev/null'
+		echo "$2"
+		echo "$3;"
+		echo '\timing on'
+		for i in $(seq 1 "$RUNS"); do echo "$3;"; done
+	} | q "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+}
+median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# Records one case: a line of the CSV, and its median for later use.
+declare -A MEDIAN
+bench() { # KEY CASE QUERY_NAME N SETUP SQL
+	local times med
+	times=$(time_sql "$4" "$5" "$6")
+	[ -n "$times" ] || die "no timing for $2 / $3"
+	med=$(echo "$times" | median)
+	MEDIAN[$1]=$med
+	echo "$2,$3,$ROWS,$SHARDS,$RUNS,$med,$(echo "$times" | sort -n | head -1),$(echo "$times" | sort -n | tail -1),\"$6\"" >>"$CSV"
+	printf '   %-44s %-22s %10.1f ms  (runs: %s)\n' "$2" "$3" "$med" "$(echo $times)"
+}
+
+set_shards_gpusort() { # on|off
+	local s
+	for s in $(seq 1 "$SHARDS"); do
+		q "$s" -At -c "ALTER SYSTEM SET gpusort.enabled = $1" -c "SELECT pg_reload_conf()" >/dev/null
+	done
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
+
+if [ "$BENCH" = 1 ]; then
+	CSV=$RESULTS/scale-out-bench.csv
+	TXT=$RESULTS/scale-out-bench.txt
+	echo "case,query,rows,shards,runs,median_ms,min_ms,max_ms,sql" >"$CSV"
+	FULL="SELECT * FROM t ORDER BY k8 OFFSET $ROWS"
+	LIMIT="SELECT * FROM t ORDER BY k8 LIMIT 1000"
+	PER_SHARD="SELECT * FROM ($(for s in $(seq 1 "$SHARDS"); do
+		[ "$s" = 1 ] || printf ' UNION ALL '
+		printf '(SELECT * FROM t_p%s ORDER BY k8 LIMIT 1000)' "$s"
+	done)) u ORDER BY k8 LIMIT 1000"
+	DEFAULT_COST="$(for s in $(seq 1 "$SHARDS"); do echo "ALTER SERVER shard$s OPTIONS (SET fdw_tuple_cost '0.01');"; done)"
+	RECIPE_COST="$(for s in $(seq 1 "$SHARDS"); do echo "ALTER SERVER shard$s OPTIONS (SET fdw_tuple_cost '$FDW_TUPLE_COST');"; done)"
+	echo "== benchmark: $ROWS rows, $SHARDS shards, $RUNS runs after a warm-up, median ms ($(nproc) cores)"
+	for mode in on off; do
+		set_shards_gpusort "$mode"
+		bench "sh_$mode.full" "sharded, gpusort $mode on every shard" "ORDER BY k8 (all)" 0 "" "$FULL"
+		bench "sh_$mode.limit" "sharded, gpusort $mode on every shard" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
+		for s in $(seq 1 "$SHARDS"); do
+			n=${SHARD_ROWS[$s]}
+			bench "sh_$mode.sort$s" "shard $s alone, gpusort $mode" "ORDER BY k8 (all)" "$s" "" \
+				"SELECT * FROM t_p$s ORDER BY k8 OFFSET $n"
+		done
+	done
+	set_shards_gpusort on
+	echo "   -- where postgres_fdw does not push the sort down, and the alternatives"
+	q 0 -c "$DEFAULT_COST"
+	bench sh_on.limit_default "sharded, fdw_tuple_cost 0.01" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
+	LIMIT_DEFAULT_PLAN=$(q 0 -At -c "EXPLAIN (COSTS OFF) $LIMIT")
+	q 0 -c "$RECIPE_COST"
+	bench sh_on.limit_per_shard "sharded, LIMIT in each shard's query" "ORDER BY k8 LIMIT 1000" 0 "" "$PER_SHARD"
+	echo "   -- fetching all rows without a sort: scan and transfer"
+	bench sh.fetch "sharded, no ORDER BY" "all rows" 0 "" "SELECT * FROM t OFFSET $ROWS"
+	for s in $(seq 1 "$SHARDS"); do
+		bench "sh.scan$s" "shard $s alone, no ORDER BY" "all rows" "$s" "" \
+			"SELECT * FROM t_p$s OFFSET ${SHARD_ROWS[$s]}"
+	done
+	echo "   -- one server holding all rows (the coordinator's table ref)"
+	for mode in off on; do
+		bench "one_$mode.full" "one server, gpusort $mode" "ORDER BY k8 (all)" 0 \
+			"SET gpusort.enabled = $mode;" "${FULL//FROM t /FROM ref }"
+		bench "one_$mode.limit" "one server, gpusort $mode" "ORDER BY k8 LIMIT 1000" 0 \
+			"SET gpusort.enabled = $mode;" "${LIMIT//FROM t /FROM ref }"
+	done
+
+	# Where the time of the sharded full sort goes.  Merge Append asks each
+	# shard for its first rows in turn, so the shards sort one after another.
+	{
+		echo "gpusort scale-out benchmark: $ROWS rows, $SHARDS shards (${SHARD_ROWS[*]:1} rows), $(nproc) cores, $("$BINDIR/postgres" --version)"
+		echo "median of $RUNS runs after a warm-up, ms, wall time at the client; work_mem $WORK_MEM,"
+		echo "postgres_fdw fetch_size $FETCH_SIZE, fdw_tuple_cost $FDW_TUPLE_COST, use_remote_estimate; gpusort.device $DEVICE"
+		echo
+		printf '%-46s %12s %12s\n' "" "all rows" "LIMIT 1000"
+		for c in "sh_on:sharded, gpusort on every shard" "sh_off:sharded, gpusort off on every shard" \
+			"one_off:one server, gpusort off" "one_on:one server, gpusort on"; do
+			printf '%-46s %12.1f %12.1f\n' "${c#*:}" "${MEDIAN[${c%%:*}.full]}" "${MEDIAN[${c%%:*}.limit]}"
+		done
+		echo
+		echo "sharded, gpusort on against off: all rows $(ratio "${MEDIAN[sh_off.full]}" "${MEDIAN[sh_on.full]}"), LIMIT 1000 $(ratio "${MEDIAN[sh_off.limit]}" "${MEDIAN[sh_on.limit]}")"
+		echo "LIMIT 1000 with postgres_fdw's default fdw_tuple_cost (0.01): ${MEDIAN[sh_on.limit_default]} ms, the plan:"
+		echo "$LIMIT_DEFAULT_PLAN" | sed 's/^/    /'
+		echo "LIMIT 1000 in each shard's query (UNION ALL of the partitions, top-N on the shards): ${MEDIAN[sh_on.limit_per_shard]} ms"
+		echo
+		transfer=$(awk -v f="${MEDIAN[sh.fetch]}" -v s="$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh.scan$s]}"; done | paste -sd+ | bc -l)" 'BEGIN {printf "%.1f", f - s}')
+		echo "where the time goes, ORDER BY k8 of all $ROWS rows through the coordinator"
+		echo "  fetching all rows unsorted: ${MEDIAN[sh.fetch]} ms = the shards' scans (one after another: $(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh.scan$s]}"; done)ms)"
+		echo "  + transfer and conversion of the rows to the coordinator: $transfer ms"
+		for mode in on off; do
+			sorts=$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh_$mode.sort$s]}"; done | paste -sd+ | bc -l)
+			merge=$(awk -v t="${MEDIAN[sh_$mode.full]}" -v s="$sorts" -v x="$transfer" 'BEGIN {printf "%.1f", t - s - x}')
+			echo "  gpusort $mode on the shards: ${MEDIAN[sh_$mode.full]} ms = the shards' sorts, one after another"
+			echo "    ($(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh_$mode.sort$s]}"; done)ms: scan, sort and emit on the shard, nothing sent)"
+			echo "    + transfer ($transfer ms, as above) + the coordinator's merge and the rest: $merge ms"
+		done
+	} >"$TXT"
+
+	echo "== EXPLAIN ANALYZE: each shard's Remote SQL on the shard, and the coordinator's plan" | tee -a "$TXT"
+	remote_plans() {
+		local s remote
+		for s in $(seq 1 "$SHARDS"); do
+			remote=$(q 0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM t ORDER BY k8" |
+				sed -n "s/^ *Remote SQL: \(.*FROM public\.t_p$s .*\)$/\1/p")
+			echo "-- shard $s, gpusort $1: EXPLAIN (ANALYZE) $remote"
+			# the second run, in the same session
+			q "$s" -At -c "EXPLAIN (ANALYZE, COSTS OFF) $remote" \
+				-c "EXPLAIN (ANALYZE, COSTS OFF) $remote" | awk 'NR > 1 && prev ~ /^Execution Time/ {p = 1} {prev = $0} p'
+		done
+		echo "-- coordinator, gpusort $1 on the shards: EXPLAIN (ANALYZE) $FULL"
+		q 0 -At -c "EXPLAIN (ANALYZE, COSTS OFF) $FULL"
+	}
+	for mode in on off; do
+		set_shards_gpusort "$mode"
+		remote_plans "$mode" >>"$TXT"
+	done
+	set_shards_gpusort on
+	echo
+	cat "$TXT"
+	echo
+	echo "== results: $CSV, $TXT"
+fi
+
 [ "$FAILED" -eq 0 ] || exit 1
