@@ -31,7 +31,12 @@
 #   SHARDS       number of shards (default 2)
 #   ROWS         rows in the table (default 200000)
 #   BENCH        1: the benchmark instead of the checks (CHECKS=1 runs both)
-#   RUNS         timed runs per benchmark query, after one warm-up (default 3)
+#   RUNS         timed runs per benchmark query (default 3)
+#   WARMUP       untimed runs before them, in the same session (default 1)
+#   EXTRAS       0: leave out the cases that only explain the others (LIMIT
+#                with postgres_fdw's default costs, all rows without ORDER BY,
+#                the EXPLAIN ANALYZE through the coordinator), which each
+#                move every row to the coordinator (default 1)
 #   LOAD         coordinator (default without BENCH): INSERT through the
 #                coordinator; shards (default with BENCH): each shard makes
 #                its own rows, all at once, from the same generator
@@ -40,6 +45,7 @@
 #   SHARED_BUFFERS  (default 256MB)
 #   FETCH_SIZE   postgres_fdw fetch_size (default 10000)
 #   FDW_TUPLE_COST  postgres_fdw fdw_tuple_cost (default 0.2, see README)
+#   REMOTE_ESTIMATE postgres_fdw use_remote_estimate (default true)
 #   DEVICE       gpusort.device on every server (default auto)
 #   SHARD_GPUS   GPU ids given to the shards in turn (gpusort.gpu_id), e.g.
 #                "0 1" for one GPU per shard on a host with two
@@ -57,12 +63,15 @@ ROWS=${ROWS:-200000}
 BENCH=${BENCH:-0}
 CHECKS=${CHECKS:-$([ "$BENCH" = 1 ] && echo 0 || echo 1)}
 RUNS=${RUNS:-3}
+WARMUP=${WARMUP:-1}
+EXTRAS=${EXTRAS:-1}
 LOAD=${LOAD:-$([ "$BENCH" = 1 ] && echo shards || echo coordinator)}
 BASE_PORT=${BASE_PORT:-56000}
 WORK_MEM=${WORK_MEM:-8GB}
 SHARED_BUFFERS=${SHARED_BUFFERS:-256MB}
 FETCH_SIZE=${FETCH_SIZE:-10000}
 FDW_TUPLE_COST=${FDW_TUPLE_COST:-0.2}
+REMOTE_ESTIMATE=${REMOTE_ESTIMATE:-true}
 DEVICE=${DEVICE:-auto}
 SHARD_GPUS=${SHARD_GPUS:-}
 BUILD=${BUILD:-auto}
@@ -209,7 +218,7 @@ CREATE TABLE t_p$s ($COLUMNS);
 CREATE VIEW gpusort_stats_v AS SELECT engine, sorts, rows FROM gpusort_stats();
 SQL
 done
-echo "   on the coordinator: servers shard1..shard$SHARDS (postgres_fdw: use_remote_estimate, fetch_size $FETCH_SIZE,"
+echo "   on the coordinator: servers shard1..shard$SHARDS (postgres_fdw: use_remote_estimate $REMOTE_ESTIMATE, fetch_size $FETCH_SIZE,"
 echo "   fdw_tuple_cost $FDW_TUPLE_COST, batch_size 1000), t PARTITION BY RANGE (id) of foreign tables, local ref"
 {
 	for s in $(seq 1 "$SHARDS"); do
@@ -217,7 +226,7 @@ echo "   fdw_tuple_cost $FDW_TUPLE_COST, batch_size 1000), t PARTITION BY RANGE 
 		cat <<SQL
 CREATE SERVER shard$s FOREIGN DATA WRAPPER postgres_fdw
   OPTIONS (host '${NODE_DIR[$s]}', port '${NODE_PORT[$s]}', dbname 'postgres',
-           use_remote_estimate 'true', fetch_size '$FETCH_SIZE',
+           use_remote_estimate '$REMOTE_ESTIMATE', fetch_size '$FETCH_SIZE',
            fdw_tuple_cost '$FDW_TUPLE_COST', batch_size '1000');
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard$s OPTIONS (user 'postgres');
 SQL
@@ -409,7 +418,7 @@ time_sql() { # N SETUP SQL
 	{
 		echo '\o /dev/null'
 		echo "$2"
-		echo "$3;"
+		for i in $(seq 1 "$WARMUP"); do echo "$3;"; done
 		echo '\timing on'
 		for i in $(seq 1 "$RUNS"); do echo "$3;"; done
 	} | q "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
@@ -449,11 +458,11 @@ if [ "$BENCH" = 1 ]; then
 	done)) u ORDER BY k8 LIMIT 1000"
 	DEFAULT_COST="$(for s in $(seq 1 "$SHARDS"); do echo "ALTER SERVER shard$s OPTIONS (SET fdw_tuple_cost '0.01');"; done)"
 	RECIPE_COST="$(for s in $(seq 1 "$SHARDS"); do echo "ALTER SERVER shard$s OPTIONS (SET fdw_tuple_cost '$FDW_TUPLE_COST');"; done)"
-	echo "== benchmark: $ROWS rows, $SHARDS shards, $RUNS runs after a warm-up, median ms ($(nproc) cores)"
+	echo "== benchmark: $ROWS rows, $SHARDS shards, $RUNS runs after $WARMUP warm-up run(s), median ms ($(nproc) cores)"
 	for mode in on off; do
 		set_shards_gpusort "$mode"
-		bench "sh_$mode.full" "sharded, gpusort $mode on every shard" "ORDER BY k8 (all)" 0 "" "$FULL"
-		bench "sh_$mode.limit" "sharded, gpusort $mode on every shard" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
+		bench "sh_$mode.full" "sharded, shards with gpusort $mode" "ORDER BY k8 (all)" 0 "" "$FULL"
+		bench "sh_$mode.limit" "sharded, shards with gpusort $mode" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
 		for s in $(seq 1 "$SHARDS"); do
 			n=${SHARD_ROWS[$s]}
 			bench "sh_$mode.sort$s" "shard $s alone, gpusort $mode" "ORDER BY k8 (all)" "$s" "" \
@@ -462,17 +471,19 @@ if [ "$BENCH" = 1 ]; then
 	done
 	set_shards_gpusort on
 	echo "   -- where postgres_fdw does not push the sort down, and the alternatives"
-	q 0 -c "$DEFAULT_COST"
-	bench sh_on.limit_default "sharded, fdw_tuple_cost 0.01" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
-	LIMIT_DEFAULT_PLAN=$(q 0 -At -c "EXPLAIN (COSTS OFF) $LIMIT")
-	q 0 -c "$RECIPE_COST"
 	bench sh_on.limit_per_shard "sharded, LIMIT in each shard's query" "ORDER BY k8 LIMIT 1000" 0 "" "$PER_SHARD"
-	echo "   -- fetching all rows without a sort: scan and transfer"
-	bench sh.fetch "sharded, no ORDER BY" "all rows" 0 "" "SELECT * FROM t OFFSET $ROWS"
-	for s in $(seq 1 "$SHARDS"); do
-		bench "sh.scan$s" "shard $s alone, no ORDER BY" "all rows" "$s" "" \
-			"SELECT * FROM t_p$s OFFSET ${SHARD_ROWS[$s]}"
-	done
+	if [ "$EXTRAS" = 1 ]; then
+		q 0 -c "$DEFAULT_COST"
+		bench sh_on.limit_default "sharded, fdw_tuple_cost 0.01" "ORDER BY k8 LIMIT 1000" 0 "" "$LIMIT"
+		LIMIT_DEFAULT_PLAN=$(q 0 -At -c "EXPLAIN (COSTS OFF) $LIMIT")
+		q 0 -c "$RECIPE_COST"
+		echo "   -- fetching all rows without a sort: scan and transfer"
+		bench sh.fetch "sharded, no ORDER BY" "all rows" 0 "" "SELECT * FROM t OFFSET $ROWS"
+		for s in $(seq 1 "$SHARDS"); do
+			bench "sh.scan$s" "shard $s alone, no ORDER BY" "all rows" "$s" "" \
+				"SELECT * FROM t_p$s OFFSET ${SHARD_ROWS[$s]}"
+		done
+	fi
 	echo "   -- one server holding all rows (the coordinator's table ref)"
 	for mode in off on; do
 		bench "one_$mode.full" "one server, gpusort $mode" "ORDER BY k8 (all)" 0 \
@@ -485,31 +496,35 @@ if [ "$BENCH" = 1 ]; then
 	# shard for its first rows in turn, so the shards sort one after another.
 	{
 		echo "gpusort scale-out benchmark: $ROWS rows, $SHARDS shards (${SHARD_ROWS[*]:1} rows), $(nproc) cores, $("$BINDIR/postgres" --version)"
-		echo "median of $RUNS runs after a warm-up, ms, wall time at the client; work_mem $WORK_MEM,"
-		echo "postgres_fdw fetch_size $FETCH_SIZE, fdw_tuple_cost $FDW_TUPLE_COST, use_remote_estimate; gpusort.device $DEVICE"
+		echo "median of $RUNS runs after $WARMUP warm-up run(s) in the same session, ms, wall time at the client; work_mem $WORK_MEM,"
+		echo "postgres_fdw fetch_size $FETCH_SIZE, fdw_tuple_cost $FDW_TUPLE_COST, use_remote_estimate $REMOTE_ESTIMATE; gpusort.device $DEVICE"
 		echo
 		printf '%-46s %12s %12s\n' "" "all rows" "LIMIT 1000"
-		for c in "sh_on:sharded, gpusort on every shard" "sh_off:sharded, gpusort off on every shard" \
+		for c in "sh_on:sharded, shards with gpusort on" "sh_off:sharded, shards with gpusort off" \
 			"one_off:one server, gpusort off" "one_on:one server, gpusort on"; do
 			printf '%-46s %12.1f %12.1f\n' "${c#*:}" "${MEDIAN[${c%%:*}.full]}" "${MEDIAN[${c%%:*}.limit]}"
 		done
 		echo
-		echo "sharded, gpusort on against off: all rows $(ratio "${MEDIAN[sh_off.full]}" "${MEDIAN[sh_on.full]}"), LIMIT 1000 $(ratio "${MEDIAN[sh_off.limit]}" "${MEDIAN[sh_on.limit]}")"
-		echo "LIMIT 1000 with postgres_fdw's default fdw_tuple_cost (0.01): ${MEDIAN[sh_on.limit_default]} ms, the plan:"
-		echo "$LIMIT_DEFAULT_PLAN" | sed 's/^/    /'
+		echo "(one server, LIMIT: a top-N heapsort, PostgreSQL's Sort, with gpusort on or off)"
+		echo "sharded, shards with gpusort on against off: all rows $(ratio "${MEDIAN[sh_off.full]}" "${MEDIAN[sh_on.full]}"), LIMIT 1000 $(ratio "${MEDIAN[sh_off.limit]}" "${MEDIAN[sh_on.limit]}")"
 		echo "LIMIT 1000 in each shard's query (UNION ALL of the partitions, top-N on the shards): ${MEDIAN[sh_on.limit_per_shard]} ms"
+		if [ "$EXTRAS" = 1 ]; then
+			echo "LIMIT 1000 with postgres_fdw's default fdw_tuple_cost (0.01): ${MEDIAN[sh_on.limit_default]} ms, the plan:"
+			echo "$LIMIT_DEFAULT_PLAN" | sed 's/^/    /'
+		fi
 		echo
-		transfer=$(awk -v f="${MEDIAN[sh.fetch]}" -v s="$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh.scan$s]}"; done | paste -sd+ | bc -l)" 'BEGIN {printf "%.1f", f - s}')
-		echo "where the time goes, ORDER BY k8 of all $ROWS rows through the coordinator"
-		echo "  fetching all rows unsorted: ${MEDIAN[sh.fetch]} ms = the shards' scans (one after another: $(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh.scan$s]}"; done)ms)"
-		echo "  + transfer and conversion of the rows to the coordinator: $transfer ms"
+		echo "where the time goes, ORDER BY k8 of all $ROWS rows through the coordinator (Merge Append asks"
+		echo "each shard for its first rows in turn: the shards sort one after another, see the EXPLAIN ANALYZE below)"
 		for mode in on off; do
 			sorts=$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh_$mode.sort$s]}"; done | paste -sd+ | bc -l)
-			merge=$(awk -v t="${MEDIAN[sh_$mode.full]}" -v s="$sorts" -v x="$transfer" 'BEGIN {printf "%.1f", t - s - x}')
-			echo "  gpusort $mode on the shards: ${MEDIAN[sh_$mode.full]} ms = the shards' sorts, one after another"
-			echo "    ($(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh_$mode.sort$s]}"; done)ms: scan, sort and emit on the shard, nothing sent)"
-			echo "    + transfer ($transfer ms, as above) + the coordinator's merge and the rest: $merge ms"
+			echo "  shards with gpusort $mode: ${MEDIAN[sh_$mode.full]} ms in all; the shards' sorts $sorts ms"
+			echo "    ($(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh_$mode.sort$s]}"; done | sed 's/ $//') ms: scan, sort and emit on each shard, nothing sent);"
+			echo "    the rest, $(awk -v t="${MEDIAN[sh_$mode.full]}" -v s="$sorts" 'BEGIN {printf "%.1f", t - s}') ms: the rows sent as text, read by the coordinator, merged"
 		done
+		if [ "$EXTRAS" = 1 ]; then
+			echo "  for comparison, all rows through the coordinator without ORDER BY (Append, no sort, no merge):"
+			echo "    ${MEDIAN[sh.fetch]} ms; the shards' scans alone $(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh.scan$s]}"; done | sed 's/ $//') ms"
+		fi
 	} >"$TXT"
 
 	echo "== EXPLAIN ANALYZE: each shard's Remote SQL on the shard, and the coordinator's plan" | tee -a "$TXT"
@@ -518,13 +533,15 @@ if [ "$BENCH" = 1 ]; then
 		for s in $(seq 1 "$SHARDS"); do
 			remote=$(q 0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM t ORDER BY k8" |
 				sed -n "s/^ *Remote SQL: \(.*FROM public\.t_p$s .*\)$/\1/p")
-			echo "-- shard $s, gpusort $1: EXPLAIN (ANALYZE) $remote"
+			echo "-- shard $s with gpusort $1: EXPLAIN (ANALYZE) $remote"
 			# the second run, in the same session
 			q "$s" -At -c "EXPLAIN (ANALYZE, COSTS OFF) $remote" \
 				-c "EXPLAIN (ANALYZE, COSTS OFF) $remote" | awk 'NR > 1 && prev ~ /^Execution Time/ {p = 1} {prev = $0} p'
 		done
-		echo "-- coordinator, gpusort $1 on the shards: EXPLAIN (ANALYZE) $FULL"
-		q 0 -At -c "EXPLAIN (ANALYZE, COSTS OFF) $FULL"
+		if [ "$EXTRAS" = 1 ]; then
+			echo "-- coordinator, shards with gpusort $1: EXPLAIN (ANALYZE) $FULL"
+			q 0 -At -c "EXPLAIN (ANALYZE, COSTS OFF) $FULL"
+		fi
 	}
 	for mode in on off; do
 		set_shards_gpusort "$mode"
