@@ -516,7 +516,7 @@ if [ "$BENCH" = 1 ]; then
 		echo "where the time goes, ORDER BY k8 of all $ROWS rows through the coordinator (Merge Append asks"
 		echo "each shard for its first rows in turn: the shards sort one after another, see the EXPLAIN ANALYZE below)"
 		for mode in on off; do
-			sorts=$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh_$mode.sort$s]}"; done | paste -sd+ | bc -l)
+			sorts=$(for s in $(seq 1 "$SHARDS"); do echo "${MEDIAN[sh_$mode.sort$s]}"; done | awk '{s += $1} END {printf "%.1f", s}')
 			echo "  shards with gpusort $mode: ${MEDIAN[sh_$mode.full]} ms in all; the shards' sorts $sorts ms"
 			echo "    ($(for s in $(seq 1 "$SHARDS"); do printf '%s ' "${MEDIAN[sh_$mode.sort$s]}"; done | sed 's/ $//') ms: scan, sort and emit on each shard, nothing sent);"
 			echo "    the rest, $(awk -v t="${MEDIAN[sh_$mode.full]}" -v s="$sorts" 'BEGIN {printf "%.1f", t - s}') ms: the rows sent as text, read by the coordinator, merged"
