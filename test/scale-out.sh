@@ -166,7 +166,8 @@ start_node() {
 	"${RUNAS[@]}" "$BINDIR/initdb" -D "$dir/data" -A trust -U postgres --no-sync \
 		>"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log"; exit 1; }
 	if [ "$n" -gt 0 ] && [ -n "$SHARD_GPUS" ]; then
-		local gpus=($SHARD_GPUS)
+		local gpus
+		read -r -a gpus <<<"$SHARD_GPUS"
 		gpu=${gpus[$(((n - 1) % ${#gpus[@]}))]}
 	fi
 	local opts="-p $port -k $dir -c listen_addresses= -c fsync=off -c jit=off"
@@ -414,13 +415,13 @@ fi
 # runs (psql's \timing, wall time at the client; results sent to /dev/null).
 # Prints the times in ms, one a line.
 time_sql() { # N SETUP SQL
-	local i
+	local _
 	{
 		echo '\o /dev/null'
 		echo "$2"
-		for i in $(seq 1 "$WARMUP"); do echo "$3;"; done
+		for _ in $(seq 1 "$WARMUP"); do echo "$3;"; done
 		echo '\timing on'
-		for i in $(seq 1 "$RUNS"); do echo "$3;"; done
+		for _ in $(seq 1 "$RUNS"); do echo "$3;"; done
 	} | q "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 }
 median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
