@@ -9,7 +9,11 @@
 #      that every sort above a few hundred rows spills;
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
-#   4. builds the CUDA kernel tests when nvcc is there (they run on a GPU
+#   4. runs test/scale-out.sh: a coordinator and two shards, a table sharded
+#      through postgres_fdw, ORDER BY pushed to the shards' GpuSort (skipped,
+#      and said so, when postgres_fdw is not installed with that PostgreSQL;
+#      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
+#   5. builds the CUDA kernel tests when nvcc is there (they run on a GPU
 #      host, through test/gpu-tests.sh).
 # Extra arguments go to make (e.g. COPT=-Werror).  Ends with a line
 # "N passed, N failed".
@@ -63,6 +67,23 @@ echo "== loading suite (no preloading)"
 PGOPTIONS= cluster_start || exit 1
 PGOPTIONS= run_suites REGRESS=loading
 cluster_stop
+
+SCALE_OUT=${SCALE_OUT:-auto}
+if [ "$SCALE_OUT" != 0 ]; then
+	echo "== scale-out: a table sharded over postgres_fdw (test/scale-out.sh)"
+	if [ -f "$("$PG_CONFIG" --sharedir)/extension/postgres_fdw.control" ]; then
+		if BUILD=0 test/scale-out.sh; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	elif [ "$SCALE_OUT" = 1 ]; then
+		echo "FAILED: postgres_fdw is not installed with this PostgreSQL (SCALE_OUT=1)"
+		failed=$((failed + 1))
+	else
+		echo "skipped: postgres_fdw is not installed with this PostgreSQL"
+	fi
+fi
 
 if [ "$(make -s print-cuda 2>/dev/null)" = yes ] && [ -f test/kernels/Makefile ]; then
 	echo "== building the CUDA kernel tests"
