@@ -7,10 +7,12 @@
 #      regression suites, the differential test among them (make installcheck);
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
-#   4. builds the CUDA kernel tests when nvcc is there (they run on a GPU
-#      host, through test/gpu-tests.sh).
-# Extra arguments go to make (e.g. COPT=-Werror).  Ends with a line
-# "N passed, N failed".
+#   4. builds the CUDA kernel tests when nvcc is there: a build only, reported
+#      as not run (they run on a GPU host, through test/gpu-tests.sh), that
+#      counts as failed when it fails and never as passed.
+# Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
+# builds, and where its clusters run (CLUSTER_PORT: the first port tried).
+# Ends with a line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -18,14 +20,22 @@ source test/deps.sh
 source test/cluster.sh
 gpusort_install_deps || exit 1
 
-echo "== building against $("$PG_CONFIG" --version)"
-# Objects built for another PostgreSQL must not be linked into this one.
+cuda=$(make -s print-cuda PG_CONFIG="$PG_CONFIG" "$@" 2>/dev/null)
+if [ "$cuda" = yes ]; then
+	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc: a few minutes the first time)"
+else
+	echo "== building gpusort against $("$PG_CONFIG" --version), CPU-only (no nvcc, or GPUSORT_CUDA=no)"
+fi
+# Objects built for another PostgreSQL must not be linked into this one; the
+# CUDA objects include no PostgreSQL header and are kept.
 stamp=.build-pg_config
 if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG")" ]; then
-	make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null
+	rm -f src/*.o src/*/*.o gpusort.so
 	command -v "$PG_CONFIG" >"$stamp"
 fi
+start=$(date +%s)
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
+echo "   built in $(($(date +%s) - start)) s"
 gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
 
 passed=0
@@ -56,11 +66,16 @@ PGOPTIONS= cluster_start || exit 1
 PGOPTIONS= run_suites REGRESS=loading
 cluster_stop
 
-if [ "$(make -s print-cuda 2>/dev/null)" = yes ] && [ -f test/kernels/Makefile ]; then
-	echo "== building the CUDA kernel tests"
+if [ "$cuda" = yes ] && [ -f test/kernels/Makefile ]; then
+	echo "== building the CUDA kernel tests into .kbuild (nvcc: a few minutes the first time)"
 	if make -s -C test/kernels; then
-		passed=$((passed + 1))
+		if nvidia-smi -L >/dev/null 2>&1; then
+			echo "CUDA kernel tests: built, not run here (test/gpu-kernels.sh runs them on this GPU)"
+		else
+			echo "CUDA kernel tests: built, not run (no GPU; test/gpu-kernels.sh runs them on a GPU host)"
+		fi
 	else
+		echo "CUDA kernel tests: build FAILED"
 		failed=$((failed + 1))
 	fi
 fi
