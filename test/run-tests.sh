@@ -28,10 +28,11 @@ else
 fi
 # Objects built for another PostgreSQL must not be linked into this one; the
 # CUDA objects include no PostgreSQL header and are kept.
+# The C objects differ with and without CUDA too.
 stamp=.build-pg_config
-if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG")" ]; then
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG") cuda=$cuda" ]; then
 	rm -f src/*.o src/*/*.o gpusort.so
-	command -v "$PG_CONFIG" >"$stamp"
+	echo "$(command -v "$PG_CONFIG") cuda=$cuda" >"$stamp"
 fi
 start=$(date +%s)
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
