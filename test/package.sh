@@ -40,9 +40,11 @@ restore() {
 		echo "== removing the package (dpkg --purge postgresql-15-gpusort)"
 		"${sudo[@]}" dpkg --purge postgresql-15-gpusort >/dev/null
 	fi
-	if [ -d "$aside" ]; then
+	if [ -d "$aside" ] && [ -n "$(find "$aside" -type f)" ]; then
 		echo "== putting back the files make install had left in the system PostgreSQL"
-		"${sudo[@]}" cp -a "$aside"/. /
+		(cd "$aside" && find . -type f) | while read -r f; do
+			"${sudo[@]}" cp -a "$aside/${f#./}" "/${f#./}"
+		done
 	fi
 	rm -rf "$work"
 }
@@ -81,9 +83,13 @@ while read -r f; do
 	f=${f#.}
 	[ -f "$f" ] || continue
 	dpkg -S "$f" >/dev/null 2>&1 && continue
-	cp -a --parents "$f" "$aside"
+	mkdir -p "$aside$(dirname "$f")"
+	cp -a "$f" "$aside$f"
 done < <(dpkg-deb --fsys-tarfile "$deb" | tar -t | grep -v '/$')
-[ -n "$(ls -A "$aside")" ] && echo "== set aside while the package is installed: $(cd "$aside" && find . -type f | sed 's/^\.//' | paste -sd' ')"
+if [ -n "$(find "$aside" -type f)" ]; then
+	echo "== set aside while the package is installed (make install's, no package's):"
+	(cd "$aside" && find . -type f | sed 's/^\./   /')
+fi
 
 echo "== installing into the system PostgreSQL 15: dpkg -i $(basename "$deb")"
 "${sudo[@]}" dpkg -i "$deb" >/dev/null
