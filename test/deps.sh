@@ -25,7 +25,7 @@ gpusort_install_deps() {
 	if [ ${#need[@]} -gt 0 ]; then
 		echo "== installing into the system with apt-get: ${need[*]}"
 		case " ${need[*]} " in *" postgresql-15 "*)
-			echo "   (PostgreSQL 15 for the default pg_config: the package starts its own cluster on port 5432)" ;;
+			echo "   (PostgreSQL 15 for the default pg_config; the package also creates its own cluster, 15/main, on port 5432)" ;;
 		esac
 		"${sudo[@]}" apt-get update -qq &&
 			DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
