@@ -21,8 +21,10 @@ OBJS = $(SRCS:.c=.o)
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
 REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability differential array_sort gpu_info
 REGRESS_OPTS = --inputdir=test $(GPUSORT_REGRESS_OPTS)
-# the kernel tests' build, and which PostgreSQL run-tests.sh last built for
-EXTRA_CLEAN = .kbuild .build-pg_config
+# the kernel tests' build, which PostgreSQL run-tests.sh last built for, the
+# CUDA objects whether or not this make builds them, run-tests.sh's log
+# (pg_regress's results/, regression.diffs and regression.out go with REGRESS)
+EXTRA_CLEAN = .kbuild .build-pg_config cuda/*.o test/regress.log
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 

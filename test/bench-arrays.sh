@@ -18,7 +18,8 @@
 # Prints a table with each method's time relative to gpusort and writes it as
 # CSV to test/results/arrays-<engine>-<host>.csv, where <engine> is the engine
 # that actually sorted (as the array functions report it at DEBUG1: the GPU
-# falls back to the CPU engine by itself).
+# falls back to the CPU engine by itself).  Then draws the charts of
+# test/results (test/plot-results.sh) where matplotlib is there.
 #
 # Environment:
 #   DEVICE      gpusort.device for the session (default: the server's setting)
@@ -165,3 +166,4 @@ awk -F, 'NR == 1 { next }
          }' "$CSV"
 echo
 echo "CSV: $CSV"
+PLOT_INSTALL=no "$HERE/plot-results.sh" "$HERE/results"

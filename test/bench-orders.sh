@@ -16,7 +16,9 @@
 # ... ORDER BY ... OFFSET 0)" (every row sorted, none sent) and the ratio
 # native / gpusort (above 1: gpusort is faster).  Writes
 # RESULTS_DIR/bench-SET-<cores>core-<device>.txt, and beside it -explain.txt
-# with an EXPLAIN ANALYZE of each order under gpusort (where the time went).
+# with an EXPLAIN ANALYZE of each order under gpusort (where the time went);
+# then draws the charts of RESULTS_DIR (test/plot-results.sh) where
+# matplotlib is there.
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
 # engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
@@ -142,3 +144,4 @@ EXPLAINS=${OUTFILE%.txt}-explain.txt
 			'BEGIN { printf "%-58s %10.1f %10.1f %6.2fx\n", o, n, g, n / g }'
 	done <<<"$ORDERS"
 } | tee "$OUTFILE"
+PLOT_INSTALL=no "$(dirname "$0")/plot-results.sh" "$RESULTS"

@@ -11,7 +11,8 @@
 # one more EXPLAIN ANALYZE run (TIMING ON, so inflated by instrumentation),
 # the GpuSort phases: Collect, Sort and Emit Time, and for the GPU the
 # upload, sort and download times of the engine (its DEBUG1 report).
-# Writes RESULTS_DIR/sql-bench-<device>.csv and prints a table.
+# Writes RESULTS_DIR/sql-bench-<device>.csv and prints a table; then draws
+# the charts of RESULTS_DIR (test/plot-results.sh) where matplotlib is there.
 #
 # Environment:
 #   SIZES       table sizes (default "1000000 10000000 100000000")
@@ -269,3 +270,4 @@ done
 	}' "$CSV"
 } | tee "$TABLE"
 log "CSV: $CSV"
+PLOT_INSTALL=no "$(dirname "$0")/plot-results.sh" "$RESULTS"

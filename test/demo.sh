@@ -3,7 +3,9 @@
 # missing), starts a throwaway cluster in a temporary directory with gpusort
 # preloaded, loads a few million rows, and runs the same ORDER BY with
 # gpusort off and on.  Uses the GPU when there is one, else the CPU engine,
-# and says which ran.  ROWS sets the table size (default 5000000).
+# and says which ran.  ROWS sets the table size (default 5000000).  Says what
+# it installs into the system and where its cluster runs (CLUSTER_PORT: the
+# first port tried), and removes the cluster when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -12,11 +14,14 @@ source test/deps.sh
 source test/cluster.sh
 gpusort_install_deps
 
-echo "== building and installing gpusort"
+if [ "$(make -s print-cuda PG_CONFIG="$PG_CONFIG" 2>/dev/null)" = yes ]; then
+	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc: a few minutes the first time)"
+else
+	echo "== building gpusort against $("$PG_CONFIG" --version), CPU-only (no nvcc)"
+fi
 make -s PG_CONFIG="$PG_CONFIG"
 gpusort_make_install PG_CONFIG="$PG_CONFIG"
 
-echo "== starting a throwaway cluster"
 trap cluster_stop EXIT
 cluster_start -c shared_preload_libraries=gpusort -c work_mem=4GB -c jit=off
 psql -X -q -c "CREATE EXTENSION gpusort"

@@ -3,7 +3,8 @@
 # PostgreSQL 15 server and headers from the distribution's packages (for the
 # default pg_config), a C toolchain, and the en_US.UTF-8 locale (the key_libc
 # suite sorts under it where it exists).  Source it; it does nothing when
-# everything is there.  Needs root (or sudo) to install.
+# everything is there.  Needs root (or sudo) to install, and says what it
+# installs into the system.
 
 gpusort_install_deps() {
 	local need=()
@@ -22,14 +23,17 @@ gpusort_install_deps() {
 	local sudo=()
 	[ "$(id -u)" = 0 ] || sudo=(sudo)
 	if [ ${#need[@]} -gt 0 ]; then
-		echo "installing: ${need[*]}"
+		echo "== installing into the system with apt-get: ${need[*]}"
+		case " ${need[*]} " in *" postgresql-15 "*)
+			echo "   (PostgreSQL 15 for the default pg_config; the package also creates its own cluster, 15/main, on port 5432)" ;;
+		esac
 		"${sudo[@]}" apt-get update -qq &&
 			DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
 			return 1
 	fi
 	if [ $locale = yes ]; then
 		# a locale PostgreSQL compares text under with strcoll()
-		echo "generating the en_US.UTF-8 locale"
+		echo "== generating the en_US.UTF-8 locale (locale-gen, system-wide)"
 		grep -qx 'en_US.UTF-8 UTF-8' /etc/locale.gen 2>/dev/null ||
 			echo 'en_US.UTF-8 UTF-8' | "${sudo[@]}" tee -a /etc/locale.gen >/dev/null
 		"${sudo[@]}" locale-gen >/dev/null 2>&1 || echo "(no en_US.UTF-8: key_libc sorts under C.UTF-8)"
@@ -40,8 +44,10 @@ gpusort_install_deps() {
 # make install writes into PostgreSQL's directories: use sudo when not root.
 gpusort_make_install() {
 	if [ "$(id -u)" = 0 ] || [ -w "$("${PG_CONFIG:-pg_config}" --pkglibdir)" ]; then
+		echo "== installing gpusort into $("${PG_CONFIG:-pg_config}" --pkglibdir) and $("${PG_CONFIG:-pg_config}" --sharedir)/extension (make install)"
 		make -s install "$@"
 	else
+		echo "== installing gpusort into $("${PG_CONFIG:-pg_config}" --pkglibdir) and $("${PG_CONFIG:-pg_config}" --sharedir)/extension (sudo make install)"
 		sudo make -s install "$@"
 	fi
 }

@@ -6,7 +6,14 @@
 # are ignored) into PREFIX (default /opt/postgresql-VERSION), so that gpusort can
 # be built and tested against it with PGXS:
 #   make PG_CONFIG=PREFIX/bin/pg_config && make PG_CONFIG=... installcheck
-# Installs the server, client tools, PGXS (incl. pg_regress) and contrib/intarray.
+# Installs the server, client tools, PGXS (incl. pg_regress) and the contrib
+# modules intarray and postgres_fdw.
+#
+# PostgreSQL 16 is in none of the Debian releases the deb-src entry names
+# (bookworm has 15, trixie 17, sid 18): for 16, the script installs instead
+# the complete PostgreSQL 16.2 (server, client tools, headers, PGXS,
+# pg_regress; no contrib modules) that the PyPI package pgserver ships in its
+# x86-64 wheel, downloaded with pip.
 #
 # - Must run as root (adds a deb-src entry, installs build deps with apt-get).
 # - The deb-src entry is derived from the machine's own Debian apt sources
@@ -18,7 +25,8 @@
 # Environment:
 #   PGBUILD_CACHE       download/build directory (default /var/cache/gpusort-pg)
 #   PGBUILD_JOBS        parallel make jobs (default: nproc)
-#   PGBUILD_CONFIGURE   extra configure options (e.g. "--enable-cassert --enable-debug")
+#   PGBUILD_CONFIGURE   extra configure options (e.g. "--enable-cassert --enable-debug");
+#                       give such a build its own PREFIX (/opt/postgresql-18-cassert)
 set -euo pipefail
 
 usage() { echo "usage: $0 VERSION [PREFIX]" >&2; exit 2; }
@@ -48,7 +56,10 @@ prefix_complete() {
     pgxs=$("$PG_CONFIG" --pgxs) bindir=$("$PG_CONFIG" --bindir) \
         sharedir=$("$PG_CONFIG" --sharedir) pkglibdir=$("$PG_CONFIG" --pkglibdir) || return 1
     [[ -f $pgxs && -x ${pgxs%/src/makefiles/pgxs.mk}/src/test/regress/pg_regress ]] || return 1
-    [[ -f $sharedir/extension/intarray.control && -f $pkglibdir/_int.so ]] || return 1
+    # postgres_fdw is built too, but not required: prefixes built before it was are kept
+    if [[ ! -f $PREFIX/.pgserver-wheel ]]; then
+        [[ -f $sharedir/extension/intarray.control && -f $pkglibdir/_int.so ]] || return 1
+    fi
     [[ -x $bindir/initdb && -x $bindir/postgres && -x $bindir/psql && -x $bindir/pg_ctl ]] || return 1
 }
 
@@ -61,11 +72,46 @@ if [[ -x $PG_CONFIG ]]; then
         echo "$PG_CONFIG"
         exit 0
     fi
-    log "$PREFIX is incomplete (binaries, pg_regress or intarray missing); rebuilding"
+    log "$PREFIX is incomplete (binaries, pg_regress or contrib modules missing); rebuilding"
 fi
 
 [[ $EUID -eq 0 ]] || die "must run as root (apt-get); PostgreSQL itself is built without needing root"
 export DEBIAN_FRONTEND=noninteractive
+
+# --- 0. PostgreSQL 16: the installation inside the pgserver wheel -------------
+# The wheel holds pgserver/pginstall/{bin,include,lib,share} (relocatable:
+# pg_config and postgres find their files relative to their own path) and
+# pgserver.libs/ (the libpq that psql loads through ../../../pgserver.libs).
+# Both are unpacked into PREFIX as they are, and PREFIX/bin points at the
+# installation's bin, so that PREFIX/bin/pg_config works like any other.
+if [[ $VERSION == 16 ]]; then
+    [[ -z ${PGBUILD_CONFIGURE:-} ]] || die "PostgreSQL 16 comes prebuilt from the pgserver wheel: PGBUILD_CONFIGURE does not apply"
+    [[ $(uname -m) == x86_64 ]] || die "the pgserver wheel is built for x86-64 only"
+    missing=()
+    command -v unzip >/dev/null || missing+=(unzip)
+    python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+    if (( ${#missing[@]} )); then
+        log "installing: ${missing[*]}"
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+    wheels=$CACHE/wheels
+    mkdir -p "$wheels"
+    log "downloading the pgserver 0.1.4 wheel (PostgreSQL 16.2) with pip into $wheels"
+    python3 -m pip download -q --no-deps --only-binary :all: \
+        --platform manylinux2014_x86_64 --python-version 3.11 --implementation cp \
+        -d "$wheels" pgserver==0.1.4 >&2
+    whl=$(ls "$wheels"/pgserver-0.1.4-*.whl | head -n1)
+    rm -rf "$PREFIX"
+    mkdir -p "$PREFIX"
+    unzip -q "$whl" 'pgserver/pginstall/*' 'pgserver.libs/*' -d "$PREFIX"
+    ln -s pgserver/pginstall/bin "$PREFIX/bin"
+    echo "pgserver 0.1.4 wheel: $(basename "$whl")" >"$PREFIX/.pgserver-wheel"
+    prefix_complete || die "the pgserver wheel unpacked into $PREFIX is incomplete"
+    log "installed PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}') into $PREFIX"
+    echo "$PG_CONFIG"
+    exit 0
+fi
 
 # --- 1. deb-src entry ---------------------------------------------------------
 # Prints a deb822 deb-src stanza derived from the machine's main Debian archive
@@ -154,7 +200,8 @@ orig=$(printf '%s' "$orig" | sort -V | tail -n1)
 [[ -n $orig ]] || die "no orig tarball for postgresql-$VERSION in $CACHE"
 log "using $CACHE/$orig"
 
-build=$CACHE/build-$VERSION
+# one build directory per prefix: a cassert build does not remove another's
+build=$CACHE/build-$(basename "$PREFIX")
 rm -rf "$build"
 mkdir -p "$build"
 tar -xf "$orig" -C "$build"
@@ -170,12 +217,14 @@ if ! { ./configure --prefix="$PREFIX" \
             --disable-nls ${PGBUILD_CONFIGURE:-} \
        && make -j"$JOBS" \
        && make -j"$JOBS" -C contrib/intarray \
+       && make -j"$JOBS" -C contrib/postgres_fdw \
        && make install \
-       && make -C contrib/intarray install; } >"$logf" 2>&1; then
+       && make -C contrib/intarray install \
+       && make -C contrib/postgres_fdw install; } >"$logf" 2>&1; then
     tail -n 40 "$logf" >&2
     die "build of PostgreSQL $VERSION failed (full log: $logf)"
 fi
 
-prefix_complete || die "install into $PREFIX is incomplete (pg_config, binaries, pg_regress or intarray missing)"
+prefix_complete || die "install into $PREFIX is incomplete (pg_config, binaries, pg_regress or contrib modules missing)"
 log "installed PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}') into $PREFIX"
 echo "$PG_CONFIG"

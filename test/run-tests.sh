@@ -6,17 +6,19 @@
 #   2. starts a cluster with shared_preload_libraries = gpusort and runs the
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
-#      that every sort above a few hundred rows spills;
+#      that every sort above a few hundred rows spills (SPILL_RERUN=0: not);
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
 #   4. runs test/scale-out.sh: a coordinator and two shards, a table sharded
 #      through postgres_fdw, ORDER BY pushed to the shards' GpuSort (skipped,
 #      and said so, when postgres_fdw is not installed with that PostgreSQL;
 #      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
-#   5. builds the CUDA kernel tests when nvcc is there (they run on a GPU
-#      host, through test/gpu-tests.sh).
-# Extra arguments go to make (e.g. COPT=-Werror).  Ends with a line
-# "N passed, N failed".
+#   5. builds the CUDA kernel tests when nvcc is there: a build only, reported
+#      as not run (they run on a GPU host, through test/gpu-tests.sh), that
+#      counts as failed when it fails and never as passed.
+# Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
+# builds, and where its clusters run (CLUSTER_PORT: the first port tried).
+# Ends with a line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -24,14 +26,23 @@ source test/deps.sh
 source test/cluster.sh
 gpusort_install_deps || exit 1
 
-echo "== building against $("$PG_CONFIG" --version)"
-# Objects built for another PostgreSQL must not be linked into this one.
-stamp=.build-pg_config
-if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG")" ]; then
-	make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null
-	command -v "$PG_CONFIG" >"$stamp"
+cuda=$(make -s print-cuda PG_CONFIG="$PG_CONFIG" "$@" 2>/dev/null)
+if [ "$cuda" = yes ]; then
+	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc: a few minutes the first time)"
+else
+	echo "== building gpusort against $("$PG_CONFIG" --version), CPU-only (no nvcc, or GPUSORT_CUDA=no)"
 fi
+# Objects built for another PostgreSQL must not be linked into this one; the
+# CUDA objects include no PostgreSQL header and are kept.
+# The C objects differ with and without CUDA too.
+stamp=.build-pg_config
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG") cuda=$cuda" ]; then
+	rm -f src/*.o src/*/*.o gpusort.so
+	echo "$(command -v "$PG_CONFIG") cuda=$cuda" >"$stamp"
+fi
+start=$(date +%s)
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
+echo "   built in $(($(date +%s) - start)) s"
 gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
 
 passed=0
@@ -55,12 +66,15 @@ trap cluster_stop EXIT
 echo "== regression suites (shared_preload_libraries = gpusort)"
 cluster_start -c shared_preload_libraries=gpusort -c max_worker_processes=8 || exit 1
 run_suites
-echo "== differential suites again with a 64 kB budget: every sort spills"
-# in the same database, whose helper functions (node_plan) they use
-psql -X -q -d contrib_regression -c "DROP TABLE diff_data, diff_orders, diff_results,
-	diff_large, diff_layout, ctx_a, ctx_b, ctx_big; DROP FUNCTION diff_fill, diff_check" || exit 1
-PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites REGRESS="differential node_contexts" \
-	GPUSORT_REGRESS_OPTS=--use-existing
+if [ "${SPILL_RERUN:-1}" != 0 ]; then
+	echo "== differential suites again with a 64 kB budget: every sort spills"
+	# in the same database, whose helper functions (node_plan) they use
+	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
+		diff_results, diff_large, diff_layout, ctx_a, ctx_b, ctx_big;
+		DROP FUNCTION IF EXISTS diff_fill, diff_check"
+	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites \
+		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
+fi
 cluster_stop
 
 echo "== loading suite (no preloading)"
@@ -85,11 +99,16 @@ if [ "$SCALE_OUT" != 0 ]; then
 	fi
 fi
 
-if [ "$(make -s print-cuda 2>/dev/null)" = yes ] && [ -f test/kernels/Makefile ]; then
-	echo "== building the CUDA kernel tests"
+if [ "$cuda" = yes ] && [ -f test/kernels/Makefile ]; then
+	echo "== building the CUDA kernel tests into .kbuild (nvcc: a few minutes the first time)"
 	if make -s -C test/kernels; then
-		passed=$((passed + 1))
+		if nvidia-smi -L >/dev/null 2>&1; then
+			echo "CUDA kernel tests: built, not run here (test/gpu-kernels.sh runs them on this GPU)"
+		else
+			echo "CUDA kernel tests: built, not run (no GPU; test/gpu-kernels.sh runs them on a GPU host)"
+		fi
 	else
+		echo "CUDA kernel tests: build FAILED"
 		failed=$((failed + 1))
 	fi
 fi
