@@ -209,7 +209,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	else
 	{
-		bool		gpu_runs = state->ran == RUN_SPILLED && state->gpu_runs > 0;
+		bool		gpu_runs = state->ran == RUN_SPILLED &&
+			(state->gpu_runs > 0 || state->staged_batches > 0);
 
 		ExplainPropertyText("Sort Engine",
 							sort_engine_name(gpu_runs ? SORT_ENGINE_GPU : state->report.engine), es);

@@ -109,6 +109,14 @@ node_stage_finish(GpuSortState *state)
 	state->sort_ms += ms_since(start);
 	state->stage_left = 0;
 	state->nulls_done = false;
+
+	/* what EXPLAIN ANALYZE tells: the GPU's keys ordered the one sort key */
+	state->report.engine = SORT_ENGINE_GPU;
+	state->report.choice = "the input exceeds the memory budget: held on the GPU";
+	state->report.fallback_reason = NULL;
+	state->radix_keys = 1;
+	state->engine_keys = state->nkeys;
+	state->tied_rows = 0;
 }
 
 /* The NULL-led rows, where they come: false when there are no more. */
