@@ -2,7 +2,7 @@
 # Builds the Debian package postgresql-15-gpusort from debian/ (pg_buildext,
 # dpkg-buildpackage -b), installs it with dpkg into the system PostgreSQL 15,
 # checks on a throwaway cluster that it loads (shared_preload_libraries =
-# gpusort), that CREATE EXTENSION gpusort makes version 1.1 and that an
+# gpusort), that CREATE EXTENSION gpusort makes the control file's default version and that an
 # ORDER BY runs on GpuSort, then removes the package.
 #
 # - Needs root (or sudo): apt-get for the build tools, dpkg for the package.
@@ -114,7 +114,7 @@ source test/cluster.sh
 cluster_start -c shared_preload_libraries=gpusort -c gpusort.device=cpu
 psql=(psql -X -q -A -t -v ON_ERROR_STOP=1)
 check "CREATE EXTENSION gpusort" \
-	"$("${psql[@]}" -c 'CREATE EXTENSION gpusort' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpusort'")" 1.1
+	"$("${psql[@]}" -c 'CREATE EXTENSION gpusort' -c "SELECT extversion FROM pg_extension WHERE extname = 'gpusort'")" "$(sed -n "s/^default_version = '\(.*\)'/\1/p" gpusort.control)"
 check "gpusort is preloaded" \
 	"$("${psql[@]}" -c "SELECT setting FROM pg_settings WHERE name = 'gpusort.enabled'")" on
 check "an array function" "$("${psql[@]}" -c "SELECT gpusort(ARRAY[3, 1, 2])")" '{1,2,3}'
