@@ -122,6 +122,77 @@ poison(void *p, size_t bytes)
 	}
 }
 
+/*
+ * gs_gather_rows: rows of random lengths (1 to 3000 bytes, so that a warp
+ * copies some in several rounds) at 8-aligned places of a source arena,
+ * gathered in a random order into a layout of back-to-back 8-aligned rows,
+ * against the same copy made on the host.
+ */
+static void
+test_gather_rows(uint64_t seed)
+{
+	const uint64_t sizes[] = {0, 1, 2, 33, 1000, 100003};
+
+	for (uint64_t n : sizes)
+	{
+		std::vector<uint64_t> src_off(n), dst_off(n);
+		std::vector<uint32_t> len(n), order(n);
+		std::vector<uint64_t> sorted_src(n);
+		std::vector<uint32_t> sorted_len(n);
+		uint64_t	s = seed + n;
+		size_t		src_bytes = 0,
+					dst_bytes = 0;
+
+		for (uint64_t i = 0; i < n; i++)
+		{
+			len[i] = 1 + (uint32_t) (splitmix64(s) % 3000);
+			src_off[i] = src_bytes;
+			/* gaps between rows, as tuple blocks have */
+			src_bytes += (len[i] + 7) / 8 * 8 + 8 * (splitmix64(s) % 3);
+			order[i] = (uint32_t) i;
+		}
+		for (uint64_t i = n; i > 1; i--)
+			std::swap(order[i - 1], order[splitmix64(s) % i]);
+		for (uint64_t i = 0; i < n; i++)
+		{
+			sorted_src[i] = src_off[order[i]];
+			sorted_len[i] = len[order[i]];
+			dst_off[i] = dst_bytes;
+			dst_bytes += (sorted_len[i] + 7) / 8 * 8;
+		}
+		std::vector<uint8_t> arena(src_bytes + 8), want(dst_bytes + 8, 0), got(dst_bytes + 8, 0);
+
+		for (size_t i = 0; i < arena.size(); i++)
+			arena[i] = (uint8_t) splitmix64(s);
+		for (uint64_t i = 0; i < n; i++)
+			memcpy(&want[dst_off[i]], &arena[sorted_src[i]], (sorted_len[i] + 7) / 8 * 8);
+
+		void	   *d_arena, *d_out, *d_src, *d_dst, *d_len;
+
+		API(gs_device_alloc(ctx, arena.size(), &d_arena));
+		API(gs_device_alloc(ctx, got.size(), &d_out));
+		API(gs_device_alloc(ctx, n * 8 + 8, &d_src));
+		API(gs_device_alloc(ctx, n * 8 + 8, &d_dst));
+		API(gs_device_alloc(ctx, n * 4 + 4, &d_len));
+		poison(d_out, got.size());
+		API(gs_copy_to_device(ctx, d_arena, arena.data(), arena.size()));
+		API(gs_copy_to_device(ctx, d_src, sorted_src.data(), n * 8));
+		API(gs_copy_to_device(ctx, d_dst, dst_off.data(), n * 8));
+		API(gs_copy_to_device(ctx, d_len, sorted_len.data(), n * 4));
+		API(gs_gather_rows(ctx, d_out, d_arena, (const uint64_t *) d_src,
+						   (const uint64_t *) d_dst, (const uint32_t *) d_len, n));
+		API(gs_copy_to_host(ctx, got.data(), d_out, dst_bytes));
+		API(gs_synchronize(ctx));
+		CHECK(memcmp(got.data(), want.data(), dst_bytes) == 0,
+			  "gather rows n=%llu", (unsigned long long) n);
+		gs_device_free(ctx, d_arena);
+		gs_device_free(ctx, d_out);
+		gs_device_free(ctx, d_src);
+		gs_device_free(ctx, d_dst);
+		gs_device_free(ctx, d_len);
+	}
+}
+
 static void
 test_sorts(uint64_t max_n, const std::vector<int> &dists,
 		   const std::vector<gs_algorithm> &algos, uint64_t seed)
@@ -554,7 +625,10 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (api)
+	{
 		test_api();
+		test_gather_rows(seed);
+	}
 	test_sorts(max_n, dists, algos, seed);
 	if (api)
 		test_values(max_n, seed);
