@@ -36,8 +36,12 @@ node_stage_begin(GpuSortState *state)
 	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
 	char	   *why = NULL;
 
-	if (state->keys_only || state->nkeys != 1 || store->ncolumns != 1 ||
-		!store->columns[0].codec->exact)
+	if (state->keys_only)
+	{
+		state->stage_why = "the rows are their one sort key: no tuples to hold";
+		return false;
+	}
+	if (state->nkeys != 1 || store->ncolumns != 1 || !store->columns[0].codec->exact)
 	{
 		state->stage_why = "the order is not one key that the engine orders completely";
 		return false;

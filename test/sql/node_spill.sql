@@ -42,6 +42,9 @@ SET gpusort.work_mem = 64;
 SELECT regexp_replace(line, '(Sorted Runs|Runs Merged Early): \d+', '\1: N') AS line
 FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line;
 SELECT spill_runs('SELECT * FROM sp ORDER BY k, id') > 10 AS many_runs;
+-- rows that are their one key have no tuples for the GPU to hold: runs
+SELECT line FROM explain_analyze('SELECT k FROM sp ORDER BY k') line
+WHERE line ~ 'Sort Method|Not Held';
 
 -- Every kind of key, both directions, NULLs first and last, multi-key
 -- orders: exact keys (merged by their keys), prefix keys (merged by their
