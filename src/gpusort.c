@@ -8,6 +8,10 @@
  * backend that first sorts on the GPU, or when the library is loaded into a
  * backend (session_preload_libraries, LOAD) with gpusort.gpu_prestart on.
  *
+ * Preloaded, it also asks for a little shared memory, where parallel
+ * workers leave their GpuSort statistics for the leader's EXPLAIN
+ * (node/worker_stats.c).
+ *
  * The planner hook puts GpuSort in plans only where the library was loaded
  * by choice: a preload setting or LOAD.  Loaded by a call of one of its SQL
  * functions (CREATE EXTENSION's checks of them too), it leaves plans alone
@@ -28,6 +32,7 @@
 #include "gpu/engine_gpu.h"
 #include "node/gpusort_node.h"
 #include "node/planner.h"
+#include "node/worker_stats.h"
 #include "settings.h"
 
 GPUSORT_MODULE_MAGIC;
@@ -87,6 +92,8 @@ _PG_init(void)
 #endif
 	gpusort_node_init();
 	gpusort_planner_init(loaded_by_choice());
+	if (process_shared_preload_libraries_in_progress)
+		worker_stats_init();
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -29,6 +30,7 @@
 #include "keys/collation.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
+#include "node/worker_stats.h"
 #include "settings.h"
 #include "util/cacheline.h"
 
@@ -172,6 +174,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 				   columns[0].xfrm ? NULL : &sort_engine_uploader);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
+	/* the statistics of this node's workers in an earlier run are gone */
+	if (!IsParallelWorker())
+		worker_stats_forget(cscan->scan.plan.plan_node_id);
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -334,6 +339,8 @@ gpusort_end(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
+	if (IsParallelWorker())
+		gpusort_publish_worker_stats(state);
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;

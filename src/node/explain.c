@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "lib/stringinfo.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
@@ -21,6 +22,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/node_state.h"
+#include "node/worker_stats.h"
 #include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
@@ -175,6 +177,94 @@ explain_plan(GpuSortState *state, ExplainState *es)
 									 bytes / 1024, store->budget / 1024), es);
 }
 
+/* The engine that sorted the rows, as EXPLAIN ANALYZE names it. */
+static const char *
+engine_shown(GpuSortState *state)
+{
+	if (state->ran == RUN_TUPLESORT)
+		return "tuplesort";
+	if (state->ran == RUN_SPILLED && (state->gpu_runs > 0 || state->staged_batches > 0))
+		return sort_engine_name(SORT_ENGINE_GPU);
+	return sort_engine_name(state->report.engine);
+}
+
+/* How the rows were sorted: in memory, out of it, or tuplesort's method. */
+static const char *
+method_shown(GpuSortState *state)
+{
+	if (state->ran == RUN_TUPLESORT)
+	{
+		TuplesortInstrumentation stats;
+
+		if (state->tuplesort == NULL)
+			return "tuplesort";
+		tuplesort_get_stats(state->tuplesort, &stats);
+		return tuplesort_method_name(stats.sortMethod);
+	}
+	if (state->ran != RUN_SPILLED)
+		return "in memory";
+	return state->staged_batches > 0 ? "rows held on the GPU" : "external merge of sorted runs";
+}
+
+void
+gpusort_publish_worker_stats(GpuSortState *state)
+{
+	WorkerSortStats stats;
+
+	if (state->ran == RUN_NONE)
+		return;
+	memset(&stats, 0, sizeof(stats));
+	stats.plan_node_id = state->css.ss.ps.plan->plan_node_id;
+	stats.worker = ParallelWorkerNumber;
+	strlcpy(stats.engine, engine_shown(state), sizeof(stats.engine));
+	strlcpy(stats.method, method_shown(state), sizeof(stats.method));
+	stats.rows = state->ran == RUN_TUPLESORT ? -1 : state->ntotal;
+	stats.memory_kb = (state->memory_used + 1023) / 1024;
+	worker_stats_publish(&stats);
+}
+
+/*
+ * What each parallel worker's GpuSort did, as Sort shows its workers: a
+ * "Worker N:" line each in text, a Workers group otherwise.
+ */
+static void
+explain_workers(GpuSortState *state, ExplainState *es)
+{
+	WorkerSortStats workers[64];
+	int			n = worker_stats_read(state->css.ss.ps.plan->plan_node_id,
+									  workers, lengthof(workers));
+
+	if (n == 0)
+		return;
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainOpenGroup("Workers", "Workers", false, es);
+	for (int i = 0; i < n; i++)
+	{
+		WorkerSortStats *w = &workers[i];
+
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "Worker %d:  Sort Engine: %s  Sort Method: %s",
+							 w->worker, w->engine, w->method);
+			if (w->rows >= 0)
+				appendStringInfo(es->str, "  Sorted Rows: " INT64_FORMAT, w->rows);
+			appendStringInfo(es->str, "  Memory Used: " INT64_FORMAT "kB\n", w->memory_kb);
+			continue;
+		}
+		ExplainOpenGroup("Worker", NULL, true, es);
+		ExplainPropertyInteger("Worker Number", NULL, w->worker, es);
+		ExplainPropertyText("Sort Engine", w->engine, es);
+		ExplainPropertyText("Sort Method", w->method, es);
+		if (w->rows >= 0)
+			ExplainPropertyInteger("Sorted Rows", NULL, w->rows, es);
+		ExplainPropertyInteger("Memory Used", "kB", w->memory_kb, es);
+		ExplainCloseGroup("Worker", NULL, true, es);
+	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainCloseGroup("Workers", "Workers", false, es);
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -188,7 +278,10 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	}
 	if (state->ran == RUN_NONE)
+	{
+		explain_workers(state, es);	/* the leader sorted nothing itself */
 		return;
+	}
 
 	if (state->ran == RUN_TUPLESORT)
 	{
@@ -212,8 +305,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		bool		gpu_runs = state->ran == RUN_SPILLED &&
 			(state->gpu_runs > 0 || state->staged_batches > 0);
 
-		ExplainPropertyText("Sort Engine",
-							sort_engine_name(gpu_runs ? SORT_ENGINE_GPU : state->report.engine), es);
+		ExplainPropertyText("Sort Engine", engine_shown(state), es);
 		if (state->report.choice)
 			ExplainPropertyText("Engine Choice", state->report.choice, es);
 		if (state->report.fallback_reason && !gpu_runs)
@@ -240,4 +332,5 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->ran != RUN_TUPLESORT)
 			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
 	}
+	explain_workers(state, es);
 }

@@ -178,4 +178,7 @@ extern void node_stage_end(GpuSortState *state);
 extern void gpusort_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
 
+/* In a parallel worker, as the node ends: what it did, for the leader. */
+extern void gpusort_publish_worker_stats(GpuSortState *state);
+
 #endif							/* GPUSORT_NODE_STATE_H */

@@ -106,6 +106,13 @@ SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT id, k FROM ctx_a ORDER BY k, id;
 SELECT same_as_native('SELECT id, k FROM ctx_a ORDER BY k, id');
 SELECT same_as_native('SELECT grp, count(*) FROM ctx_a GROUP BY grp ORDER BY grp');
+-- EXPLAIN ANALYZE shows what each worker's GpuSort did, as Sort does: here
+-- the workers sorted every row (how they split them varies).
+SELECT count(*) > 0 AS worker_lines,
+       sum(substring(line FROM 'Sorted Rows: (\d+)')::int) = (SELECT count(*) FROM ctx_a)
+         AS workers_sorted_all
+FROM explain_analyze('SELECT id, k FROM ctx_a ORDER BY k, id') line
+WHERE line ~ '^ *Worker \d+:  Sort Engine: (cpu|gpu)  Sort Method: .*  Sorted Rows: \d+  Memory Used: ';
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
