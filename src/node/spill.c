@@ -200,15 +200,14 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		RowStore   *store = &state->store;
 		Size		budget = store->budget;
 
-		/* the engine takes it from the store, let hold it for this once */
+		/* the engine takes it from the store, let hold it this once */
 		store->budget = MaxAllocHugeSize;
 		if (!row_store_add(store, slot))
 			elog(ERROR, "GpuSort could not hold a row");
 		store->budget = budget;
+		/* to the engine, or (if it could not take it) a run of its own */
 		node_spill_run(state);
-		if (state->stage)
-			return;
-		/* the engine could not take it: it is a run of its own */
+		return;
 	}
 	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 	sorted_runs_start_run(&state->runs);
