@@ -115,6 +115,44 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 							   (int64) state->xfrm_inversions, es);
 }
 
+/* Did the GPU sort an input larger than the budget (its runs, or all)? */
+static bool
+spilled_on_gpu(GpuSortState *state)
+{
+	return state->ran == RUN_SPILLED &&
+		(state->gpu_runs > 0 || state->staged_batches > 0);
+}
+
+/* The engine that sorted the rows, as EXPLAIN ANALYZE names it. */
+static const char *
+engine_shown(GpuSortState *state)
+{
+	if (state->ran == RUN_TUPLESORT)
+		return "tuplesort";
+	if (spilled_on_gpu(state))
+		return sort_engine_name(SORT_ENGINE_GPU);
+	return sort_engine_name(state->report.engine);
+}
+
+/* How the rows were sorted: in memory, out of it, or tuplesort's method. */
+static const char *
+method_shown(GpuSortState *state)
+{
+	if (state->ran == RUN_TUPLESORT)
+	{
+		TuplesortInstrumentation stats;
+
+		if (state->tuplesort == NULL)
+			return "tuplesort";
+		tuplesort_get_stats(state->tuplesort, &stats);
+		return tuplesort_method_name(stats.sortMethod);
+	}
+	if (state->ran != RUN_SPILLED)
+		return "in memory";
+	return state->staged_batches > 0 ? "rows held on the GPU, sorted at once" :
+		"external merge of sorted runs";
+}
+
 /*
  * An input larger than the memory budget: held on the GPU, in batches; or
  * in sorted runs, with why the GPU did not hold it, how many runs the GPU
@@ -124,13 +162,12 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 static void
 explain_spill(GpuSortState *state, ExplainState *es)
 {
+	ExplainPropertyText("Sort Method", method_shown(state), es);
 	if (state->staged_batches > 0)
 	{
-		ExplainPropertyText("Sort Method", "rows held on the GPU, sorted at once", es);
 		ExplainPropertyInteger("Batches Held on GPU", NULL, state->staged_batches, es);
 		return;
 	}
-	ExplainPropertyText("Sort Method", "external merge of sorted runs", es);
 	if (state->stage_why)
 		ExplainPropertyText("Not Held on GPU", state->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
@@ -175,35 +212,6 @@ explain_plan(GpuSortState *state, ExplainState *es)
 		ExplainPropertyText("Expected to Exceed Memory Budget",
 							psprintf("yes (about %.0f kB, budget %zu kB)",
 									 bytes / 1024, store->budget / 1024), es);
-}
-
-/* The engine that sorted the rows, as EXPLAIN ANALYZE names it. */
-static const char *
-engine_shown(GpuSortState *state)
-{
-	if (state->ran == RUN_TUPLESORT)
-		return "tuplesort";
-	if (state->ran == RUN_SPILLED && (state->gpu_runs > 0 || state->staged_batches > 0))
-		return sort_engine_name(SORT_ENGINE_GPU);
-	return sort_engine_name(state->report.engine);
-}
-
-/* How the rows were sorted: in memory, out of it, or tuplesort's method. */
-static const char *
-method_shown(GpuSortState *state)
-{
-	if (state->ran == RUN_TUPLESORT)
-	{
-		TuplesortInstrumentation stats;
-
-		if (state->tuplesort == NULL)
-			return "tuplesort";
-		tuplesort_get_stats(state->tuplesort, &stats);
-		return tuplesort_method_name(stats.sortMethod);
-	}
-	if (state->ran != RUN_SPILLED)
-		return "in memory";
-	return state->staged_batches > 0 ? "rows held on the GPU" : "external merge of sorted runs";
 }
 
 void
@@ -302,13 +310,10 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	else
 	{
-		bool		gpu_runs = state->ran == RUN_SPILLED &&
-			(state->gpu_runs > 0 || state->staged_batches > 0);
-
 		ExplainPropertyText("Sort Engine", engine_shown(state), es);
 		if (state->report.choice)
 			ExplainPropertyText("Engine Choice", state->report.choice, es);
-		if (state->report.fallback_reason && !gpu_runs)
+		if (state->report.fallback_reason && !spilled_on_gpu(state))
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);

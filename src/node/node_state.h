@@ -87,7 +87,6 @@ typedef struct GpuSortState
 	Tuplestorestate *merged;	/* the merged rows, where the plan goes back */
 	int64		spilled_rows;
 	int64		spilled_tied_rows;
-	bool		runs_begun;		/* the rows go to sorted runs */
 
 	/* or are held by the engine (spill_stage.c) */
 	const RowStager *stager;

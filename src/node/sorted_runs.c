@@ -136,10 +136,11 @@ static bool
 memory_read(SortedRuns *runs, RunCursor *cursor)
 {
 	const SortedMemoryRun *mem = &runs->memory;
-	int64		pos = cursor->pos++;
+	int64		pos = cursor->pos;
 
 	if (cursor->left == 0)
 		return false;
+	cursor->pos++;
 	cursor->tuple = mem->rows[pos];
 	cursor->haskey = mem->keys && pos >= mem->keyed_first &&
 		pos < mem->keyed_first + mem->nkeyed;

@@ -39,7 +39,6 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey);
-	state->runs_begun = true;
 }
 
 /* The store is full for the first time: the engine holds the rows, or runs. */
@@ -245,7 +244,6 @@ node_spill_finish(GpuSortState *state)
 	RowStore   *store = &state->store;
 	instr_time	start;
 
-	INSTR_TIME_SET_CURRENT(start);
 	if (state->stage)
 		node_stage_finish(state);
 
@@ -317,7 +315,6 @@ node_spill_end(GpuSortState *state)
 	sorted_runs_end(&state->runs);
 	node_stage_end(state);
 	state->spilling = false;
-	state->runs_begun = false;
 	state->spilled_rows = 0;
 	state->spilled_tied_rows = 0;
 	state->staged_batches = 0;
