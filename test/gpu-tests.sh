@@ -218,7 +218,7 @@ SQL
 			echo "$out"
 			if [ "$(echo "$out" | grep -v -E '^(WARNING|DETAIL)' | head -1)" = 0 ] &&
 				all_true "$(orderings_line "$out")" &&
-				echo "$out" | grep -q "Fallback Reason: no GPU"; then
+				grep -q "Fallback Reason: no GPU" <<<"$out"; then
 				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" PASS "right rows; $(echo "$out" | grep -c '^WARNING') WARNINGs for 7 sorts (gpu), $(echo "$out" | grep -c '^NOTICE') NOTICEs (auto)"
 			else
 				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|Fallback' | tr '\n' ' ')"
@@ -295,4 +295,4 @@ fi
 echo
 echo "== gpu-tests summary ($(elapsed)s; GPU: ${DEVICES:-none})"
 printf '%s\n' "${SUMMARY[@]}" | awk -F'|' '{ printf "%-55s %-8s %s\n", $1, $2, $3 }' | tee "$RESULTS/summary.txt"
-! printf '%s\n' "${SUMMARY[@]}" | grep -q '|FAIL|'
+! grep -q '|FAIL|' <<<"$(printf '%s\n' "${SUMMARY[@]}")"

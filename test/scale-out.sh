@@ -286,15 +286,18 @@ bad() { FAILED=$((FAILED + 1)); echo "   FAILED: $*"; }
 
 # The coordinator's plan: Merge Append, no sort of its own, every shard's
 # Remote SQL with an ORDER BY.  Prints the plan.
+# (grep -q reads a here-string, not a pipe: under pipefail, a grep -q that
+# exits at its first match can break the pipe of a writer still writing,
+# and the pipeline then fails though the line was there.)
 check_plan() { # SQL
 	local plan
 	plan=$(q 0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) $1")
 	echo "$plan" | sed 's/^/      /'
 	local pushed
 	pushed=$(echo "$plan" | grep -c -E 'Remote SQL: .* ORDER BY ' || true)
-	if ! echo "$plan" | grep -q -E '^ *(-> +)?Merge Append$'; then
+	if ! grep -q -E '^ *(-> +)?Merge Append$' <<<"$plan"; then
 		bad "no Merge Append on the coordinator"
-	elif echo "$plan" | grep -q -E '^ *(-> +)?(Sort|Incremental Sort|Custom Scan \(GpuSort\))$'; then
+	elif grep -q -E '^ *(-> +)?(Sort|Incremental Sort|Custom Scan \(GpuSort\))$' <<<"$plan"; then
 		bad "the coordinator sorts"
 	elif [ "$pushed" != "$SHARDS" ]; then
 		bad "ORDER BY pushed to $pushed of $SHARDS shards"
@@ -390,9 +393,9 @@ if [ "$CHECKS" = 1 ]; then
 		echo "   shard $s: $remote"
 		plan=$(q "$s" -At -c "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) $remote")
 		echo "$plan" | grep -E 'GpuSort|Sort Engine|Sorted Rows|Sort Key Kinds|Fallback|Execution Time' | sed 's/^/      /'
-		if echo "$plan" | grep -q 'Custom Scan (GpuSort)' &&
-			echo "$plan" | grep -q -E "Sort Engine: (cpu|gpu)$" &&
-			echo "$plan" | grep -q "Sorted Rows: ${SHARD_ROWS[$s]}$"; then
+		if grep -q 'Custom Scan (GpuSort)' <<<"$plan" &&
+			grep -q -E "Sort Engine: (cpu|gpu)$" <<<"$plan" &&
+			grep -q "Sorted Rows: ${SHARD_ROWS[$s]}$" <<<"$plan"; then
 			ok "shard $s sorts its rows with GpuSort"
 		else
 			bad "shard $s: no GpuSort on an engine in the plan of the Remote SQL"
