@@ -200,6 +200,7 @@ sort_job_run(SortJob *job, SortJobReport *report)
 
 	INSTR_TIME_SET_CURRENT(start);
 	job->payload_sorted = false;
+	job->keys_sorted = NULL;
 	if (!sorted_on_gpu(job, NULL, report))
 		run_on_cpu(job);
 	count_sort(report, job->nrows, start);
@@ -213,6 +214,7 @@ sort_job_run_on_cpu(SortJob *job, const char *choice,
 
 	INSTR_TIME_SET_CURRENT(start);
 	job->payload_sorted = false;
+	job->keys_sorted = NULL;
 	report->engine = SORT_ENGINE_CPU;
 	report->choice = choice;
 	report->fallback_reason = fallback_reason;

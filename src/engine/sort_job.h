@@ -50,6 +50,15 @@ typedef struct SortJob
 	uint64	   *payload_out;
 	bool		payload_sorted;
 
+	/*
+	 * Optional, with a payload: an engine that sorts the payload may also
+	 * hand back keys[0] in sorted order, in keys_sorted (allocated in
+	 * CurrentMemoryContext), when want_sorted_keys asks; else NULL.  The
+	 * caller then finds rows that tie on keys[0] without perm.
+	 */
+	bool		want_sorted_keys;
+	uint64	   *keys_sorted;
+
 	/* Optional: rows of keys[0] and payload that were uploaded already. */
 	SortUpload *upload;
 } SortJob;

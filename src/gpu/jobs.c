@@ -16,7 +16,8 @@
  * Only the keys go to the device, and the permutation comes back; a job's
  * payload (the node's tuple pointers) goes up too and comes back gathered
  * in sorted order instead of the permutation, which spares the host a pass
- * of random reads.  Keys are sorted as 64-bit words; the dispatcher narrows
+ * of random reads (and, where the caller asks, the sorted leading keys, by
+ * which it finds the rows they leave tied).  Keys are sorted as 64-bit words; the dispatcher narrows
  * them to the bits in which they differ.  The leading column and the
  * payload may be on the device already (upload.c).
  *
@@ -137,6 +138,8 @@ run_job(void *arg, JobTimes *times)
 							  job->upload && job->upload->payload ? uploaded : 0));
 		times->upload_ms += ms_since(t);
 		INSTR_TIME_SET_CURRENT(t);
+		if (job->keys_sorted)
+			TRY(gpu_staged_download(job->keys_sorted, keys, kbytes));
 		TRY(gs_gather_u64(gpu.ctx, keys, gpu.buf[BUF_PAYLOAD], perm, n));
 		TRY(gpu_staged_download(job->payload_out, keys, kbytes));
 		times->download_ms += ms_since(t);
@@ -261,6 +264,11 @@ gpu_sort_job(SortJob *job, char **why)
 		{
 			memcpy(job->payload_out, job->payload, sizeof(uint64) * job->nrows);
 			job->payload_sorted = true;
+			if (job->want_sorted_keys && job->nkeys > 0)
+			{
+				job->keys_sorted = palloc(sizeof(uint64) * Max(job->nrows, 1));
+				memcpy(job->keys_sorted, job->keys[0], sizeof(uint64) * job->nrows);
+			}
 		}
 		else
 			for (uint32 i = 0; i < job->nrows; i++)
@@ -268,8 +276,17 @@ gpu_sort_job(SortJob *job, char **why)
 		return true;
 	}
 
+	/* the keys come back sorted where the caller asks (sort_job.h) */
+	if (job->payload && job->want_sorted_keys)
+		job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
+												  sizeof(uint64) * job->nrows);
 	if (!end_sort(run_watched(run_job, job, &times), why))
+	{
+		if (job->keys_sorted)
+			pfree(job->keys_sorted);
+		job->keys_sorted = NULL;
 		return false;
+	}
 
 	elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
 		 "upload %.3f ms (%u rows uploaded before, %.3f ms waiting for them), "

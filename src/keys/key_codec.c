@@ -83,6 +83,8 @@ static const KeyCodec key_codecs[] = {
 	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
 	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
 	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
+	/* ... and numeric, by sign, weight and first digits */
+	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_NUMERIC},
 };
 
 static const KeyCodec *
@@ -139,6 +141,10 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	/* the node keys text under C and bytea by their bytes */
 	if (for_node && (opcintype == BYTEAOID || key_collation_is_c(collation)) &&
 		(codec = codec_of(opcintype, KEY_PREFIX_BYTES)) != NULL &&
+		codec->opfamily == opfamily)
+		return codec;
+	if (for_node && opcintype == NUMERICOID &&
+		(codec = codec_of(opcintype, KEY_PREFIX_NUMERIC)) != NULL &&
 		codec->opfamily == opfamily)
 		return codec;
 	codec = codec_of(opcintype, KEY_PREFIX_ABBREV);
@@ -211,6 +217,111 @@ key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
 	s = key_value_bytes(v, codec->type == BPCHAROID, &len);
 	for (uint32 i = skip; i < skip + 8; i++)
 		key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
+	if (copy)
+		pfree(copy);
+	return descending ? ~key : key;
+}
+
+/*
+ * numeric's stored form (numeric.c, unchanged since PostgreSQL 14): after
+ * the varlena header, a 16-bit header word, in the long form a 16-bit
+ * weight, then base-10000 digits with no leading or trailing zeros.  The
+ * header's top two bits: 00 positive, 01 negative, 10 the short form (sign,
+ * display scale and a 7-bit weight in the word), 11 special (NaN,
+ * +Infinity, -Infinity in the next two bits).
+ */
+#define NUMERIC_FORM_MASK		0xC000
+#define NUMERIC_FORM_NEG		0x4000
+#define NUMERIC_FORM_SHORT		0x8000
+#define NUMERIC_FORM_SPECIAL	0xC000
+#define NUMERIC_SPECIAL_MASK	0xF000
+#define NUMERIC_SPECIAL_NAN		0xC000
+#define NUMERIC_SPECIAL_PINF	0xD000
+#define NUMERIC_SHORT_NEG		0x2000
+#define NUMERIC_SHORT_WEIGHT_NEG 0x0040
+#define NUMERIC_SHORT_WEIGHT	0x003F
+
+/* Digits of a numeric key, and the bits of each (a digit is below 10000). */
+#define NUMERIC_KEY_DIGITS		3
+#define NUMERIC_DIGIT_BITS		14
+
+uint64
+key_encode_numeric(Datum value, bool descending)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	struct varlena *copy = NULL;
+	const char *data;
+	int			len;
+	uint16		header;
+	int			weight;
+	int			ndigits;
+	const char *digits;
+	uint64		magnitude;
+	uint64		key;
+	const uint64 zero = UINT64CONST(1) << 63;
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		v = copy = detoast_attr(v);
+	data = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
+	memcpy(&header, data, sizeof(uint16));
+
+	if ((header & NUMERIC_FORM_MASK) == NUMERIC_FORM_SPECIAL)
+	{
+		/* -Infinity < every number < +Infinity < NaN */
+		if ((header & NUMERIC_SPECIAL_MASK) == NUMERIC_SPECIAL_NAN)
+			key = PG_UINT64_MAX;
+		else if ((header & NUMERIC_SPECIAL_MASK) == NUMERIC_SPECIAL_PINF)
+			key = PG_UINT64_MAX - 1;
+		else
+			key = 0;
+	}
+	else
+	{
+		bool		negative;
+
+		if ((header & NUMERIC_FORM_MASK) == NUMERIC_FORM_SHORT)
+		{
+			negative = (header & NUMERIC_SHORT_NEG) != 0;
+			weight = (header & NUMERIC_SHORT_WEIGHT) |
+				((header & NUMERIC_SHORT_WEIGHT_NEG) ? ~NUMERIC_SHORT_WEIGHT : 0);
+			digits = data + sizeof(uint16);
+		}
+		else
+		{
+			int16		w;
+
+			negative = (header & NUMERIC_FORM_MASK) == NUMERIC_FORM_NEG;
+			memcpy(&w, data + sizeof(uint16), sizeof(int16));
+			weight = w;
+			digits = data + 2 * sizeof(uint16);
+		}
+		ndigits = (len - (digits - data)) / (int) sizeof(int16);
+
+		/* no leading zero digits, should a value have any */
+		while (ndigits > 0 && digits[0] == 0 && digits[1] == 0)
+		{
+			digits += sizeof(int16);
+			ndigits--;
+			weight--;
+		}
+		if (ndigits == 0)
+			key = zero;
+		else
+		{
+			/* the weight, biased to be unsigned, then the first digits */
+			magnitude = (uint64) (weight + 32768) & 0xFFFF;
+			for (int i = 0; i < NUMERIC_KEY_DIGITS; i++)
+			{
+				int16		digit = 0;
+
+				if (i < ndigits)
+					memcpy(&digit, digits + i * sizeof(int16), sizeof(int16));
+				magnitude = (magnitude << NUMERIC_DIGIT_BITS) | (uint64) digit;
+			}
+			key = negative ? zero - 1 - magnitude : zero + 1 + magnitude;
+		}
+	}
 	if (copy)
 		pfree(copy);
 	return descending ? ~key : key;

@@ -41,9 +41,18 @@ typedef enum KeyPrefixSource
 	KEY_PREFIX_XFRM,			/* strxfrm() under a libc collation, their
 								 * order checked after the sort
 								 * (xfrm_keys.h) */
-	KEY_PREFIX_BYTES			/* the first 8 bytes, where the order is
+	KEY_PREFIX_BYTES,			/* the first 8 bytes, where the order is
 								 * the bytes' (C collation, bytea) */
+	KEY_PREFIX_NUMERIC			/* numeric's sign, weight and first digits,
+								 * read from the stored value
+								 * (key_encode_numeric) */
 } KeyPrefixSource;
+
+/* Are a codec's keys made from the value's bytes, whose shared start
+ * (URLs, paths) keys can be made past? */
+#define KEY_CODEC_OF_BYTES(codec) \
+	(!(codec)->exact && \
+	 ((codec)->source == KEY_PREFIX_BYTES || (codec)->source == KEY_PREFIX_XFRM))
 
 typedef struct KeyCodec
 {
@@ -73,7 +82,9 @@ typedef struct KeyCodec
  * prefix (zeroed, ssup_cxt set; NULL to only ask) is prepared to make them.
  * Text under a libc collation other than C, which PostgreSQL does not
  * abbreviate, gets an xfrm codec instead (xfrm_keys.h); text under C and
- * bytea, whose order is their bytes', a bytes codec (key_encode_bytes).
+ * bytea, whose order is their bytes', a bytes codec (key_encode_bytes);
+ * numeric a numeric codec (key_encode_numeric), cheaper than its
+ * abbreviation.
  */
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
 										   bool *descending, SortSupport prefix);
@@ -124,6 +135,14 @@ key_value_bytes(const struct varlena *v, bool bpchar, int *len)
  */
 extern uint64 key_encode_bytes(const KeyCodec *codec, Datum value,
 							   bool descending, uint32 skip);
+
+/*
+ * The key of a numeric value (not NULL): its sign, its weight and its first
+ * three base-10000 digits, ordered as numeric orders them (NaN above
+ * +Infinity), without detoasting an inline value or any palloc.  Values
+ * equal in those keys are ordered by numeric's comparator.
+ */
+extern uint64 key_encode_numeric(Datum value, bool descending);
 
 /*
  * The codec of array elements of a type (not a domain), exact or prefix, or

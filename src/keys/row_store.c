@@ -642,7 +642,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		}
 		else
 		{
-			if (!column->codec->exact && !column->prefix)
+			if (KEY_CODEC_OF_BYTES(column->codec))
 				track_shared(store, column, value);
 			if (column->xfrm)
 			{
@@ -653,6 +653,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			}
 			if (column->prefix)
 				key = prefix_key(store, column, value);
+			else if (column->codec->source == KEY_PREFIX_NUMERIC && !column->codec->exact)
+				key = key_encode_numeric(value, column->descending);
 			else if (!column->codec->exact)
 				key = key_encode_bytes(column->codec, value, column->descending, 0);
 			else

@@ -95,6 +95,36 @@ order_groups(GpuSortState *state, uint32 *perm, int ncolumns, int firstkey)
 }
 
 /*
+ * Orders each group of the rows in sorted order that tie on their sorted
+ * keys (one column) by the sort keys from firstkey on; returns the rows in
+ * groups of more than one.  Reads both arrays in order, unlike
+ * order_groups.
+ */
+static int64
+order_sorted_groups(GpuSortState *state, MinimalTuple *sorted_rows,
+					const uint64 *keys, uint32 nrows, int firstkey)
+{
+	uint32		start = 0;
+	int64		grouped = 0;
+
+	for (uint32 i = 1; i <= nrows; i++)
+	{
+		if (i % TIE_SCAN_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i < nrows && keys[i] == keys[start])
+			continue;
+		if (i - start > 1)
+		{
+			grouped += i - start;
+			tie_order_sort(&state->ties, sorted_rows + start, NULL, i - start,
+						   firstkey, state->store.cxt);
+		}
+		start = i;
+	}
+	return grouped;
+}
+
+/*
  * The engine sorted strxfrm() keys (column j): check the order they gave
  * with strcoll(), confirm what it finds out of order with PostgreSQL's
  * comparator, and if anything is, order the rows that the columns before j
@@ -158,7 +188,7 @@ node_sort_rows(GpuSortState *state, bool small)
 			refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
 			xfrm_make_keys(column, store->nrows, refs);
 		}
-		else if (!column->codec->exact && !column->prefix && !state->keys_only)
+		else if (KEY_CODEC_OF_BYTES(column->codec) && !state->keys_only)
 			row_store_rekey_shared(store, column, state->indesc);
 	}
 	/* the keys uploaded while the rows came are not these */
@@ -188,6 +218,8 @@ node_sort_rows(GpuSortState *state, bool small)
 	job.keys = keys;
 	job.payload = NULL;
 	job.payload_sorted = false;
+	job.want_sorted_keys = false;
+	job.keys_sorted = NULL;
 	job.upload = store->upload;
 	if (!state->keys_only)
 	{
@@ -198,7 +230,16 @@ node_sort_rows(GpuSortState *state, bool small)
 		 */
 		sorted = prefault_alloc(store->cxt, sizeof(MinimalTuple) * Max(state->ntotal, 1));
 		sorted_rows = sorted + (state->nullsfirst[0] ? store->nnullrows : 0);
-		if (state->engine_keys == state->nkeys && !state->spilling)
+
+		/*
+		 * Where comparators order what one key column leaves tied, the
+		 * engine may hand back that column sorted too, so that the ties are
+		 * found in order (not strxfrm() keys: their check needs perm).
+		 */
+		job.want_sorted_keys = (state->engine_keys < state->nkeys &&
+								state->radix_keys == 1 && xfrm_column < 0);
+		if ((state->engine_keys == state->nkeys || job.want_sorted_keys) &&
+			!state->spilling)
 		{
 			StaticAssertStmt(sizeof(MinimalTuple) == sizeof(uint64),
 							 "tuple pointers travel as 64-bit words");
@@ -231,7 +272,13 @@ node_sort_rows(GpuSortState *state, bool small)
 	pfree(keys);
 
 	/* Rows equal in the engine's keys are ordered by the remaining keys. */
-	if (state->engine_keys < state->nkeys)
+	if (job.keys_sorted)
+	{
+		state->tied_rows = order_sorted_groups(state, sorted_rows, job.keys_sorted,
+											   store->nrows, state->engine_keys);
+		pfree(job.keys_sorted);
+	}
+	else if (state->engine_keys < state->nkeys)
 		state->tied_rows = order_groups(state, perm, state->radix_keys,
 										state->engine_keys);
 	if (xfrm_column >= 0 && xfrm_column < state->radix_keys)

@@ -108,6 +108,34 @@ SELECT same_as_native('SELECT id FROM kp ORDER BY v COLLATE "C", id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY c COLLATE "C", id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY n, id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY n DESC NULLS LAST, id');
+-- numeric is keyed by its sign, weight and first three base-10000 digits,
+-- read from the stored value (key_encode_numeric): magnitudes from 1e-300
+-- to 1e300 (the short and the long stored forms), values alike in their
+-- first twelve digits, equal values of different scales, zero, NaN, the
+-- infinities and long values stored out of line.
+CREATE TABLE kn (id int, n numeric);
+ALTER TABLE kn ALTER COLUMN n SET STORAGE EXTERNAL;
+INSERT INTO kn
+  SELECT g, CASE g % 11
+              WHEN 0 THEN NULL
+              WHEN 1 THEN (hashint4(g) % 1000) * ('1e' || hashint4(g + 1) % 300)::numeric
+              WHEN 2 THEN -(hashint4(g) % 1000) * ('1e' || hashint4(g + 1) % 300)::numeric
+              WHEN 3 THEN 123456789012 + (hashint4(g) % 100)::numeric / 1000000000
+              WHEN 4 THEN round((hashint4(g) % 100)::numeric / 8, g % 6)
+              WHEN 5 THEN round(0::numeric, g % 4)
+              WHEN 6 THEN 'NaN'
+              WHEN 7 THEN 'Infinity'
+              WHEN 8 THEN '-Infinity'
+              WHEN 9 THEN (repeat('9', 5000 + g % 3) || '.5')::numeric * sign(hashint4(g))::numeric
+              ELSE (hashint4(g) % 100000)::numeric / 999 END
+  FROM generate_series(1, 5000) g;
+ANALYZE kn;
+SELECT same_as_native('SELECT id FROM kn ORDER BY n, id');
+SELECT same_as_native('SELECT id FROM kn ORDER BY n DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id FROM kn ORDER BY id % 3, n NULLS FIRST, id');
+SELECT id, CASE WHEN length(n::text) > 24 THEN left(n::text, 8) || '... (' || length(n::text) || ' characters)'
+               ELSE n::text END AS n
+FROM kn WHERE id % 11 IN (1, 2, 3, 5) AND id < 60 ORDER BY kn.n, id;
 SELECT same_as_native('SELECT id FROM kp ORDER BY id % 7, t COLLATE "C" NULLS FIRST, id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY id % 7, n, id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C", n, id');
