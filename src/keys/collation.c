@@ -21,6 +21,17 @@
 
 #include "keys/collation.h"
 
+#ifdef USE_ICU
+#include "utils/pg_locale.h"
+
+/* PostgreSQL's UCollator of a collation's pg_locale_t. */
+#if PG_VERSION_NUM >= 180000
+#define LOCALE_UCOLLATOR(locale)	((locale)->icu.ucol)
+#else
+#define LOCALE_UCOLLATOR(locale)	((locale)->info.icu.ucol)
+#endif
+#endif
+
 /* The collations met so far in this backend (locale 0: not keyed so). */
 static XfrmCollation **known;
 static int	nknown;
@@ -74,6 +85,17 @@ collation_entry(Oid collation)
 	entry = MemoryContextAlloc(TopMemoryContext, sizeof(XfrmCollation));
 	entry->collation = collation;
 	entry->locale = locale;
+	entry->icu = NULL;
+#ifdef USE_ICU
+	if (provider == COLLPROVIDER_ICU && deterministic &&
+		GetDatabaseEncoding() == PG_UTF8)
+	{
+		pg_locale_t pglocale = pg_newlocale_from_collation(collation);
+
+		if (pglocale)
+			entry->icu = LOCALE_UCOLLATOR(pglocale);
+	}
+#endif
 	entry->is_c = is_c;
 	entry->encoding = GetDatabaseEncoding();
 	known = known ?
@@ -89,6 +111,17 @@ xfrm_collation(Oid collation)
 	XfrmCollation *entry = collation_entry(collation);
 
 	return entry->locale ? entry : NULL;
+}
+
+const XfrmCollation *
+icu_collation(Oid collation)
+{
+	XfrmCollation *entry;
+
+	if (!OidIsValid(collation))
+		return NULL;
+	entry = collation_entry(collation);
+	return entry->icu ? entry : NULL;
 }
 
 bool

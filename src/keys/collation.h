@@ -2,8 +2,9 @@
  *
  * collation.h
  *	  How text under a collation can be keyed: by its bytes (libc's C and
- *	  POSIX), by strxfrm() (other libc collations), or by neither (ICU and
- *	  the builtin provider, keyed through PostgreSQL's abbreviated keys).
+ *	  POSIX), by strxfrm() (other libc collations), by ICU's sort keys
+ *	  (deterministic ICU collations of UTF-8 databases), or by neither (the
+ *	  builtin provider, keyed through PostgreSQL's abbreviated keys).
  *
  *-------------------------------------------------------------------------
  */
@@ -14,11 +15,15 @@
 
 #include <locale.h>
 
-/* A libc collation whose text gpusort keys with strxfrm(). */
+/*
+ * A collation whose text gpusort keys after collection, on threads: with
+ * strxfrm() (libc) or with ICU's sort keys.
+ */
 typedef struct XfrmCollation
 {
 	Oid			collation;
-	locale_t	locale;
+	locale_t	locale;			/* libc: the locale strxfrm() uses */
+	void	   *icu;			/* ICU: PostgreSQL's own UCollator of it */
 	int			encoding;		/* of the database */
 	bool		is_c;			/* "C" or "POSIX" of libc: bytes order text */
 } XfrmCollation;
@@ -28,6 +33,13 @@ typedef struct XfrmCollation
  * compare text with strcoll(): C and POSIX, ICU, the builtin provider.
  */
 extern const XfrmCollation *xfrm_collation(Oid collation);
+
+/*
+ * The ICU collation of a collation, where its keys can be made on threads
+ * as PostgreSQL abbreviates it (a deterministic ICU collation of a UTF-8
+ * database, in a build with ICU), else NULL.
+ */
+extern const XfrmCollation *icu_collation(Oid collation);
 
 /*
  * Does text under the collation order as its bytes (libc's C and POSIX)?

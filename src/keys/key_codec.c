@@ -83,6 +83,9 @@ static const KeyCodec key_codecs[] = {
 	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
 	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
 	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
+	/* ... ICU's sort keys, made on threads ... */
+	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_ICU},
+	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_ICU},
 	/* ... and numeric, by sign, weight and first digits */
 	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_NUMERIC},
 };
@@ -142,6 +145,9 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	if (for_node && (opcintype == BYTEAOID || key_collation_is_c(collation)) &&
 		(codec = codec_of(opcintype, KEY_PREFIX_BYTES)) != NULL &&
 		codec->opfamily == opfamily)
+		return codec;
+	if (for_node && (codec = codec_of(opcintype, KEY_PREFIX_ICU)) != NULL &&
+		codec->opfamily == opfamily && icu_collation(collation) != NULL)
 		return codec;
 	if (for_node && opcintype == NUMERICOID &&
 		(codec = codec_of(opcintype, KEY_PREFIX_NUMERIC)) != NULL &&

@@ -43,9 +43,12 @@ typedef enum KeyPrefixSource
 								 * (xfrm_keys.h) */
 	KEY_PREFIX_BYTES,			/* the first 8 bytes, where the order is
 								 * the bytes' (C collation, bytea) */
-	KEY_PREFIX_NUMERIC			/* numeric's sign, weight and first digits,
+	KEY_PREFIX_NUMERIC,			/* numeric's sign, weight and first digits,
 								 * read from the stored value
 								 * (key_encode_numeric) */
+	KEY_PREFIX_ICU				/* ICU's sort keys, as PostgreSQL
+								 * abbreviates text under ICU, made on
+								 * threads (xfrm_keys.h) */
 } KeyPrefixSource;
 
 /* Are a codec's keys made from the value's bytes, whose shared start

@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "keys/collation.h"
 #include "keys/row_store.h"
 #include "util/big_array.h"
 #include "util/prefault.h"
@@ -442,13 +443,13 @@ prefix_key(RowStore *store, KeyColumn *column, Datum value)
 /*
  * The reference that a key column whose keys are made later holds for a
  * value (not NULL): the value inside the stored tuple, or a copy of its
- * first bytes where it is compressed or out of line (charged to the store).
- * tuple is the stored copy of the row; data, where not NULL, the bytes it
- * was copied from, which value points into.
+ * first bytes (all of it: whole) where it is compressed or out of line
+ * (charged to the store).  tuple is the stored copy of the row; data, where
+ * not NULL, the bytes it was copied from, which value points into.
  */
 static uint64
 value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
-		  MinimalTuple tuple, const char *data, Datum value)
+		  MinimalTuple tuple, const char *data, Datum value, bool whole)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	MemoryContext oldcxt;
@@ -456,9 +457,9 @@ value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
 
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 	{
-		/* the first bytes, decompressed, for the threads to read */
+		/* the first bytes (or all), decompressed, for the threads to read */
 		oldcxt = MemoryContextSwitchTo(store->cxt);
-		v = detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
+		v = whole ? detoast_attr(v) : detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
 		MemoryContextSwitchTo(oldcxt);
 		store->tuplebytes += VARSIZE(v);
 		return (uint64) (uintptr_t) v | KEY_REF_COPIED;
@@ -648,7 +649,8 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			{
 				/* keys made later, by threads; no range yet */
 				column->keys[store->nrows] =
-					value_ref(store, slot, column->attno, tuple, data, value);
+					value_ref(store, slot, column->attno, tuple, data, value,
+							  column->xfrm->icu != NULL);
 				continue;
 			}
 			if (column->prefix)

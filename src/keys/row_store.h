@@ -36,9 +36,10 @@ typedef struct KeyColumn
 	int			word;			/* which of the key's words this column holds */
 	int			keyno;			/* the sort key it belongs to (0: the first) */
 	SortSupport prefix;			/* a prefix key's abbreviation, else NULL */
-	const struct XfrmCollation *xfrm;	/* strxfrm() keys: their collation
-										 * (keys hold references to the
-										 * values until xfrm_make_keys) */
+	const struct XfrmCollation *xfrm;	/* strxfrm() or ICU keys: their
+										 * collation (keys hold references
+										 * to the values until
+										 * xfrm_make_keys) */
 	bool		dropped;		/* prefix keys given up: they did not tell
 								 * the rows apart (keys are then 0) */
 	uint32		abbrev_next;	/* rows at which to ask that next */
@@ -142,10 +143,12 @@ typedef struct RowStager
 } RowStager;
 
 /*
- * Keys made after collection (strxfrm()): until then a key column holds a
- * reference to each value, a pointer into the stored tuple, or, with
- * KEY_REF_COPIED set, to a copy of the first KEY_REF_COPY_BYTES of a
- * compressed or out-of-line value.
+ * Keys made after collection (strxfrm(), ICU): until then a key column
+ * holds a reference to each value, a pointer into the stored tuple, or,
+ * with KEY_REF_COPIED set, to a copy of the first KEY_REF_COPY_BYTES (for
+ * ICU, of all) of a compressed or out-of-line value: strxfrm() keys are
+ * checked after the sort, ICU's are not, so they are made from the whole
+ * value.
  */
 #define KEY_REF_COPY_BYTES	256
 #define KEY_REF_COPIED		(UINT64CONST(1) << 63)

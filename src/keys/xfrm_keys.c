@@ -5,8 +5,14 @@
  *	  strxfrm(), and the check that makes their order sound (see
  *	  xfrm_keys.h).
  *
+ * ICU collations' keys are made here too, as PostgreSQL abbreviates text
+ * under ICU (the first 8 bytes of ICU's sort key, from
+ * ucol_nextSortKeyPart()), each thread with its own clone of PostgreSQL's
+ * collator; PostgreSQL trusts those keys, and they are not checked.
+ *
  * The loops run on helper threads (util/parallel.h): they read the stored
- * tuples, call the C library and malloc, and nothing of PostgreSQL's.
+ * tuples, call the C library (or ICU) and malloc, and nothing of
+ * PostgreSQL's.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +26,11 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "utils/memutils.h"
+
+#ifdef USE_ICU
+#include <unicode/ucol.h>
+#include <unicode/uiter.h>
+#endif
 
 #include "keys/collation.h"
 #include "keys/xfrm_keys.h"
@@ -86,6 +97,7 @@ typedef struct MakeKeys
 	int			scramble;		/* gpusort.xfrm_scramble */
 	uint64		min[64];		/* per worker */
 	uint64		max[64];
+	void	   *collators[64];	/* ICU: a clone of the collator per worker */
 	pg_atomic_uint32 failed;	/* a malloc failed */
 } MakeKeys;
 
@@ -117,6 +129,80 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 	return true;
 }
 
+#ifdef USE_ICU
+/*
+ * The key of a value under ICU, as PostgreSQL abbreviates it in a UTF-8
+ * database: the first 8 bytes of its sort key, big-endian.
+ */
+static bool
+icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
+{
+	int			len;
+	const char *s = ref_text(ref, mk->bpchar, &len);
+	UCharIterator iter;
+	uint32_t	state[2] = {0, 0};
+	UErrorCode	status = U_ZERO_ERROR;
+	uint8_t		bytes[8];
+	int32_t		n;
+
+	uiter_setUTF8(&iter, s, len);
+	n = ucol_nextSortKeyPart(mk->collators[part], &iter, state, bytes,
+							 sizeof(bytes), &status);
+	if (U_FAILURE(status))
+		return false;
+	*key = 0;
+	for (int i = 0; i < 8; i++)
+		*key = (*key << 8) | (i < n ? bytes[i] : 0);
+	return true;
+}
+
+/* Clones of the collator for nworkers threads, or false. */
+static bool
+icu_clone_collators(MakeKeys *mk, int nworkers)
+{
+	for (int i = 0; i < nworkers; i++)
+	{
+		UErrorCode	status = U_ZERO_ERROR;
+
+#if U_ICU_VERSION_MAJOR_NUM >= 71
+		mk->collators[i] = ucol_clone(mk->xfrm->icu, &status);
+#else
+		mk->collators[i] = ucol_safeClone(mk->xfrm->icu, NULL, NULL, &status);
+#endif
+		if (U_FAILURE(status))
+			mk->collators[i] = NULL;
+		if (mk->collators[i] == NULL)
+			return false;
+	}
+	return true;
+}
+
+static void
+icu_close_collators(MakeKeys *mk, int nworkers)
+{
+	for (int i = 0; i < nworkers; i++)
+		if (mk->collators[i])
+			ucol_close(mk->collators[i]);
+}
+#else
+static bool
+icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
+{
+	return false;
+}
+
+static bool
+icu_clone_collators(MakeKeys *mk, int nworkers)
+{
+	return false;
+}
+
+static void
+icu_close_collators(MakeKeys *mk, int nworkers)
+{
+}
+#endif
+
 static void
 make_keys_body(void *arg, int part, uint64 start, uint64 end)
 {
@@ -130,11 +216,14 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 	for (uint64 row = start; row < end; row++)
 	{
 		uint64		key;
+		uint64		ref = column->keys[row];
 
 		if (key_column_isnull(column, row))
 			continue;
-		mk->refs[row] = column->keys[row];
-		if (!xfrm_key(mk, mk->refs[row], &in, &out, &key))
+		if (mk->refs)
+			mk->refs[row] = ref;
+		if (!(mk->xfrm->icu ? icu_key(mk, part, ref, &key) :
+			  xfrm_key(mk, ref, &in, &out, &key)))
 		{
 			pg_atomic_write_u32(&mk->failed, 1);
 			break;
@@ -171,7 +260,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 	 * cut that the check then finds.
 	 */
 	mk->skip = 0;
-	if (column->shared >= 4)
+	if (column->shared >= 4 && column->xfrm->locale)
 		mk->skip = pg_encoding_mbcliplen(column->xfrm->encoding, column->first,
 										 column->shared, column->shared);
 	column->skipped = mk->skip;
@@ -181,12 +270,17 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 		mk->max[i] = 0;
 	}
 	pg_atomic_init_u32(&mk->failed, 0);
-	parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+	memset(mk->collators, 0, sizeof(mk->collators));
+	if (mk->xfrm->icu && !icu_clone_collators(mk, nworkers))
+		pg_atomic_write_u32(&mk->failed, 1);
+	else
+		parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+	icu_close_collators(mk, nworkers);
 	if (pg_atomic_read_u32(&mk->failed))
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory"),
-				 errdetail("Making the strxfrm() keys of a sort failed.")));
+				 errdetail("Making the collation keys of a sort failed.")));
 	for (int i = 0; i < nworkers; i++)
 	{
 		column->min = Min(column->min, mk->min[i]);

@@ -124,8 +124,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 			columns[ncolumns].descending = descending;
 			columns[ncolumns].prefix = (!codec->exact && codec->source == KEY_PREFIX_ABBREV) ?
 				prefix : NULL;
-			columns[ncolumns].xfrm = (!codec->exact && codec->source == KEY_PREFIX_XFRM) ?
-				xfrm_collation(state->collations[i]) : NULL;
+			columns[ncolumns].xfrm = codec->exact ? NULL :
+				codec->source == KEY_PREFIX_XFRM ? xfrm_collation(state->collations[i]) :
+				codec->source == KEY_PREFIX_ICU ? icu_collation(state->collations[i]) : NULL;
 			ncolumns++;
 		}
 		state->codec_keys++;

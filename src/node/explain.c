@@ -101,7 +101,7 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 				continue;
 			kind = codec->exact ? "exact" :
 				codec->source == KEY_PREFIX_XFRM ? "prefix (strxfrm)" : "prefix";
-			xfrm |= (state->store.columns[c].xfrm != NULL);
+			xfrm |= (!codec->exact && codec->source == KEY_PREFIX_XFRM);
 		}
 		kinds = lappend(kinds, (char *) kind);
 	}

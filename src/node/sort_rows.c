@@ -175,14 +175,17 @@ node_sort_rows(GpuSortState *state, bool small)
 	uint64	   *refs = NULL;
 
 	/*
-	 * strxfrm() keys are made now, by threads, from the stored values; keys
-	 * of bytes that all values start alike are made again past that start.
+	 * strxfrm() and ICU keys are made now, by threads, from the stored
+	 * values; keys of bytes that all values start alike are made again past
+	 * that start.
 	 */
 	for (int i = 0; i < store->ncolumns; i++)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		if (column->xfrm && store->nrows > 0)
+		if (column->xfrm && column->xfrm->icu && store->nrows > 0)
+			xfrm_make_keys(column, store->nrows, NULL);
+		else if (column->xfrm && store->nrows > 0)
 		{
 			xfrm_column = i;
 			refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
