@@ -16,6 +16,12 @@ gpusort_install_deps() {
 			need+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib)
 		fi
 	fi
+	# ICU's headers, where the server was built with ICU (gpusort keys its
+	# collations with PostgreSQL's own collator)
+	if grep -qs '^#define USE_ICU 1' "$(${PG_CONFIG:-pg_config} --includedir-server 2>/dev/null)/pg_config.h" &&
+		[ ! -e /usr/include/unicode/ucol.h ]; then
+		need+=(libicu-dev)
+	fi
 	local locale=no
 	locale -a 2>/dev/null | grep -qix 'en_US.utf8' || locale=yes
 	[ $locale = yes ] && ! command -v locale-gen >/dev/null 2>&1 && need+=(locales)

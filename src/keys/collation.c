@@ -79,6 +79,11 @@ collation_entry(Oid collation)
 	locale = (locale_t) 0;
 	is_c = provider == COLLPROVIDER_LIBC && name != NULL &&
 		(strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0);
+#ifdef COLLPROVIDER_BUILTIN
+	/* the builtin provider (17 on) orders by code point: by the bytes */
+	if (provider == COLLPROVIDER_BUILTIN)
+		is_c = true;
+#endif
 	if (provider == COLLPROVIDER_LIBC && deterministic && name != NULL && !is_c)
 		locale = newlocale(LC_COLLATE_MASK, name, (locale_t) 0);
 

@@ -2,9 +2,9 @@
  *
  * collation.h
  *	  How text under a collation can be keyed: by its bytes (libc's C and
- *	  POSIX), by strxfrm() (other libc collations), by ICU's sort keys
- *	  (deterministic ICU collations of UTF-8 databases), or by neither (the
- *	  builtin provider, keyed through PostgreSQL's abbreviated keys).
+ *	  POSIX, the builtin provider of PostgreSQL 17 on), by strxfrm() (other
+ *	  libc collations), by ICU's sort keys (deterministic ICU collations of
+ *	  UTF-8 databases), or else through PostgreSQL's abbreviated keys.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,8 +42,9 @@ extern const XfrmCollation *xfrm_collation(Oid collation);
 extern const XfrmCollation *icu_collation(Oid collation);
 
 /*
- * Does text under the collation order as its bytes (libc's C and POSIX)?
- * Its keys are then its first bytes (key_codec.h's bytes codecs).
+ * Does text under the collation order as its bytes (libc's C and POSIX,
+ * the builtin provider's collations)?  Its keys are then its first bytes
+ * (key_codec.h's bytes codecs).
  */
 extern bool key_collation_is_c(Oid collation);
 

@@ -55,10 +55,10 @@ INSERT INTO diff_orders VALUES
   ('a8, f DESC, t'), ('a2, f NULLS FIRST, a8, id'), ('a4 % 10, a8, id'),
   ('a2::int8 * 3 DESC, id'), ('a8, t, f, id');
 
-CREATE FUNCTION diff_check(shape text, ob text) RETURNS text
+CREATE FUNCTION diff_check(source text, ob text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
-  query text := format('SELECT * FROM diff_data WHERE shape = %L ORDER BY %s', shape, ob);
+  query text := format('SELECT * FROM %s ORDER BY %s', source, ob);
   keyquery text := format('SELECT %s FROM (%s) s', ob, query);
   unique_order boolean := ob LIKE '%id' OR ob LIKE '%id DESC';
   rowsum text := format('SELECT count(*), sum(hashtext(s::text)) FROM (%s) s', query);
@@ -93,10 +93,71 @@ $$;
 
 -- Every (shape, ORDER BY) pair: the failures, then how many were checked.
 CREATE TABLE diff_results AS
-  SELECT s.shape, o.ob, diff_check(s.shape, o.ob) AS result
+  SELECT s.shape, o.ob,
+         diff_check(format('diff_data WHERE shape = %L', s.shape), o.ob) AS result
   FROM (SELECT DISTINCT shape FROM diff_data) s, diff_orders o;
 SELECT shape, ob, result FROM diff_results WHERE result <> 'ok' ORDER BY 1, 2;
 SELECT result, count(*) FROM diff_results GROUP BY result ORDER BY result;
+
+-- Every key type of the codec table, with its edge values: NaN, -0 and
+-- the infinities of floats, infinite timestamps and dates, numeric from
+-- 1e-300 to 1e300 and of several scales, uuids alike in their first word,
+-- text empty, multibyte, with equal 8-byte prefixes and with a long shared
+-- start, bpchar with trailing spaces, bytea, NULLs everywhere; under the C,
+-- an ICU (where built with ICU) and the database's collation; alone and
+-- mixed with other types.
+DO $$
+BEGIN
+  CREATE COLLATION diff_icu (provider = icu, locale = 'en');
+EXCEPTION WHEN OTHERS THEN
+  CREATE COLLATION diff_icu FROM "C";
+END
+$$;
+CREATE TABLE diff_types AS
+  SELECT g AS id,
+         CASE g % 13 WHEN 0 THEN NULL WHEN 1 THEN 'infinity'::timestamp WHEN 2 THEN '-infinity'
+              ELSE '2000-01-01'::timestamp + (hashint4(g) % 100000) * interval '1 min' END AS ts,
+         CASE g % 13 WHEN 3 THEN NULL WHEN 4 THEN 'infinity'::timestamptz WHEN 5 THEN '-infinity'
+              ELSE '2000-01-01 00:00+00'::timestamptz + (hashint4(g + 1) % 100000) * interval '1 s' END AS tz,
+         CASE g % 13 WHEN 6 THEN NULL WHEN 7 THEN 'infinity'::date WHEN 8 THEN '-infinity'
+              ELSE DATE '2000-01-01' + hashint4(g + 2) % 3000 END AS d,
+         CASE WHEN g % 17 = 0 THEN NULL ELSE time '00:00' + (hashint4(g + 3) % 86400) * interval '1 s' END AS tm,
+         (CASE g % 11 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN 'Infinity'
+              WHEN 4 THEN '-Infinity' WHEN 5 THEN '0' ELSE (hashint4(g + 4) % 1000) / 7.0 END)::float4 AS f4,
+         (CASE g % 11 WHEN 6 THEN NULL WHEN 7 THEN 'NaN' WHEN 8 THEN '-0' WHEN 9 THEN 'Infinity'
+              WHEN 10 THEN '-Infinity' WHEN 0 THEN '0' ELSE (hashint4(g + 5) % 100000) / 7.0 END)::float8 AS f8,
+         CASE WHEN g % 5 = 0 THEN NULL ELSE g % 3 = 0 END AS b,
+         ((hashint4(g + 6)::int8 + 2147483648) % 4294967296)::oid AS o,
+         CASE WHEN g % 19 = 0 THEN NULL ELSE ((hashint4(g + 7) % 10000000)::numeric / 100)::money END AS m,
+         CASE WHEN g % 23 = 0 THEN NULL
+              ELSE ('a0eebc99-9c0b-4ef8-bb6d-' || lpad(to_hex(hashint4(g + 8) % 3000 + 3000), 12, '0'))::uuid END AS u,
+         CASE g % 11 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
+              WHEN 4 THEN (hashint4(g) % 1000) * ('1e' || hashint4(g + 9) % 300)::numeric
+              WHEN 5 THEN round((hashint4(g) % 100)::numeric / 8, g % 6)
+              ELSE (hashint4(g + 9) % 1000000)::numeric / 999 END AS n,
+         CASE g % 9 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'Ärger ' || g % 50
+              WHEN 3 THEN 'https://example.com/a/shared/path/' || md5(g::text)
+              WHEN 4 THEN 'abcdefgh' || g % 7 WHEN 5 THEN 'ß' || g % 11 WHEN 6 THEN 'ÉCOLE' || g % 5
+              ELSE md5((g % 2000)::text) END AS t,
+         (CASE WHEN g % 7 = 0 THEN NULL WHEN g % 3 = 0 THEN 'ab' ELSE 'ab  ' || g % 20 END)::char(8) AS c,
+         CASE WHEN g % 29 = 0 THEN NULL ELSE decode(repeat('00', g % 3) || md5((g % 700)::text), 'hex') END AS by
+  FROM generate_series(1, 12000) g;
+ANALYZE diff_types;
+CREATE TABLE diff_type_orders (ob text);
+INSERT INTO diff_type_orders
+  SELECT format('%s%s, id', c, o)
+  FROM unnest(ARRAY['ts', 'tz', 'd', 'tm', 'f4', 'f8', 'b', 'o', 'm', 'u', 'n',
+                    't COLLATE "C"', 't COLLATE diff_icu', 't', 'c COLLATE "C"', 'c', 'by']) c,
+       unnest(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']) o;
+INSERT INTO diff_type_orders VALUES
+  ('ts'), ('d DESC'), ('u'), ('t COLLATE "C"'), ('o DESC NULLS FIRST'),
+  ('d, ts DESC, id'), ('b, f8, id'), ('u DESC, t COLLATE "C", id'), ('n DESC NULLS LAST, ts, id'),
+  ('t COLLATE "C", n, id'), ('t COLLATE diff_icu DESC, d, id'), ('c, f4 NULLS FIRST, id'),
+  ('m, tz DESC, id'), ('by DESC, u, id'), ('tm, t, id'), ('f8 DESC, n, o, id');
+CREATE TABLE diff_type_results AS
+  SELECT ob, diff_check('diff_types', ob) AS result FROM diff_type_orders;
+SELECT ob, result FROM diff_type_results WHERE result <> 'ok' ORDER BY 1;
+SELECT result, count(*) FROM diff_type_results GROUP BY result ORDER BY result;
 
 -- A large input, whose tuple blocks and arrays the prefault threads map
 -- ahead of the backend: the same rows as PostgreSQL's, with the threads

@@ -100,6 +100,17 @@ CREATE TABLE kp AS
               ELSE (hashint4(g) % 100000)::numeric / 1000 END AS n
   FROM generate_series(1, 20000) g;
 ANALYZE kp;
+-- The builtin provider (PostgreSQL 17 on; "C" again before) orders by code
+-- point, as the bytes of UTF-8 do: its text is keyed by its bytes.
+DO $$
+BEGIN
+  CREATE COLLATION kt_builtin (provider = builtin, locale = 'C.UTF-8');
+EXCEPTION WHEN OTHERS THEN
+  CREATE COLLATION kt_builtin FROM "C";
+END
+$$;
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE kt_builtin, id');
+SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE kt_builtin DESC NULLS LAST, c COLLATE kt_builtin, id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C", id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE "C" DESC NULLS LAST, id');
 SELECT same_as_native('SELECT id FROM kp ORDER BY t COLLATE kt_icu, id');
