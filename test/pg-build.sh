@@ -25,6 +25,9 @@
 # Environment:
 #   PGBUILD_CACHE       download/build directory (default /var/cache/gpusort-pg)
 #   PGBUILD_JOBS        parallel make jobs (default: nproc)
+# Exit status 3: the source package could not be downloaded and none is
+# cached (a mirror without it); CI then skips that version, saying so.
+#
 #   PGBUILD_CONFIGURE   extra configure options (e.g. "--enable-cassert --enable-debug");
 #                       give such a build its own PREFIX (/opt/postgresql-18-cassert)
 set -euo pipefail
@@ -197,7 +200,11 @@ for f in "postgresql-${VERSION}_"*.orig.tar.*; do
     if [[ -f $f && $f != *.asc ]]; then orig+="$f"$'\n'; fi
 done
 orig=$(printf '%s' "$orig" | sort -V | tail -n1)
-[[ -n $orig ]] || die "no orig tarball for postgresql-$VERSION in $CACHE"
+if [[ -z $orig ]]; then
+    # exit status 3: the source is not to be had here (CI skips the version)
+    log "error: no orig tarball for postgresql-$VERSION in $CACHE, and the mirrors gave none"
+    exit 3
+fi
 log "using $CACHE/$orig"
 
 # one build directory per prefix: a cassert build does not remove another's
