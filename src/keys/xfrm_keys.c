@@ -46,6 +46,12 @@
 /* Suspect pairs each worker keeps. */
 #define XFRM_FOUND_PER_PART	256
 
+/*
+ * Bytes of ICU sort keys that all values may share and keys be made past
+ * (URLs, paths: their shared start gives shared sort key bytes).
+ */
+#define ICU_SHARED_MAX		64
+
 /* The text of a reference, as PostgreSQL compares it. */
 static inline const char *
 ref_text(uint64 ref, bool bpchar, int *len)
@@ -98,6 +104,17 @@ typedef struct MakeKeys
 	uint64		min[64];		/* per worker */
 	uint64		max[64];
 	void	   *collators[64];	/* ICU: a clone of the collator per worker */
+
+	/*
+	 * ICU: keys are made from sort key byte icu_skip on.  The first pass
+	 * (icu_skip 0) also finds, per worker, the bytes its values' sort keys
+	 * share: the first value's first ICU_SHARED_MAX bytes, and how many of
+	 * them every value since has (icu_shared, -1 before a value).
+	 */
+	uint32		icu_skip;
+	int			icu_shared[64];
+	int			icu_lead_len[64];
+	uint8		icu_lead[64][ICU_SHARED_MAX];
 	pg_atomic_uint32 failed;	/* a malloc failed */
 } MakeKeys;
 
@@ -132,7 +149,10 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 #ifdef USE_ICU
 /*
  * The key of a value under ICU, as PostgreSQL abbreviates it in a UTF-8
- * database: the first 8 bytes of its sort key, big-endian.
+ * database: 8 bytes of its sort key, big-endian, from byte mk->icu_skip on
+ * (bytes that every value's sort key has alike).  While the values of this
+ * worker have shared 8 bytes or more so far, the first pass reads
+ * ICU_SHARED_MAX bytes to learn how many they share.
  */
 static bool
 icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
@@ -142,18 +162,63 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 	UCharIterator iter;
 	uint32_t	state[2] = {0, 0};
 	UErrorCode	status = U_ZERO_ERROR;
-	uint8_t		bytes[8];
+	uint8_t		bytes[ICU_SHARED_MAX + 8];
+	int32_t		want = mk->icu_skip + 8;
 	int32_t		n;
+	int		   *shared = &mk->icu_shared[part];
 
+	if (mk->icu_skip == 0 && (*shared < 0 || *shared >= 8))
+		want = ICU_SHARED_MAX;
 	uiter_setUTF8(&iter, s, len);
-	n = ucol_nextSortKeyPart(mk->collators[part], &iter, state, bytes,
-							 sizeof(bytes), &status);
+	n = ucol_nextSortKeyPart(mk->collators[part], &iter, state, bytes, want,
+							 &status);
 	if (U_FAILURE(status))
 		return false;
+	if (want == ICU_SHARED_MAX)
+	{
+		uint8	   *lead = mk->icu_lead[part];
+		int			common = 0;
+
+		if (*shared < 0)
+		{
+			memcpy(lead, bytes, n);
+			mk->icu_lead_len[part] = n;
+			*shared = n;
+		}
+		while (common < *shared && common < n && lead[common] == bytes[common])
+			common++;
+		*shared = common;
+	}
 	*key = 0;
-	for (int i = 0; i < 8; i++)
+	for (int i = mk->icu_skip; i < mk->icu_skip + 8; i++)
 		*key = (*key << 8) | (i < n ? bytes[i] : 0);
 	return true;
+}
+
+/*
+ * The sort key bytes that all values share, from the workers' findings of
+ * the first pass (at most ICU_SHARED_MAX).
+ */
+static uint32
+icu_shared_bytes(MakeKeys *mk, int nworkers)
+{
+	int			shared = ICU_SHARED_MAX;
+	int			first = -1;
+
+	for (int i = 0; i < nworkers; i++)
+	{
+		int			common = 0;
+
+		if (mk->icu_shared[i] < 0)
+			continue;			/* the worker saw no value */
+		if (first < 0)
+			first = i;
+		while (common < mk->icu_shared[i] && common < mk->icu_shared[first] &&
+			   mk->icu_lead[i][common] == mk->icu_lead[first][common])
+			common++;
+		shared = Min(shared, common);
+	}
+	return first < 0 ? 0 : shared;
 }
 
 /* Clones of the collator for nworkers threads, or false. */
@@ -191,6 +256,12 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 	return false;
 }
 
+static uint32
+icu_shared_bytes(MakeKeys *mk, int nworkers)
+{
+	return 0;
+}
+
 static bool
 icu_clone_collators(MakeKeys *mk, int nworkers)
 {
@@ -216,12 +287,15 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 	for (uint64 row = start; row < end; row++)
 	{
 		uint64		key;
-		uint64		ref = column->keys[row];
+		uint64		ref;
 
 		if (key_column_isnull(column, row))
 			continue;
-		if (mk->refs)
-			mk->refs[row] = ref;
+		/* a second pass (ICU) finds the references where the first left them */
+		if (mk->icu_skip > 0)
+			ref = mk->refs[row];
+		else
+			ref = mk->refs[row] = column->keys[row];
 		if (!(mk->xfrm->icu ? icu_key(mk, part, ref, &key) :
 			  xfrm_key(mk, ref, &in, &out, &key)))
 		{
@@ -271,10 +345,32 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 	}
 	pg_atomic_init_u32(&mk->failed, 0);
 	memset(mk->collators, 0, sizeof(mk->collators));
+	mk->icu_skip = 0;
+	for (int i = 0; i < lengthof(mk->icu_shared); i++)
+		mk->icu_shared[i] = -1;
 	if (mk->xfrm->icu && !icu_clone_collators(mk, nworkers))
 		pg_atomic_write_u32(&mk->failed, 1);
 	else
+	{
 		parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+
+		/*
+		 * Where the sort keys of all values start with 8 bytes alike or
+		 * more (URLs, paths), the keys told nothing: they are made again
+		 * past those bytes, which order the values as the whole keys do.
+		 */
+		if (mk->xfrm->icu && !pg_atomic_read_u32(&mk->failed) &&
+			(mk->icu_skip = icu_shared_bytes(mk, nworkers)) >= 8)
+		{
+			column->skipped = mk->icu_skip;
+			for (int i = 0; i < lengthof(mk->min); i++)
+			{
+				mk->min[i] = PG_UINT64_MAX;
+				mk->max[i] = 0;
+			}
+			parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+		}
+	}
 	icu_close_collators(mk, nworkers);
 	if (pg_atomic_read_u32(&mk->failed))
 		ereport(ERROR,

@@ -35,8 +35,7 @@
 
 /*
  * Turns the references of column into keys, keeping them in refs (nrows
- * entries; NULL for ICU keys, which are not checked), and sets the
- * column's range.
+ * entries), and sets the column's range.
  */
 extern void xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs);
 

@@ -183,13 +183,20 @@ node_sort_rows(GpuSortState *state, bool small)
 	{
 		KeyColumn  *column = &store->columns[i];
 
-		if (column->xfrm && column->xfrm->icu && store->nrows > 0)
-			xfrm_make_keys(column, store->nrows, NULL);
-		else if (column->xfrm && store->nrows > 0)
+		if (column->xfrm && store->nrows > 0)
 		{
-			xfrm_column = i;
-			refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
-			xfrm_make_keys(column, store->nrows, refs);
+			uint64	   *column_refs = MemoryContextAllocHuge(store->cxt,
+															 sizeof(uint64) * store->nrows);
+
+			xfrm_make_keys(column, store->nrows, column_refs);
+			/* ICU keys are trusted; strxfrm() keys are checked after the sort */
+			if (column->xfrm->icu)
+				pfree(column_refs);
+			else
+			{
+				xfrm_column = i;
+				refs = column_refs;
+			}
 		}
 		else if (KEY_CODEC_OF_BYTES(column->codec) && !state->keys_only)
 			row_store_rekey_shared(store, column, state->indesc);

@@ -166,6 +166,14 @@ CREATE TABLE kp_url AS
 ANALYZE kp_url;
 SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE "C", id');
 SELECT same_as_native('SELECT id FROM kp_url ORDER BY url COLLATE kt_icu DESC, id');
+-- Under ICU, keys are made past the sort key bytes that all values share:
+-- URLs alike up to their last characters, multibyte ones among them.
+CREATE TABLE kp_url_icu AS
+  SELECT g AS id, 'https://example.com/a/shared/path/' ||
+         (ARRAY['Ärger', 'ecole', 'École', 'z', '', 'ß', 'ss', 'Z'])[1 + g % 8] || g % 50 AS url
+  FROM generate_series(1, 3000) g;
+SELECT same_as_native('SELECT id FROM kp_url_icu ORDER BY url COLLATE kt_icu, id');
+SELECT same_as_native('SELECT id FROM kp_url_icu ORDER BY url COLLATE kt_icu DESC NULLS FIRST, id DESC');
 SELECT explain_analyze('SELECT id FROM kp_url ORDER BY url COLLATE "C"');
 
 -- Text under C and bytea are keyed by their first 8 bytes (and EXPLAIN
