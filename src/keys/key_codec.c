@@ -12,6 +12,7 @@
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "parser/parse_coerce.h"
+#include "port/pg_bswap.h"
 #include "utils/lsyscache.h"
 #include "utils/sortsupport.h"
 
@@ -221,8 +222,15 @@ key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
 		v = copy = (codec->type == BPCHAROID) ? detoast_attr(v) :
 			detoast_attr_slice(v, 0, skip + 8);
 	s = key_value_bytes(v, codec->type == BPCHAROID, &len);
-	for (uint32 i = skip; i < skip + 8; i++)
-		key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
+	if ((int64) len >= (int64) skip + 8)
+	{
+		/* 8 bytes there: one load, big-endian */
+		memcpy(&key, s + skip, sizeof(key));
+		key = pg_ntoh64(key);
+	}
+	else
+		for (uint32 i = skip; i < skip + 8; i++)
+			key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
 	if (copy)
 		pfree(copy);
 	return descending ? ~key : key;
