@@ -84,6 +84,7 @@ pad
 pad COLLATE "en-x-icu"
 pad, ts
 url: url
+url: url COLLATE "en-x-icu"
 pad COLLATE bench_libc
 pad COLLATE bench_libc, ts
 url: url COLLATE bench_libc' ;;
