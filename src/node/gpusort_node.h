@@ -19,7 +19,18 @@ extern void gpusort_node_init(void);
 /* Can GpuSort run this Sort?  Its leading key must be one the engines sort. */
 extern bool gpusort_sort_supported(Sort *sort);
 
+/* Is this custom scan a GpuSort? */
+extern bool gpusort_is_node(CustomScan *cscan);
+
 /* The GpuSort node that takes the place of a Sort. */
 extern CustomScan *gpusort_make_node(Sort *sort);
+
+/*
+ * Where a GpuSort returns the query's result rows (nothing above it reads
+ * its columns, bar a LIMIT), lets its input stop adding the sort keys that
+ * only relabel a column of it (ORDER BY x COLLATE "C"): the node sorts by
+ * that column under the key's collation instead.
+ */
+extern void gpusort_unproject_keys(CustomScan *cscan);
 
 #endif							/* GPUSORT_NODE_H */

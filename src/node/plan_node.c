@@ -32,6 +32,12 @@ gpusort_node_init(void)
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 }
 
+bool
+gpusort_is_node(CustomScan *cscan)
+{
+	return cscan->methods == &gpusort_plan_methods;
+}
+
 /* Can GpuSort run this Sort?  Its leading key must have a node codec. */
 bool
 gpusort_sort_supported(Sort *sort)
@@ -91,6 +97,110 @@ gpusort_make_node(Sort *sort)
 	cscan->custom_scan_tlist = sort->plan.targetlist;
 	cscan->methods = &gpusort_plan_methods;
 	return cscan;
+}
+
+/* The expression under any relabeling (a COLLATE clause, after planning). */
+static Expr *
+strip_relabel(Expr *expr)
+{
+	while (expr && IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	return expr;
+}
+
+/* The first nvisible columns of tlist: the one that is expr, or 0. */
+static AttrNumber
+visible_column(List *tlist, int nvisible, Expr *expr)
+{
+	for (int i = 0; i < nvisible; i++)
+		if (equal(list_nth_node(TargetEntry, tlist, i)->expr, expr))
+			return i + 1;
+	return InvalidAttrNumber;
+}
+
+/*
+ * The input of a Sort of "SELECT * ... ORDER BY x COLLATE c" computes
+ * x COLLATE c as a junk column of every row, so that the scan projects and
+ * each row grows by a copy of x that Sort then carries (the sort itself
+ * reads x, under c).  Where the rows leave the plan as they come from
+ * GpuSort, no node reads the junk column (the executor's junk filter drops
+ * it unread), so the input may leave it out: the scan returns its tuples
+ * as they are, GpuSort sorts by x's column under c (the sort's collations
+ * are its own), and its scan tuple keeps the junk column's type, which
+ * reads as NULL.  Only for an input that is a scan, whose junk columns all
+ * relabel one of its visible columns.
+ */
+void
+gpusort_unproject_keys(CustomScan *cscan)
+{
+	Plan	   *input = cscan->scan.plan.lefttree;
+	List	   *tlist;
+	List	   *cols = linitial(cscan->custom_private);
+	List	   *newcols = NIL;
+	int			nvisible = 0;
+	ListCell   *lc;
+
+	if (input == NULL ||
+		!(IsA(input, SeqScan) || IsA(input, IndexScan) || IsA(input, BitmapHeapScan)))
+		return;
+	tlist = input->targetlist;
+
+	/* the visible columns first, then only junk ones, each a sort key */
+	foreach(lc, tlist)
+	{
+		if (lfirst_node(TargetEntry, lc)->resjunk)
+			break;
+		nvisible++;
+	}
+	if (nvisible == list_length(tlist))
+		return;
+	for (int i = nvisible; i < list_length(tlist); i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, tlist, i);
+		Expr	   *inner = strip_relabel(tle->expr);
+
+		if (!tle->resjunk || !IsA(inner, Var) ||
+			visible_column(tlist, nvisible, inner) == InvalidAttrNumber)
+			return;
+	}
+
+	/* a sort key on a junk column: the visible column it relabels */
+	foreach(lc, cols)
+	{
+		TargetEntry *tle = get_tle_by_resno(tlist, lfirst_int(lc));
+
+		newcols = lappend_int(newcols, tle->resjunk ?
+							  visible_column(tlist, nvisible, strip_relabel(tle->expr)) :
+							  tle->resno);
+	}
+
+	/*
+	 * The scan tuple keeps every column; a junk one is now the relabeled
+	 * visible column (as EXPLAIN VERBOSE shows it).
+	 */
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Expr	   *expr;
+		RelabelType *innermost;
+		Var		   *var;
+
+		if (tle->resno <= nvisible)
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		lfirst(lc) = tle;
+		expr = copyObject(get_tle_by_resno(tlist, tle->resno)->expr);
+		innermost = (RelabelType *) expr;
+		while (IsA(innermost->arg, RelabelType))
+			innermost = (RelabelType *) innermost->arg;
+		var = (Var *) innermost->arg;
+		innermost->arg = (Expr *) makeVar(OUTER_VAR,
+										  visible_column(tlist, nvisible, (Expr *) var),
+										  var->vartype, var->vartypmod, var->varcollid, 0);
+		tle->expr = expr;
+	}
+	linitial(cscan->custom_private) = newcols;
+	input->targetlist = list_truncate(list_copy(tlist), nvisible);
 }
 
 static Node *

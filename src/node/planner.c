@@ -139,6 +139,17 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	stmt->planTree = replace_sorts(stmt->planTree, false);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), false);
+
+	/* a GpuSort whose rows are the result's, bar a LIMIT */
+	if (stmt->commandType == CMD_SELECT && stmt->rowMarks == NIL)
+	{
+		Plan	   *top = stmt->planTree;
+
+		if (IsA(top, Limit))
+			top = top->lefttree;
+		if (IsA(top, CustomScan) && gpusort_is_node((CustomScan *) top))
+			gpusort_unproject_keys((CustomScan *) top);
+	}
 	return stmt;
 }
 

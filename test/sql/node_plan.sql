@@ -16,6 +16,37 @@ EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY b NULLS FIRST, a DESC NULLS LA
 EXPLAIN (COSTS OFF) SELECT * FROM plan_t ORDER BY a + b, id;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id, c FROM plan_t ORDER BY a, b;
 
+-- "ORDER BY c COLLATE ..." makes the scan add the key as a junk column that
+-- the sort does not read (it sorts c under that collation).  Where GpuSort's
+-- rows are the result's (bar a LIMIT), the scan leaves it out and returns
+-- its tuples as they are.
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM plan_t ORDER BY c COLLATE "C", id;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM plan_t ORDER BY c COLLATE "POSIX" DESC OFFSET 10;
+-- not where a node above reads the column, or where it is no column of the input
+EXPLAIN (VERBOSE, COSTS OFF) SELECT DISTINCT ON (c COLLATE "C") * FROM plan_t ORDER BY c COLLATE "C", id;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM plan_t ORDER BY c COLLATE "C", id;
+-- the rows are Sort's: read by PL/pgSQL, and by a cursor both ways
+CREATE FUNCTION collated_rows(enabled bool) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  acc text := '';
+BEGIN
+  PERFORM set_config('gpusort.enabled', enabled::text, true);
+  FOR r IN SELECT * FROM plan_t ORDER BY c COLLATE "C" DESC, id LOOP
+    acc := acc || r::text;
+  END LOOP;
+  RETURN md5(acc);
+END
+$$;
+SELECT collated_rows(true) = collated_rows(false) AS same;
+BEGIN;
+DECLARE collated SCROLL CURSOR FOR SELECT * FROM plan_t ORDER BY c COLLATE "C", id;
+FETCH 3 FROM collated;
+FETCH BACKWARD 2 FROM collated;
+FETCH LAST FROM collated;
+COMMIT;
+
 -- The leading key must be of a type the engines sort (keys/key_codec.c:
 -- integers, floats, date and time types, bool, oid, money, uuid exactly;
 -- text, numeric, bytea by a prefix); other keys may be anything.  An array
