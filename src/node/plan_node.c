@@ -159,7 +159,7 @@ gpusort_unproject_keys(CustomScan *cscan)
 		TargetEntry *tle = list_nth_node(TargetEntry, tlist, i);
 		Expr	   *inner = strip_relabel(tle->expr);
 
-		if (!tle->resjunk || !IsA(inner, Var) ||
+		if (!tle->resjunk || !IsA(tle->expr, RelabelType) || !IsA(inner, Var) ||
 			visible_column(tlist, nvisible, inner) == InvalidAttrNumber)
 			return;
 	}
