@@ -166,7 +166,8 @@ gpusort_define_settings(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.key_threads",
-							"Helper threads per backend that make the keys of text under libc and ICU collations, and check those of libc.",
+							"Helper threads per backend that make the keys of text under libc "
+							"and ICU collations, and check those of libc.",
 							"strxfrm() keys are made, and their order checked with strcoll(), by "
 							"the backend and this many threads, no more than the cores; "
 							"0: by the backend alone.",

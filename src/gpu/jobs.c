@@ -17,9 +17,9 @@
  * payload (the node's tuple pointers) goes up too and comes back gathered
  * in sorted order instead of the permutation, which spares the host a pass
  * of random reads (and, where the caller asks, the sorted leading keys, by
- * which it finds the rows they leave tied).  Keys are sorted as 64-bit words; the dispatcher narrows
- * them to the bits in which they differ.  The leading column and the
- * payload may be on the device already (upload.c).
+ * which it finds the rows they leave tied).  Keys are sorted as 64-bit
+ * words; the dispatcher narrows them to the bits in which they differ.  The
+ * leading column and the payload may be on the device already (upload.c).
  *
  * Every failure returns false with a reason (the caller sorts on the CPU).
  * A cancel or statement_timeout stops a GPU sort between kernel launches:

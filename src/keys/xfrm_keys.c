@@ -113,7 +113,6 @@ typedef struct MakeKeys
 	 */
 	uint32		icu_skip;
 	int			icu_shared[64];
-	int			icu_lead_len[64];
 	uint8		icu_lead[64][ICU_SHARED_MAX];
 	pg_atomic_uint32 failed;	/* a malloc failed */
 } MakeKeys;
@@ -182,7 +181,6 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 		if (*shared < 0)
 		{
 			memcpy(lead, bytes, n);
-			mk->icu_lead_len[part] = n;
 			*shared = n;
 		}
 		while (common < *shared && common < n && lead[common] == bytes[common])
