@@ -147,7 +147,8 @@ CREATE TABLE diff_type_orders (ob text);
 INSERT INTO diff_type_orders
   SELECT format('%s%s, id', c, o)
   FROM unnest(ARRAY['ts', 'tz', 'd', 'tm', 'f4', 'f8', 'b', 'o', 'm', 'u', 'n',
-                    't COLLATE "C"', 't COLLATE diff_icu', 't', 'c COLLATE "C"', 'c', 'by']) c,
+                    't COLLATE "C"', 't COLLATE diff_icu', 't', 'c COLLATE "C"', 'c COLLATE diff_icu',
+                    'c', 'by']) c,
        unnest(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']) o;
 INSERT INTO diff_type_orders VALUES
   ('ts'), ('d DESC'), ('u'), ('t COLLATE "C"'), ('o DESC NULLS FIRST'),
