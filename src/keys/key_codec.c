@@ -100,6 +100,15 @@ codec_of(Oid type, KeyPrefixSource source)
 	return NULL;
 }
 
+/* The node's codec of a type from a source, where it follows opfamily. */
+static const KeyCodec *
+node_codec_of(Oid type, Oid opfamily, KeyPrefixSource source)
+{
+	const KeyCodec *codec = codec_of(type, source);
+
+	return (codec && codec->opfamily == opfamily) ? codec : NULL;
+}
+
 const KeyCodec *
 key_codec_for_type(Oid type)
 {
@@ -142,18 +151,21 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 	if (!compat_ordering_op_properties(sortop, &opfamily, &opcintype, descending) ||
 		!IsBinaryCoercible(getBaseType(type), opcintype))
 		return NULL;
-	/* the node keys text under C and bytea by their bytes */
-	if (for_node && (opcintype == BYTEAOID || key_collation_is_c(collation)) &&
-		(codec = codec_of(opcintype, KEY_PREFIX_BYTES)) != NULL &&
-		codec->opfamily == opfamily)
-		return codec;
-	if (for_node && (codec = codec_of(opcintype, KEY_PREFIX_ICU)) != NULL &&
-		codec->opfamily == opfamily && icu_collation(collation) != NULL)
-		return codec;
-	if (for_node && opcintype == NUMERICOID &&
-		(codec = codec_of(opcintype, KEY_PREFIX_NUMERIC)) != NULL &&
-		codec->opfamily == opfamily)
-		return codec;
+	/*
+	 * The node keys text under C and bytea by their bytes, text under ICU by
+	 * ICU's sort keys, numeric by its stored form.
+	 */
+	if (for_node)
+	{
+		if ((opcintype == BYTEAOID || key_collation_is_c(collation)) &&
+			(codec = node_codec_of(opcintype, opfamily, KEY_PREFIX_BYTES)) != NULL)
+			return codec;
+		if ((codec = node_codec_of(opcintype, opfamily, KEY_PREFIX_ICU)) != NULL &&
+			icu_collation(collation) != NULL)
+			return codec;
+		if ((codec = node_codec_of(opcintype, opfamily, KEY_PREFIX_NUMERIC)) != NULL)
+			return codec;
+	}
 	codec = codec_of(opcintype, KEY_PREFIX_ABBREV);
 	if (codec == NULL || !(for_node ? codec->node_key : codec->array_elem) ||
 		codec->opfamily != opfamily)

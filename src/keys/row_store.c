@@ -655,7 +655,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			}
 			if (column->prefix)
 				key = prefix_key(store, column, value);
-			else if (column->codec->source == KEY_PREFIX_NUMERIC && !column->codec->exact)
+			else if (column->codec->source == KEY_PREFIX_NUMERIC)
 				key = key_encode_numeric(value, column->descending);
 			else if (!column->codec->exact)
 				key = key_encode_bytes(column->codec, value, column->descending, 0);

@@ -272,6 +272,17 @@ icu_close_collators(MakeKeys *mk, int nworkers)
 }
 #endif
 
+/* The workers' key ranges, before a pass. */
+static void
+clear_ranges(MakeKeys *mk)
+{
+	for (int i = 0; i < lengthof(mk->min); i++)
+	{
+		mk->min[i] = PG_UINT64_MAX;
+		mk->max[i] = 0;
+	}
+}
+
 static void
 make_keys_body(void *arg, int part, uint64 start, uint64 end)
 {
@@ -336,11 +347,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 		mk->skip = pg_encoding_mbcliplen(column->xfrm->encoding, column->first,
 										 column->shared, column->shared);
 	column->skipped = mk->skip;
-	for (int i = 0; i < lengthof(mk->min); i++)
-	{
-		mk->min[i] = PG_UINT64_MAX;
-		mk->max[i] = 0;
-	}
+	clear_ranges(mk);
 	pg_atomic_init_u32(&mk->failed, 0);
 	memset(mk->collators, 0, sizeof(mk->collators));
 	mk->icu_skip = 0;
@@ -361,11 +368,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 			(mk->icu_skip = icu_shared_bytes(mk, nworkers)) >= 8)
 		{
 			column->skipped = mk->icu_skip;
-			for (int i = 0; i < lengthof(mk->min); i++)
-			{
-				mk->min[i] = PG_UINT64_MAX;
-				mk->max[i] = 0;
-			}
+			clear_ranges(mk);
 			parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
 		}
 	}

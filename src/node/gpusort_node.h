@@ -27,9 +27,9 @@ extern CustomScan *gpusort_make_node(Sort *sort);
 
 /*
  * Where a GpuSort returns the query's result rows (nothing above it reads
- * its columns, bar a LIMIT), lets its input stop adding the sort keys that
- * only relabel a column of it (ORDER BY x COLLATE "C"): the node sorts by
- * that column under the key's collation instead.
+ * its columns, bar a LIMIT), lets its input stop adding the junk columns
+ * that only relabel a column of it (ORDER BY x COLLATE "C": the sort reads
+ * x under "C", and nothing reads the junk copy).
  */
 extern void gpusort_unproject_keys(CustomScan *cscan);
 

@@ -125,19 +125,18 @@ visible_column(List *tlist, int nvisible, Expr *expr)
  * reads x, under c).  Where the rows leave the plan as they come from
  * GpuSort, no node reads the junk column (the executor's junk filter drops
  * it unread), so the input may leave it out: the scan returns its tuples
- * as they are, GpuSort sorts by x's column under c (the sort's collations
- * are its own), and its scan tuple keeps the junk column's type, which
- * reads as NULL.  Only for an input that is a scan, whose junk columns all
- * relabel one of its visible columns.
+ * as they are, and GpuSort's scan tuple keeps the junk column's type,
+ * which reads as NULL.  Only for an input that is a scan, whose junk
+ * columns all relabel one of its visible columns and are no sort key.
  */
 void
 gpusort_unproject_keys(CustomScan *cscan)
 {
 	Plan	   *input = cscan->scan.plan.lefttree;
 	List	   *tlist;
-	List	   *cols = linitial(cscan->custom_private);
-	List	   *newcols = NIL;
 	int			nvisible = 0;
+	int			njunk;
+	AttrNumber *relabeled;		/* per junk column, the column it relabels */
 	ListCell   *lc;
 
 	if (input == NULL ||
@@ -145,34 +144,31 @@ gpusort_unproject_keys(CustomScan *cscan)
 		return;
 	tlist = input->targetlist;
 
-	/* the visible columns first, then only junk ones, each a sort key */
+	/* the visible columns first, then only junk ones that relabel them */
 	foreach(lc, tlist)
 	{
 		if (lfirst_node(TargetEntry, lc)->resjunk)
 			break;
 		nvisible++;
 	}
-	if (nvisible == list_length(tlist))
+	njunk = list_length(tlist) - nvisible;
+	if (njunk == 0)
 		return;
-	for (int i = nvisible; i < list_length(tlist); i++)
+	relabeled = palloc(sizeof(AttrNumber) * njunk);
+	for (int j = 0; j < njunk; j++)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, tlist, i);
+		TargetEntry *tle = list_nth_node(TargetEntry, tlist, nvisible + j);
 		Expr	   *inner = strip_relabel(tle->expr);
 
 		if (!tle->resjunk || !IsA(tle->expr, RelabelType) || !IsA(inner, Var) ||
-			visible_column(tlist, nvisible, inner) == InvalidAttrNumber)
+			(relabeled[j] = visible_column(tlist, nvisible, inner)) == InvalidAttrNumber)
 			return;
 	}
 
-	/* a sort key on a junk column: the visible column it relabels */
-	foreach(lc, cols)
-	{
-		TargetEntry *tle = get_tle_by_resno(tlist, lfirst_int(lc));
-
-		newcols = lappend_int(newcols, tle->resjunk ?
-							  visible_column(tlist, nvisible, strip_relabel(tle->expr)) :
-							  tle->resno);
-	}
+	/* the sort reads visible columns only (under its own collations) */
+	foreach(lc, (List *) linitial(cscan->custom_private))
+		if (lfirst_int(lc) > nvisible)
+			return;
 
 	/*
 	 * The scan tuple keeps every column; a junk one is now the relabeled
@@ -181,7 +177,6 @@ gpusort_unproject_keys(CustomScan *cscan)
 	foreach(lc, cscan->custom_scan_tlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Expr	   *expr;
 		RelabelType *innermost;
 		Var		   *var;
 
@@ -189,17 +184,14 @@ gpusort_unproject_keys(CustomScan *cscan)
 			continue;
 		tle = flatCopyTargetEntry(tle);
 		lfirst(lc) = tle;
-		expr = copyObject(get_tle_by_resno(tlist, tle->resno)->expr);
-		innermost = (RelabelType *) expr;
+		tle->expr = copyObject(list_nth_node(TargetEntry, tlist, tle->resno - 1)->expr);
+		innermost = (RelabelType *) tle->expr;
 		while (IsA(innermost->arg, RelabelType))
 			innermost = (RelabelType *) innermost->arg;
 		var = (Var *) innermost->arg;
-		innermost->arg = (Expr *) makeVar(OUTER_VAR,
-										  visible_column(tlist, nvisible, (Expr *) var),
+		innermost->arg = (Expr *) makeVar(OUTER_VAR, relabeled[tle->resno - nvisible - 1],
 										  var->vartype, var->vartypmod, var->varcollid, 0);
-		tle->expr = expr;
 	}
-	linitial(cscan->custom_private) = newcols;
 	input->targetlist = list_truncate(list_copy(tlist), nvisible);
 }
 
