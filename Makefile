@@ -9,8 +9,8 @@
 
 MODULE_big = gpusort
 EXTENSION = gpusort
-DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql \
-       sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql
+DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql sql/gpusort--1.3.sql \
+       sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql sql/gpusort--1.2--1.3.sql
 PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
 
 SRCS = $(sort $(wildcard src/*.c src/*/*.c))
@@ -19,7 +19,7 @@ OBJS = $(SRCS:.c=.o)
 # Regression suites: test/sql, test/expected.  They run against any server
 # that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
-REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability differential array_sort gpu_info
+REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability differential array_sort gpu_info service
 REGRESS_OPTS = --inputdir=test $(GPUSORT_REGRESS_OPTS)
 # the kernel tests' build, which PostgreSQL run-tests.sh last built for, the
 # CUDA objects whether or not this make builds them, run-tests.sh's log

@@ -23,7 +23,7 @@
 
 /* PostgreSQL 18 names the module in its magic block. */
 #ifdef PG_MODULE_MAGIC_EXT
-#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.2")
+#define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "gpusort", .version = "1.3")
 #else
 #define GPUSORT_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
@@ -79,5 +79,31 @@ compat_guc_malloc(size_t size)
 	return malloc(size);
 #endif
 }
+
+/*
+ * The wait event of a backend whose sort waits for the GPU service: a
+ * named one from PostgreSQL 17 on, "Extension" before.
+ */
+#if PG_VERSION_NUM >= 170000
+#include "utils/wait_event.h"
+
+static inline uint32
+compat_service_wait_event(void)
+{
+	static uint32 event = 0;
+
+	if (event == 0)
+		event = WaitEventExtensionNew("GpuSortService");
+	return event;
+}
+#else
+#include "pgstat.h"
+
+static inline uint32
+compat_service_wait_event(void)
+{
+	return PG_WAIT_EXTENSION;
+}
+#endif
 
 #endif							/* GPUSORT_COMPAT_H */

@@ -4,13 +4,13 @@
  *	  Module entry point of gpusort.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries): it only
- * defines settings and installs hooks.  CUDA is started lazily, in the
+ * defines settings and installs hooks.  Preloaded, it also asks for a
+ * little shared memory, where parallel workers leave their GpuSort
+ * statistics for the leader's EXPLAIN (node/worker_stats.c), and, with
+ * gpusort.service on, starts the GPU service (service/service.h), whose
+ * processes alone run CUDA.  Otherwise CUDA is started lazily, in the
  * backend that first sorts on the GPU, or when the library is loaded into a
  * backend (session_preload_libraries, LOAD) with gpusort.gpu_prestart on.
- *
- * Preloaded, it also asks for a little shared memory, where parallel
- * workers leave their GpuSort statistics for the leader's EXPLAIN
- * (node/worker_stats.c).
  *
  * The planner hook puts GpuSort in plans only where the library was loaded
  * by choice: a preload setting or LOAD.  Loaded by a call of one of its SQL
@@ -33,6 +33,7 @@
 #include "node/gpusort_node.h"
 #include "node/planner.h"
 #include "node/worker_stats.h"
+#include "service/service.h"
 #include "settings.h"
 
 GPUSORT_MODULE_MAGIC;
@@ -87,13 +88,19 @@ void
 _PG_init(void)
 {
 	gpusort_define_settings();
-#ifdef GPUSORT_WITH_CUDA
-	sort_engine_register_gpu(&gpu_sort_engine);
-#endif
 	gpusort_node_init();
 	gpusort_planner_init(loaded_by_choice());
 	if (process_shared_preload_libraries_in_progress)
 		worker_stats_init();
+
+	/* the GPU: the service's, or each backend's own */
+	if (!(process_shared_preload_libraries_in_progress && gpusort_service &&
+		  gpu_service_init()))
+	{
+#ifdef GPUSORT_WITH_CUDA
+		sort_engine_register_gpu(&gpu_sort_engine);
+#endif
+	}
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

@@ -23,6 +23,9 @@ bool		gpusort_spill = true;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = -1;
 bool		gpusort_gpu_prestart = false;
+bool		gpusort_service = true;
+char	   *gpusort_service_gpus = NULL;
+int			gpusort_service_memory = -1;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
@@ -77,7 +80,7 @@ check_gpu_memory(int *newval, void **extra, GucSource source)
 {
 	if (*newval == 0)
 	{
-		GUC_check_errdetail("gpusort.gpu_memory must be -1 (80%% of the GPU's free memory) or at least 1MB.");
+		GUC_check_errdetail("It must be -1 (80%% of the GPU's free memory) or at least 1MB.");
 		return false;
 	}
 	return true;
@@ -156,6 +159,32 @@ gpusort_define_settings(void)
 							 false,
 							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.service",
+							 "Sorts on the GPU through one service for the whole server.",
+							 "With shared_preload_libraries, a background worker starts one "
+							 "process per GPU, which alone runs CUDA; backends hand it their "
+							 "sorts.  Off, or without preloading, each backend starts CUDA itself.",
+							 &gpusort_service,
+							 true,
+							 PGC_POSTMASTER, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpusort.service_gpus",
+							   "The GPUs of the GPU service: CUDA device numbers separated by commas; empty for all.",
+							   NULL,
+							   &gpusort_service_gpus,
+							   "",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.service_memory",
+							"Device memory the GPU service may use on each GPU, for all backends; -1 uses 80% of the GPU's free memory.",
+							"Sorts that would need more run on the CPU engine.",
+							&gpusort_service_memory,
+							-1, -1, INT_MAX,
+							PGC_POSTMASTER, GUC_UNIT_MB,
+							check_gpu_memory, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.prefault_threads",
 							"Helper threads per backend that map a sort's fresh memory ahead of its use.",

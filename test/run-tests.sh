@@ -7,6 +7,8 @@
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
 #      that every sort above a few hundred rows spills (SPILL_RERUN=0: not);
+#      With CUDA, the GPU service's crash test runs there too
+#      (test/service-crash.sh: kill -9 of its processes while sessions sort);
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
 #   4. runs test/scale-out.sh: a coordinator and two shards, a table sharded
@@ -75,6 +77,14 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 		DROP FUNCTION IF EXISTS diff_fill, diff_check; DROP COLLATION IF EXISTS diff_icu"
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
+fi
+if [ "$cuda" = yes ]; then
+	echo "== the GPU service survives kill -9 of its processes (test/service-crash.sh)"
+	if SESSIONS=8 ROWS=200000 test/service-crash.sh; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
 fi
 cluster_stop
 

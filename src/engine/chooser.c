@@ -148,6 +148,12 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 	report->fallback_reason = NULL;
 	if (sort_engine_choose(nrows, nkeys, &report->choice) == SORT_ENGINE_CPU)
 		return false;
+	/* a GPU shared by all backends may be too busy, or down: a choice */
+	if (gpu_engine && gpu_engine->admits && !gpu_engine->admits(nrows, nkeys, &why))
+	{
+		report->choice = psprintf("%s, but %s", report->choice, why);
+		return false;
+	}
 	if (gpu_engine == NULL)
 		why = "gpusort was built without CUDA";
 	else if (job ? gpu_engine->sort_job(job, &why) :
@@ -243,7 +249,8 @@ upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 			const uint64 *payload, uint32 nrows, uint32 capacity,
 			MemoryContext cxt)
 {
-	if (upload == NULL && !gpu_job_expected(gpu_engine, nrows, nkeys))
+	if (upload == NULL && (gpu_engine == NULL || gpu_engine->uploader == NULL ||
+						   !gpu_job_expected(gpu_engine, nrows, nkeys)))
 		return NULL;
 	return gpu_engine->uploader->rows(upload, nkeys, keys, payload, nrows,
 									  capacity, cxt);
@@ -274,8 +281,10 @@ sort_engine_stager(char **why)
 
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		*why = "gpusort.device = cpu";
-	else if (gpu_engine == NULL || gpu_engine->stager == NULL)
+	else if (gpu_engine == NULL)
 		*why = "gpusort was built without CUDA";
+	else if (gpu_engine->stager == NULL)
+		*why = "the GPU service does not hold rows";
 	else if (gpu_engine->unavailable(&missing))
 		*why = psprintf("no GPU: %s", missing);
 	else

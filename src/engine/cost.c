@@ -43,7 +43,13 @@
 #define GPU_NS_PER_ROW_KEY		1.2
 #define GPU_NS_PER_ROW			1.6
 
-static double
+double
+cpu_estimate_ms(uint32 nrows, int nkeys)
+{
+	return (double) nrows * nkeys * CPU_NS_PER_ROW_KEY / 1e6;
+}
+
+double
 gpu_estimate_ms(uint32 nrows, int nkeys)
 {
 	return GPU_JOB_MS + nkeys * GPU_COLUMN_MS +
@@ -78,7 +84,7 @@ gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys, const char **why)
 		*why = "the sort needs more device memory than gpusort.gpu_memory allows";
 		return false;
 	}
-	cpu_ms = (double) nrows * nkeys * CPU_NS_PER_ROW_KEY / 1e6;
+	cpu_ms = cpu_estimate_ms(nrows, nkeys);
 	gpu_ms = gpu_estimate_ms(nrows, nkeys);
 	if (!gpu->started())
 		gpu_ms += gpu_startup_estimate_ms(gpu);

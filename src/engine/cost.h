@@ -13,6 +13,10 @@
 
 #include "engine/sort_job.h"
 
+/* What a job is estimated to take on each engine, in milliseconds. */
+extern double cpu_estimate_ms(uint32 nrows, int nkeys);
+extern double gpu_estimate_ms(uint32 nrows, int nkeys);
+
 /*
  * Should a sort of nrows rows and nkeys key columns go to the GPU engine
  * gpu (NULL: none was built)?  If not, *why says why, unless the CPU is

@@ -53,8 +53,9 @@ typedef struct SortJob
 	/*
 	 * Optional, with a payload: an engine that sorts the payload may also
 	 * hand back keys[0] in sorted order, in keys_sorted (allocated in
-	 * CurrentMemoryContext), when want_sorted_keys asks; else NULL.  The
-	 * caller then finds rows that tie on keys[0] without perm.
+	 * CurrentMemoryContext, unless the caller set it to nrows words of its
+	 * own), when want_sorted_keys asks; else NULL.  The caller then finds
+	 * rows that tie on keys[0] without perm.
 	 */
 	bool		want_sorted_keys;
 	uint64	   *keys_sorted;
@@ -105,6 +106,14 @@ typedef struct SortEngine
 	bool		(*started) (void);	/* running in this backend */
 	double		(*startup_ms) (void);	/* its start as measured here, or 0 */
 	bool		(*job_fits) (uint32 nrows, int nkeys);	/* within its memory */
+
+	/*
+	 * An engine shared by all backends (the GPU service) may decline a job
+	 * that the chooser sent it, when its queue would make it slower than
+	 * the CPU engine, or it is down: false, with the reason.  NULL: it
+	 * takes every job.
+	 */
+	bool		(*admits) (uint32 nrows, int nkeys, char **why);
 
 	/* Its side of the early upload of rows being collected, or NULL. */
 	const RowStoreUploader *uploader;

@@ -26,6 +26,7 @@
 
 #include "gpu/gpu_copier.h"
 #include "gpu/gpu_state.h"
+#include "service/service.h"
 #include "settings.h"
 #include "util/threads.h"
 
@@ -219,9 +220,12 @@ gpu_engine_prestart(void)
 	char	   *why = NULL;
 	double		ms;
 
-	/* only in a regular backend, never in the postmaster or a worker */
+	/*
+	 * only in a regular backend, never in the postmaster or a worker, nor
+	 * where the GPU service holds the GPU
+	 */
 	if (!gpusort_gpu_prestart || !IsUnderPostmaster || IsParallelWorker() ||
-		MyBackendType != B_BACKEND)
+		MyBackendType != B_BACKEND || gpu_service_enabled())
 		return;
 	if (gpu_engine_start(&why, &ms))
 		elog(DEBUG1, "gpusort: gpusort.gpu_prestart started the GPU in %.1f ms", ms);

@@ -72,6 +72,9 @@ typedef struct GpuEngine
 								 * BUF_PAYLOAD, or NULL (upload.c) */
 	const volatile int *interrupt_flag; /* what the current job watches, or
 										 * NULL (jobs.c) */
+	const volatile int *cancel_source;	/* what jobs watch instead of
+										 * QueryCancelPending (a GPU process
+										 * of the service), or NULL */
 } GpuEngine;
 
 extern GpuEngine gpu;

@@ -163,8 +163,11 @@ static void
 watch_interrupts(void)
 {
 	CHECK_FOR_INTERRUPTS();
-	gpu.interrupt_flag = INTERRUPTS_CAN_BE_PROCESSED() ?
-		(const volatile int *) &QueryCancelPending : NULL;
+	if (gpu.cancel_source)
+		gpu.interrupt_flag = gpu.cancel_source;
+	else
+		gpu.interrupt_flag = INTERRUPTS_CAN_BE_PROCESSED() ?
+			(const volatile int *) &QueryCancelPending : NULL;
 	gs_context_set_interrupt(gpu.ctx, gpu.interrupt_flag);
 }
 
@@ -255,6 +258,7 @@ static bool
 gpu_sort_job(SortJob *job, char **why)
 {
 	JobTimes	times;
+	bool		own_keys = false;
 
 	if (!prepare_sort(job->nrows, gpu_job_device_bytes(job->nrows, job->nkeys), why))
 		return false;
@@ -262,12 +266,13 @@ gpu_sort_job(SortJob *job, char **why)
 	{
 		if (job->payload)
 		{
-			memcpy(job->payload_out, job->payload, sizeof(uint64) * job->nrows);
+			memmove(job->payload_out, job->payload, sizeof(uint64) * job->nrows);
 			job->payload_sorted = true;
 			if (job->want_sorted_keys && job->nkeys > 0)
 			{
-				job->keys_sorted = palloc(sizeof(uint64) * Max(job->nrows, 1));
-				memcpy(job->keys_sorted, job->keys[0], sizeof(uint64) * job->nrows);
+				if (job->keys_sorted == NULL)
+					job->keys_sorted = palloc(sizeof(uint64) * Max(job->nrows, 1));
+				memmove(job->keys_sorted, job->keys[0], sizeof(uint64) * job->nrows);
 			}
 		}
 		else
@@ -276,13 +281,19 @@ gpu_sort_job(SortJob *job, char **why)
 		return true;
 	}
 
-	/* the keys come back sorted where the caller asks (sort_job.h) */
-	if (job->payload && job->want_sorted_keys)
+	/*
+	 * the keys come back sorted where the caller asks (sort_job.h), into
+	 * its buffer if it has one (the service's, in place of the keys)
+	 */
+	if (job->payload && job->want_sorted_keys && job->keys_sorted == NULL)
+	{
 		job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
 												  sizeof(uint64) * job->nrows);
+		own_keys = true;
+	}
 	if (!end_sort(run_watched(run_job, job, &times), why))
 	{
-		if (job->keys_sorted)
+		if (own_keys)
 			pfree(job->keys_sorted);
 		job->keys_sorted = NULL;
 		return false;

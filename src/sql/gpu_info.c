@@ -4,8 +4,10 @@
  *	  The SQL functions that show and start the GPU and report what the
  *	  engines did in this backend:
  *
- *		gpusort_devices()      the GPUs this backend sees (none: no rows)
+ *		gpusort_devices()      the GPU service's GPUs, or those this backend
+ *							   sees without the service (none: no rows)
  *		gpusort_gpu_start()    starts the GPU now; the milliseconds it took
+ *							   (0 with the service, which runs it)
  *		gpusort_stats()        sorts, rows and time by engine, and fallbacks
  *		gpusort_stats_reset()  zeroes those counters
  *
@@ -22,6 +24,7 @@
 
 #include "engine/engine.h"
 #include "gpu/engine_gpu.h"
+#include "service/service.h"
 
 PG_FUNCTION_INFO_V1(gpusort_devices);
 PG_FUNCTION_INFO_V1(gpusort_gpu_start);
@@ -40,7 +43,11 @@ gpusort_devices(PG_FUNCTION_ARGS)
 	int			count;
 
 	InitMaterializedSRF(fcinfo, 0);
-	devices = gpu_list_devices(&count);
+	/* the service's GPUs, else those this backend sees */
+	if (gpu_service_enabled())
+		devices = gpu_service_devices(&count);
+	else
+		devices = gpu_list_devices(&count);
 	for (int i = 0; i < count; i++)
 	{
 		Datum		values[6];
@@ -69,6 +76,12 @@ gpusort_gpu_start(PG_FUNCTION_ARGS)
 	char	   *why = NULL;
 	double		ms;
 
+	if (gpu_service_enabled())
+	{
+		ereport(NOTICE,
+				(errmsg("gpusort: the GPU service runs the GPU; backends do not start it")));
+		PG_RETURN_FLOAT8(0);
+	}
 	if (!gpu_engine_start(&why, &ms))
 	{
 		ereport(WARNING,

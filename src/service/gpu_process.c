@@ -1,0 +1,341 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_process.c
+ *	  A process of the GPU service: it holds one GPU's CUDA context (the
+ *	  GPU engine of src/gpu/, started as a backend would start it) and runs
+ *	  the jobs that backends queue, one at a time, oldest first.
+ *
+ * It is a child of the supervisor, not of the postmaster (supervisor.c),
+ * and so no PostgreSQL process: it runs none of the supervisor's exit
+ * callbacks, takes no lock, and reports errors only to the server log and
+ * to the backend whose job failed.  It dies with the supervisor.
+ *
+ * A job's segment (service_shared.h) is mapped by its name, sorted in
+ * place: the payload or the permutation, and the sorted first key column,
+ * take the place of what went up.  A backend that gives up on its job sets
+ * the slot's cancel flag, which the kernels watch.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "utils/memutils.h"
+#include "utils/ps_status.h"
+
+#include "gpu/gpu_state.h"
+#include "keys/key_codec.h"
+#include "service/service_shared.h"
+#include "settings.h"
+#include "util/timing.h"
+
+/* Jobs of fewer row-keys do not count in the time per row-key. */
+#define TIMED_ROW_KEYS		100000
+
+/* Seconds before a GPU that failed to start is tried again. */
+#define FAILED_RETRY_S		30
+
+/* Leaves the supervisor's state behind: a process of its own. */
+static void
+become_gpu_process(int g)
+{
+	sigset_t	none;
+
+	/* none of the supervisor's exit callbacks (its PGPROC, ...) */
+	on_exit_reset();
+	MyProcPid = getpid();
+	InterruptPending = false;
+	QueryCancelPending = false;
+	ProcDiePending = false;
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != service->supervisor_pid)
+		_exit(1);
+	pqsignal(SIGTERM, SIG_DFL);
+	pqsignal(SIGQUIT, SIG_DFL);
+	pqsignal(SIGCHLD, SIG_DFL);
+	pqsignal(SIGINT, SIG_IGN);
+	pqsignal(SIGHUP, SIG_IGN);
+	pqsignal(SIGUSR1, SIG_IGN);
+	pqsignal(SIGUSR2, SIG_IGN);
+	pqsignal(SIGURG, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	set_ps_display(psprintf("GPU %d", g));
+}
+
+/* Does GPU id belong to the service (gpusort.service_gpus)? */
+static bool
+gpu_selected(int id)
+{
+	const char *p = gpusort_service_gpus;
+
+	if (p == NULL || *p == '\0')
+		return true;
+	while (*p)
+	{
+		char	   *end;
+		long		v = strtol(p, &end, 10);
+
+		if (end == p)
+			p++;
+		else
+		{
+			if (v == id)
+				return true;
+			p = end;
+		}
+	}
+	return false;
+}
+
+/* The first process lists the service's GPUs. */
+static void
+list_gpus(void)
+{
+	GpuDeviceInfo *devices;
+	int			count = 0;
+	int			n = 0;
+	gs_status	st = gs_device_count(&count);
+
+	if (st != GS_OK || count == 0)
+		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
+				 "%s", gs_last_error(NULL));
+	devices = gpu_list_devices(&count);
+	for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
+		if (gpu_selected(devices[i].id))
+			service->gpus[n++].info = devices[i];
+	if (count > 0 && n == 0)
+		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
+				 "gpusort.service_gpus (\"%s\") names none of the %d GPUs",
+				 gpusort_service_gpus, count);
+	pg_atomic_write_u32(&service->ngpus, n);
+	pg_atomic_write_u32(&service->probed, 1);
+}
+
+/*
+ * Without a GPU to run, the process stays, idle: until the server stops
+ * where there is none, or for a while where it failed to start (then the
+ * supervisor starts a process to try again).
+ */
+static void pg_attribute_noreturn()
+idle(int g, GpuProcessState state)
+{
+	pg_atomic_write_u32(&service->gpus[g].state, state);
+	for (int s = 0; state == GPU_NO_DEVICE || s < FAILED_RETRY_S; s++)
+	{
+		pg_usleep(1000000L);
+		if (getppid() != service->supervisor_pid)
+			_exit(0);
+	}
+	_exit(1);
+}
+
+/* The oldest queued job, now GPU g's; NULL when none is queued. */
+static ServiceSlot *
+take_job(int g)
+{
+	for (;;)
+	{
+		ServiceSlot *oldest = NULL;
+		uint32		queued = SLOT_QUEUED;
+
+		for (int s = 0; s < SERVICE_SLOTS; s++)
+		{
+			ServiceSlot *slot = &service->slots[s];
+
+			if (pg_atomic_read_u32(&slot->state) == SLOT_QUEUED &&
+				(oldest == NULL || slot->ticket < oldest->ticket))
+				oldest = slot;
+		}
+		if (oldest == NULL)
+			return NULL;
+		if (pg_atomic_compare_exchange_u32(&oldest->state, &queued, SLOT_RUNNING + g))
+		{
+			pg_read_barrier();
+			pg_atomic_fetch_sub_u32(&service->queued_jobs, 1);
+			pg_atomic_fetch_sub_u64(&service->queued_row_keys, oldest->row_keys);
+			pg_atomic_fetch_add_u64(&service->gpus[g].running_row_keys, oldest->row_keys);
+			return oldest;
+		}
+	}
+}
+
+/* Runs a job on the segment at base (service_shared.h's layout). */
+static bool
+run_on_gpu(ServiceSlot *slot, char *base, char **why)
+{
+	uint32		n = slot->nrows;
+
+	if (slot->kind == SERVICE_JOB_VALUES)
+	{
+		SortValues	values;
+
+		values.type = slot->value_type;
+		values.descending = slot->descending;
+		values.n = n;
+		values.in = base;
+		values.out = base + (Size) n * key_value_width(slot->value_type);
+		return gpu_sort_engine.sort_values(&values, why);
+	}
+	else
+	{
+		SortJob		job;
+		const uint64 **keys = palloc(sizeof(uint64 *) * Max(slot->nkeys, 1));
+		bool		ok;
+
+		for (int c = 0; c < slot->nkeys; c++)
+			keys[c] = (const uint64 *) (base + service_keys_bytes(n, c));
+		memset(&job, 0, sizeof(job));
+		job.nrows = n;
+		job.nkeys = slot->nkeys;
+		job.keys = keys;
+		if (slot->payload)
+		{
+			job.payload = (const uint64 *) (base + service_keys_bytes(n, slot->nkeys));
+			job.payload_out = (uint64 *) job.payload;
+			job.want_sorted_keys = slot->want_sorted_keys;
+			if (job.want_sorted_keys)
+				job.keys_sorted = (uint64 *) keys[0];
+		}
+		else
+			job.perm = (uint32 *) (base + service_perm_offset(n, slot->nkeys, false));
+		ok = gpu_sort_engine.sort_job(&job, why);
+		slot->payload_sorted = ok && job.payload_sorted;
+		slot->keys_sorted = ok && job.keys_sorted != NULL;
+		return ok;
+	}
+}
+
+/* Runs a slot's job and ends it. */
+static void
+run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
+{
+	ServiceGpu *gpu_entry = &service->gpus[g];
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	char		name[64];
+	char	   *why = NULL;
+	void	   *base = MAP_FAILED;
+	bool		ok = false;
+	instr_time	start;
+	int			fd;
+
+	INSTR_TIME_SET_CURRENT(start);
+	slot->gpu = g;
+	slot->why[0] = '\0';
+	SERVICE_SEGMENT_NAME(name, slot->segment);
+	fd = shm_open(name, O_RDWR, 0);
+	if (fd >= 0)
+	{
+		base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+	}
+	if (base == MAP_FAILED)
+		why = psprintf("the GPU process could not map the job's segment %s: %m", name);
+	else
+	{
+		gpu.cancel_source = &slot->cancel;
+		PG_TRY();
+		{
+			ok = run_on_gpu(slot, base, &why);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			why = psprintf("the GPU process failed: %s", edata->message);
+			ok = false;
+		}
+		PG_END_TRY();
+		gpu.cancel_source = NULL;
+		munmap(base, slot->segment_bytes);
+	}
+	slot->ok = ok;
+	if (!ok)
+		strlcpy(slot->why, why ? why : "unknown", sizeof(slot->why));
+
+	/* what the service shows, and what backends expect of its queue */
+	{
+		double		ms = ms_since(start);
+
+		pg_atomic_fetch_add_u64(&gpu_entry->jobs, 1);
+		pg_atomic_fetch_add_u64(&gpu_entry->rows, slot->nrows);
+		pg_atomic_fetch_add_u64(&gpu_entry->busy_us, (uint64) (ms * 1000.0));
+		if (!ok)
+			pg_atomic_fetch_add_u64(&gpu_entry->failures, 1);
+		else if (slot->row_keys >= TIMED_ROW_KEYS)
+			gpu_entry->ns_per_row_key = 0.8 * gpu_entry->ns_per_row_key +
+				0.2 * (ms * 1e6 / (double) slot->row_keys);
+		gpu_entry->mem_used = gpu.ctx ? gs_context_mem_used(gpu.ctx) : 0;
+		pg_atomic_fetch_sub_u64(&gpu_entry->running_row_keys, slot->row_keys);
+	}
+	service_slot_finish(slot);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(cxt);
+}
+
+void
+gpu_process_main(int g)
+{
+	ServiceGpu *gpu_entry = &service->gpus[g];
+	MemoryContext cxt;
+	char	   *why = NULL;
+	double		ms;
+
+	become_gpu_process(g);
+	cxt = AllocSetContextCreate(TopMemoryContext, "gpusort GPU process",
+								ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+
+	if (g == 0)
+		list_gpus();
+	if (pg_atomic_read_u32(&service->ngpus) == 0)
+		idle(g, GPU_NO_DEVICE);
+
+	/* the GPU, as a backend's engine starts it (context.c) */
+	gpusort_gpu_id = gpu_entry->info.id;
+	gpusort_gpu_memory = gpusort_service_memory;
+	if (!gpu_engine_start(&why, &ms))
+	{
+		strlcpy(gpu_entry->reason, why, sizeof(gpu_entry->reason));
+		ereport(LOG, (errmsg("gpusort: GPU %d cannot be started: %s", g, why)));
+		idle(g, GPU_FAILED);
+	}
+	gpu_entry->reason[0] = '\0';
+	gpu_entry->mem_limit = gpu.mem_limit;
+	gpu_entry->mem_used = gs_context_mem_used(gpu.ctx);
+	if (gpu_entry->ns_per_row_key <= 0)
+		gpu_entry->ns_per_row_key = 2.0;
+	pg_atomic_write_u32(&gpu_entry->state, GPU_READY);
+	ereport(LOG,
+			(errmsg("gpusort: GPU %d (%s) ready in %.0f ms, device memory limit %zu MB",
+					g, gpu_entry->info.name, ms, gpu.mem_limit >> 20)));
+	MemoryContextReset(cxt);
+
+	for (;;)
+	{
+		struct timespec until;
+		ServiceSlot *slot;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		(void) sem_timedwait(&service->wake, &until);
+		if (getppid() != service->supervisor_pid)
+			_exit(0);
+		while ((slot = take_job(g)) != NULL)
+			run_slot(g, slot, cxt);
+	}
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

@@ -1,0 +1,165 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_shared.h
+ *	  The GPU service's shared memory, which backends, the supervisor and
+ *	  the GPU processes share (CUDA builds only).  The service is split by
+ *	  process:
+ *
+ *	  shared.c		the shared memory, its job slots, and what it publishes
+ *	  supervisor.c	the background worker that starts and watches the GPU
+ *					processes
+ *	  gpu_process.c a GPU process: one GPU's context, running jobs
+ *	  client.c		the backends' side: the chooser's GPU engine
+ *
+ * A job travels in a dynamic shared memory segment that its backend
+ * creates: the key columns, then the payload, then room for the order.  The
+ * GPU process maps that segment by name (only dynamic_shared_memory_type =
+ * posix is supported), sorts it in place, and sets the backend's latch.
+ *
+ * A slot's state says who owns it, and changes only by compare-and-swap:
+ *
+ *	  FREE --backend--> FILLING --backend--> QUEUED --GPU process--> RUNNING+g
+ *	  RUNNING+g --GPU process (or, if it died, the supervisor)--> DONE
+ *	  DONE --backend--> FREE
+ *
+ * A backend that gives up (a cancel, an error) sets abandoned and frees the
+ * slot itself if it is QUEUED or DONE; otherwise whoever ends the job frees
+ * it.  The GPU processes take no lock and no PGPROC of their own: they only
+ * touch slots and their own GPU's entry, and set latches.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SERVICE_SHARED_H
+#define GPUSORT_SERVICE_SHARED_H
+
+#include "postgres.h"
+
+#include <semaphore.h>
+
+#include "port/atomics.h"
+#include "storage/dsm.h"
+#include "storage/latch.h"
+
+#include "service/service.h"
+
+#define SERVICE_MAX_GPUS	16
+#define SERVICE_SLOTS		512
+
+typedef enum SlotState
+{
+	SLOT_FREE = 0,
+	SLOT_FILLING,
+	SLOT_QUEUED,
+	SLOT_DONE,
+	SLOT_RUNNING				/* + the GPU's number */
+} SlotState;
+
+typedef enum ServiceJobKind
+{
+	SERVICE_JOB_KEYS,			/* a SortJob */
+	SERVICE_JOB_VALUES			/* a SortValues */
+} ServiceJobKind;
+
+typedef struct ServiceSlot
+{
+	pg_atomic_uint32 state;
+	pg_atomic_uint32 abandoned;
+	volatile int cancel;		/* what the GPU's kernels watch */
+	uint64		ticket;			/* the order of the queue */
+	Latch	   *latch;			/* the backend's */
+	dsm_handle	segment;
+	Size		segment_bytes;
+	uint64		row_keys;		/* rows times key columns, for the wait */
+
+	/* the job */
+	ServiceJobKind kind;
+	uint32		nrows;
+	int			nkeys;
+	bool		payload;		/* a payload follows the keys */
+	bool		want_sorted_keys;
+	SortValueType value_type;
+	bool		descending;
+
+	/* its result */
+	bool		ok;
+	bool		lost;			/* its GPU process died during the job */
+	bool		payload_sorted;
+	bool		keys_sorted;	/* in place of the first key column */
+	int			gpu;
+	char		why[256];
+} ServiceSlot;
+
+typedef enum GpuProcessState
+{
+	GPU_DOWN = 0,				/* no process (yet, or it died) */
+	GPU_STARTING,
+	GPU_READY,
+	GPU_NO_DEVICE,				/* no GPU on this host: the process idles */
+	GPU_FAILED					/* its GPU cannot be started */
+} GpuProcessState;
+
+typedef struct ServiceGpu
+{
+	pg_atomic_uint32 state;
+	int			pid;
+	GpuDeviceInfo info;			/* info.id: the CUDA device */
+	Size		mem_limit;
+	Size		mem_used;
+	pg_atomic_uint64 jobs;
+	pg_atomic_uint64 rows;
+	pg_atomic_uint64 busy_us;
+	pg_atomic_uint64 failures;
+	pg_atomic_uint64 running_row_keys;
+	int64		restarts;		/* the supervisor's */
+	double		ns_per_row_key; /* what its jobs took, lately */
+	char		reason[256];
+} ServiceGpu;
+
+typedef struct ServiceShared
+{
+	sem_t		wake;			/* posted once per queued job */
+	int			supervisor_pid;
+	pg_atomic_uint32 ngpus;		/* entries of gpus[] once probed */
+	pg_atomic_uint32 probed;	/* the first GPU process listed them */
+	pg_atomic_uint64 next_ticket;
+	pg_atomic_uint32 queued_jobs;
+	pg_atomic_uint64 queued_row_keys;
+	pg_atomic_uint64 fallbacks[SERVICE_NUM_FALLBACKS];
+	ServiceGpu	gpus[SERVICE_MAX_GPUS];
+	ServiceSlot slots[SERVICE_SLOTS];
+} ServiceShared;
+
+/* shared.c */
+extern ServiceShared *service;
+extern void service_shmem_init(void);
+
+/* Ends a slot's job (GPU process, supervisor) and wakes its backend. */
+extern void service_slot_finish(ServiceSlot *slot);
+
+/* The layout of a job's segment. */
+static inline Size
+service_keys_bytes(uint32 nrows, int nkeys)
+{
+	return (Size) nrows * nkeys * sizeof(uint64);
+}
+
+static inline Size
+service_perm_offset(uint32 nrows, int nkeys, bool payload)
+{
+	return service_keys_bytes(nrows, nkeys) + (payload ? (Size) nrows * sizeof(uint64) : 0);
+}
+
+/* The name under which PostgreSQL's posix segments live. */
+#define SERVICE_SEGMENT_NAME(buf, handle) \
+	snprintf(buf, sizeof(buf), "/PostgreSQL.%u", (unsigned) (handle))
+
+/* supervisor.c */
+extern void service_register_supervisor(void);
+
+/* gpu_process.c: the body of a GPU process (never returns) */
+extern void gpu_process_main(int gpu) pg_attribute_noreturn();
+
+/* client.c */
+extern const SortEngine service_sort_engine;
+
+#endif							/* GPUSORT_SERVICE_SHARED_H */

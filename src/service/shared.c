@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared.c
+ *	  The GPU service's shared memory (service_shared.h), its start under
+ *	  shared_preload_libraries, and what it publishes: the state of each
+ *	  GPU, the queue, the fallbacks, and the device list.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+
+#include "engine/engine.h"
+#include "service/service.h"
+#include "settings.h"
+
+#ifdef GPUSORT_WITH_CUDA
+#include "service/service_shared.h"
+#endif
+
+const char *const service_fallback_names[SERVICE_NUM_FALLBACKS] = {
+	[SERVICE_FALLBACK_BUSY] = "busy",
+	[SERVICE_FALLBACK_DOWN] = "service down",
+	[SERVICE_FALLBACK_NO_DEVICE] = "no device",
+	[SERVICE_FALLBACK_TOO_LARGE] = "too large",
+	[SERVICE_FALLBACK_QUEUE_FULL] = "queue full",
+	[SERVICE_FALLBACK_NO_SEGMENT] = "no shared memory",
+	[SERVICE_FALLBACK_FAILED] = "job failed",
+	[SERVICE_FALLBACK_LOST] = "GPU process lost",
+};
+
+#ifdef GPUSORT_WITH_CUDA
+
+ServiceShared *service = NULL;
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+static void
+service_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(sizeof(ServiceShared));
+}
+
+static void
+service_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	service = ShmemInitStruct("gpusort GPU service", sizeof(ServiceShared), &found);
+	if (!found)
+	{
+		memset(service, 0, sizeof(ServiceShared));
+		if (sem_init(&service->wake, 1, 0) != 0)
+			elog(FATAL, "gpusort: could not create the GPU service's semaphore: %m");
+		pg_atomic_init_u32(&service->ngpus, 0);
+		pg_atomic_init_u32(&service->probed, 0);
+		pg_atomic_init_u64(&service->next_ticket, 1);
+		pg_atomic_init_u32(&service->queued_jobs, 0);
+		pg_atomic_init_u64(&service->queued_row_keys, 0);
+		for (int i = 0; i < SERVICE_NUM_FALLBACKS; i++)
+			pg_atomic_init_u64(&service->fallbacks[i], 0);
+		for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+		{
+			ServiceGpu *gpu = &service->gpus[g];
+
+			pg_atomic_init_u32(&gpu->state, GPU_DOWN);
+			pg_atomic_init_u64(&gpu->jobs, 0);
+			pg_atomic_init_u64(&gpu->rows, 0);
+			pg_atomic_init_u64(&gpu->busy_us, 0);
+			pg_atomic_init_u64(&gpu->failures, 0);
+			pg_atomic_init_u64(&gpu->running_row_keys, 0);
+		}
+		for (int s = 0; s < SERVICE_SLOTS; s++)
+		{
+			pg_atomic_init_u32(&service->slots[s].state, SLOT_FREE);
+			pg_atomic_init_u32(&service->slots[s].abandoned, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+bool
+gpu_service_init(void)
+{
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = service_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = service_shmem_startup;
+	service_register_supervisor();
+	sort_engine_register_gpu(&service_sort_engine);
+	return true;
+}
+
+bool
+gpu_service_enabled(void)
+{
+	return service != NULL;
+}
+
+void
+service_slot_finish(ServiceSlot *slot)
+{
+	uint32		running = pg_atomic_read_u32(&slot->state);
+	Latch	   *latch = slot->latch;
+
+	Assert(running >= SLOT_RUNNING);
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &running, SLOT_DONE))
+		return;
+	/* the backend is gone: the slot is free (service_shared.h) */
+	if (pg_atomic_read_u32(&slot->abandoned))
+	{
+		uint32		done = SLOT_DONE;
+
+		(void) pg_atomic_compare_exchange_u32(&slot->state, &done, SLOT_FREE);
+		return;
+	}
+	SetLatch(latch);
+}
+
+static const char *
+gpu_state_name(GpuProcessState state)
+{
+	switch (state)
+	{
+		case GPU_DOWN:
+			return "down";
+		case GPU_STARTING:
+			return "starting";
+		case GPU_READY:
+			return "ready";
+		case GPU_NO_DEVICE:
+			return "no device";
+		case GPU_FAILED:
+			return "failed";
+	}
+	return "unknown";
+}
+
+int
+gpu_service_status(ServiceGpuStatus *out, int max, int *queued)
+{
+	int			n;
+
+	*queued = 0;
+	if (service == NULL)
+		return 0;
+	*queued = (int) pg_atomic_read_u32(&service->queued_jobs);
+	/* before the probe, and without a GPU, the first process's entry */
+	n = Max((int) pg_atomic_read_u32(&service->ngpus), 1);
+	n = Min(n, max);
+	for (int g = 0; g < n; g++)
+	{
+		ServiceGpu *gpu = &service->gpus[g];
+
+		out[g].gpu = g;
+		out[g].info = gpu->info;
+		out[g].state = gpu_state_name(pg_atomic_read_u32(&gpu->state));
+		out[g].pid = gpu->pid;
+		out[g].jobs = (int64) pg_atomic_read_u64(&gpu->jobs);
+		out[g].rows = (int64) pg_atomic_read_u64(&gpu->rows);
+		out[g].busy_ms = (double) pg_atomic_read_u64(&gpu->busy_us) / 1000.0;
+		out[g].failures = (int64) pg_atomic_read_u64(&gpu->failures);
+		out[g].restarts = gpu->restarts;
+		out[g].memory_limit_mb = (int64) (gpu->mem_limit >> 20);
+		out[g].memory_used_mb = (int64) (gpu->mem_used >> 20);
+		strlcpy(out[g].reason, gpu->reason, sizeof(out[g].reason));
+	}
+	return n;
+}
+
+void
+gpu_service_fallbacks(int64 *counts)
+{
+	for (int i = 0; i < SERVICE_NUM_FALLBACKS; i++)
+		counts[i] = service ? (int64) pg_atomic_read_u64(&service->fallbacks[i]) : 0;
+}
+
+GpuDeviceInfo *
+gpu_service_devices(int *count)
+{
+	int			n = service ? (int) pg_atomic_read_u32(&service->ngpus) : 0;
+	GpuDeviceInfo *devices = palloc0(sizeof(GpuDeviceInfo) * Max(n, 1));
+
+	for (int g = 0; g < n; g++)
+		devices[g] = service->gpus[g].info;
+	*count = n;
+	return devices;
+}
+
+#else							/* !GPUSORT_WITH_CUDA */
+
+bool
+gpu_service_init(void)
+{
+	return false;
+}
+
+bool
+gpu_service_enabled(void)
+{
+	return false;
+}
+
+int
+gpu_service_status(ServiceGpuStatus *out, int max, int *queued)
+{
+	*queued = 0;
+	return 0;
+}
+
+void
+gpu_service_fallbacks(int64 *counts)
+{
+	memset(counts, 0, sizeof(int64) * SERVICE_NUM_FALLBACKS);
+}
+
+GpuDeviceInfo *
+gpu_service_devices(int *count)
+{
+	*count = 0;
+	return NULL;
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

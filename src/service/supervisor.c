@@ -1,0 +1,223 @@
+/*-------------------------------------------------------------------------
+ *
+ * supervisor.c
+ *	  The GPU service's background worker: it starts one GPU process per GPU
+ *	  (gpu_process.c), and starts a process again when it dies.
+ *
+ * The GPU processes are the supervisor's children, forked without the
+ * postmaster's knowledge: the postmaster does not restart the server when
+ * one of them crashes, which is the point, since CUDA and the driver run in
+ * them.  The supervisor, a regular background worker that never loads CUDA,
+ * fails the job a dead process was running (its backend then sorts on the
+ * CPU) and starts a new process a second later.  A GPU process dies with
+ * the supervisor (PR_SET_PDEATHSIG), and the supervisor with the
+ * postmaster.
+ *
+ * The first process lists the GPUs (gpusort.service_gpus names some, or
+ * all) before it takes the first; the supervisor then starts one process
+ * for each of the others.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/fork_process.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/timestamp.h"
+
+#include "service/service_shared.h"
+
+/* How long a GPU process that died stays down before it starts again. */
+#define RESTART_DELAY_MS	1000
+
+PGDLLEXPORT void gpusort_service_main(Datum arg);
+
+static volatile sig_atomic_t got_sigterm = false;
+
+/* When each GPU's process may start (again). */
+static TimestampTz start_after[SERVICE_MAX_GPUS];
+
+void
+service_register_supervisor(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	strlcpy(worker.bgw_library_name, "gpusort", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "gpusort_service_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "gpusort GPU service", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "gpusort GPU service", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
+static void
+handle_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+static void
+handle_sigchld(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Starts the process of GPU g. */
+static void
+start_gpu_process(int g)
+{
+	ServiceGpu *gpu = &service->gpus[g];
+	pid_t		pid;
+
+	pg_atomic_write_u32(&gpu->state, GPU_STARTING);
+	pid = fork_process();
+	if (pid == 0)
+		gpu_process_main(g);
+	if (pid < 0)
+	{
+		ereport(LOG,
+				(errmsg("gpusort: could not start the process of GPU %d: %m", g)));
+		pg_atomic_write_u32(&gpu->state, GPU_DOWN);
+		start_after[g] = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													  RESTART_DELAY_MS);
+		return;
+	}
+	gpu->pid = (int) pid;
+}
+
+/* The jobs that GPU g's process was running when it died fail. */
+static void
+fail_running_jobs(int g, const char *how)
+{
+	for (int s = 0; s < SERVICE_SLOTS; s++)
+	{
+		ServiceSlot *slot = &service->slots[s];
+
+		if (pg_atomic_read_u32(&slot->state) != SLOT_RUNNING + g)
+			continue;
+		slot->ok = false;
+		slot->lost = true;
+		slot->gpu = g;
+		snprintf(slot->why, sizeof(slot->why),
+				 "the process of GPU %d %s during the sort", g, how);
+		service_slot_finish(slot);
+	}
+	pg_atomic_write_u64(&service->gpus[g].running_row_keys, 0);
+}
+
+/* Collects the GPU processes that ended, and fails their jobs. */
+static void
+reap_gpu_processes(void)
+{
+	pid_t		pid;
+	int			status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	{
+		for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+		{
+			ServiceGpu *gpu = &service->gpus[g];
+			char		how[64];
+
+			if (gpu->pid != (int) pid)
+				continue;
+			if (WIFSIGNALED(status))
+				snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+			else
+				snprintf(how, sizeof(how), "exited with code %d", WEXITSTATUS(status));
+			gpu->pid = 0;
+			pg_atomic_write_u32(&gpu->state, GPU_DOWN);
+			fail_running_jobs(g, how);
+			gpu->restarts++;
+			start_after[g] = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+														  RESTART_DELAY_MS);
+			ereport(LOG,
+					(errmsg("gpusort: the process of GPU %d (pid %d) %s; it starts again in %d ms",
+							g, (int) pid, how, RESTART_DELAY_MS)));
+		}
+	}
+}
+
+/* Starts the processes that should run and do not. */
+static void
+start_gpu_processes(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			n = 1;
+
+	/* the first lists the GPUs; after that, one per GPU */
+	if (pg_atomic_read_u32(&service->probed))
+		n = Max((int) pg_atomic_read_u32(&service->ngpus), 1);
+	for (int g = 0; g < n; g++)
+		if (service->gpus[g].pid == 0 && now >= start_after[g])
+			start_gpu_process(g);
+}
+
+static void
+stop_gpu_processes(void)
+{
+	for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+		if (service->gpus[g].pid != 0)
+			(void) kill(service->gpus[g].pid, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+	{
+		fail_running_jobs(g, "stopped with the server");
+		service->gpus[g].pid = 0;
+		pg_atomic_write_u32(&service->gpus[g].state, GPU_DOWN);
+	}
+}
+
+void
+gpusort_service_main(Datum arg)
+{
+	pqsignal(SIGTERM, handle_sigterm);
+	pqsignal(SIGCHLD, handle_sigchld);
+	BackgroundWorkerUnblockSignals();
+
+	/* a supervisor restarted after its crash: its processes died with it */
+	for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+	{
+		fail_running_jobs(g, "stopped");
+		service->gpus[g].pid = 0;
+		pg_atomic_write_u32(&service->gpus[g].state, GPU_DOWN);
+		start_after[g] = 0;
+	}
+	service->supervisor_pid = MyProcPid;
+
+	for (;;)
+	{
+		reap_gpu_processes();
+		if (got_sigterm)
+		{
+			stop_gpu_processes();
+			proc_exit(0);
+		}
+		start_gpu_processes();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 250L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+#endif							/* GPUSORT_WITH_CUDA */
