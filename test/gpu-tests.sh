@@ -20,8 +20,14 @@
 #   3. the device hidden from the server (restarted with
 #      CUDA_VISIBLE_DEVICES empty, then as it was; needs PGDATA and pg_ctl,
 #      run as the data directory's owner or root): the right rows;
-#   4. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
-#   5. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
+#      steps 1-3 run with gpusort.service = off (each backend's own engine;
+#      set with ALTER SYSTEM and a restart, where PGDATA allows);
+#   4. the GPU service (gpusort.service on): the suites that set no
+#      backend's GPU, and the suite service, with gpusort.device = gpu; kill
+#      -9 of its processes while 16 sessions sort (test/service-crash.sh);
+#      the device hidden from it;
+#   5. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
+#   6. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
 # Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
 # gets the logs, the regression output and the benchmark's CSV and table
 # (sql-bench-<device>.*, which belong in test/results/).
@@ -117,26 +123,49 @@ orderings_line() { echo "$1" | grep -E '^[tf](\|[tf]){5}$' | head -1; }
 all_true() { [ "$1" = "t|t|t|t|t|t" ]; }
 SETTINGS="SET work_mem = '2GB'; SET gpusort.work_mem = '2GB'; SET max_parallel_workers_per_gather = 0;"
 
-if [ -z "${SKIP_TESTS:-}" ]; then
-	# ---- 1. regression suites on the GPU engine ----
-	suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e '' | tr '\n' ' ')gpu_engine"
-
-	if [ -z "${PG_REGRESS:-}" ]; then
-		record "regression suites (device = gpu)" FAIL "pg_regress not found"
+# gpusort.service on or off (ALTER SYSTEM), then a restart: steps 1-3 check
+# each backend's own engine, step 4 the GPU service.
+can_restart() { [ -n "${PGDATA:-}" ] && [ -d "$PGDATA" ] && command -v pg_ctl >/dev/null; }
+service_mode() {
+	if [ "$1" = off ]; then
+		psql -X -q -c "ALTER SYSTEM SET gpusort.service = off" || return 1
 	else
-		# pg_regress makes the database as "make installcheck" does
-		PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout 300 "$PG_REGRESS" \
-			--inputdir="$ROOT/test" --outputdir="$RESULTS/regress" --bindir="$BINDIR" \
-			--dbname=gpusort_regress $suites 2>&1 | tee "$RESULTS/regress.log"
-		ok=$(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$RESULTS/regress.log")
-		bad=$(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$RESULTS/regress.log")
-		[ -f "$RESULTS/regress/regression.diffs" ] && head -100 "$RESULTS/regress/regression.diffs"
-		if [ "$bad" -eq 0 ] && [ "$ok" -gt 0 ]; then
-			record "regression suites (device = gpu)" PASS "$ok suites: $suites"
-		else
-			record "regression suites (device = gpu)" FAIL "$ok passed, $bad failed"
-		fi
+		psql -X -q -c "ALTER SYSTEM RESET gpusort.service" || return 1
 	fi
+	restart_server && sleep 2
+}
+
+# regress NAME SUITES...: the suites with gpusort.device = gpu, recorded
+regress() {
+	local name=$1 out=$RESULTS/regress-$2
+	shift 2
+	if [ -z "${PG_REGRESS:-}" ]; then
+		record "$name" FAIL "pg_regress not found"
+		return
+	fi
+	# pg_regress makes the database as "make installcheck" does
+	PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout 300 "$PG_REGRESS" \
+		--inputdir="$ROOT/test" --outputdir="$out" --bindir="$BINDIR" \
+		--dbname=gpusort_regress "$@" 2>&1 | tee "$out.log"
+	ok=$(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$out.log")
+	bad=$(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$out.log")
+	[ -f "$out/regression.diffs" ] && head -100 "$out/regression.diffs"
+	if [ "$bad" -eq 0 ] && [ "$ok" -gt 0 ]; then
+		record "$name" PASS "$ok suites: $*"
+	else
+		record "$name" FAIL "$ok passed, $bad failed"
+	fi
+}
+
+if [ -z "${SKIP_TESTS:-}" ]; then
+	if can_restart; then
+		service_mode off || record "gpusort.service = off" FAIL "could not restart the server"
+	fi
+	echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
+
+	# ---- 1. regression suites on the GPU engine ----
+	suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e '' | tr '\n' ' ')gpu_engine"
+	regress "regression suites (device = gpu)" backend $suites
 
 	# ---- 2. checks on a 1M-row table that a suite cannot make ----
 	"${PSQL[@]}" <<SQL
@@ -233,7 +262,41 @@ SQL
 		record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" SKIP "needs PGDATA and pg_ctl"
 	fi
 
-	# ---- 4. kernel tests (built here by gpu-kernels.sh, or prebuilt in
+	# ---- 4. the GPU service ----
+	# The suites that do not set the backend's own GPU (gpu_info and
+	# gpu_engine do) and the service's own, then kill -9 of its processes
+	# while 16 sessions sort, then the device hidden from it.
+	if can_restart && service_mode on; then
+		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
+		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
+		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e '' | tr '\n' ' ')"
+		regress "GPU service: regression suites (device = gpu)" service $suites
+		if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
+			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|start time|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
+		else
+			record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
+		fi
+		cat "$RESULTS/service-crash.log"
+		if restart_server CUDA_VISIBLE_DEVICES=; then
+			sleep 2
+			out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
+				echo "SELECT state || ': ' || coalesce(reason, '') FROM gpusort_service;"
+				echo "$ORDERINGS"; } | "${PSQL[@]}" -A -t 2>&1)
+			echo "$out"
+			if grep -q '^no device: ' <<<"$out" && all_true "$(orderings_line "$out")"; then
+				record "GPU service, device hidden: no device, CPU fallback" PASS "right rows; $(grep '^no device' <<<"$out")"
+			else
+				record "GPU service, device hidden: no device, CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|device' | tr '\n' ' ')"
+			fi
+		else
+			record "GPU service, device hidden: no device, CPU fallback" FAIL "restart failed"
+		fi
+		restart_server || record "server restart" FAIL "could not restart the server"
+	else
+		record "GPU service" SKIP "needs PGDATA and pg_ctl to restart the server with it"
+	fi
+
+	# ---- 5. kernel tests (built here by gpu-kernels.sh, or prebuilt in
 	# GPUSORT_KBUILD, or in .kbuild when this host has no make) ----
 	kargs=${KERNEL_TEST_ARGS:---max-n 4000000}
 	mkdir -p "$RESULTS/kernels"
@@ -261,7 +324,7 @@ SQL
 	fi
 fi
 
-# ---- 5. SQL benchmark ----
+# ---- 6. SQL benchmark ----
 if [ -z "${SKIP_BENCH:-}" ]; then
 	budget=$(($(left) - MARGIN))
 	echo "== [$(elapsed)s] SQL benchmark, ${budget}s budget"

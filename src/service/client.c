@@ -30,6 +30,7 @@
 #include "gpu/gpu_state.h"
 #include "keys/key_codec.h"
 #include "service/service_shared.h"
+#include "util/parallel.h"
 #include "util/timing.h"
 
 /* How long a queued job waits for a GPU process when none is ready. */
@@ -37,6 +38,13 @@
 
 /* The latch's timeout, for the checks of a job that waits. */
 #define POLL_MS				100
+
+/* What a slot said of its job's result, read before it is freed. */
+typedef struct JobResult
+{
+	bool		payload_sorted;
+	bool		keys_sorted;
+} JobResult;
 
 /* The slot of this backend's job, for its exit while it waits. */
 static ServiceSlot *waiting_slot = NULL;
@@ -295,12 +303,13 @@ wait_for_job(ServiceSlot *slot)
 }
 
 /*
- * Runs the job that a slot and its segment hold: true with the slot DONE
- * and the job sorted (the caller reads the results, then frees the slot),
- * false with the reason, the slot no longer this backend's.
+ * Runs the job that a slot and its segment hold: true when the segment
+ * holds the result (what the slot said of it in *result), false with the
+ * reason.  The slot is free again either way.
  */
 static bool
-run_in_service(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys, char **why)
+run_in_service(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys,
+			   JobResult *result, char **why)
 {
 	queue_slot(slot, seg, row_keys);
 	if (!wait_for_job(slot))
@@ -316,6 +325,9 @@ run_in_service(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys, char **why)
 		pg_atomic_write_u32(&slot->state, SLOT_FREE);
 		return false;
 	}
+	result->payload_sorted = slot->payload_sorted;
+	result->keys_sorted = slot->keys_sorted;
+	pg_atomic_write_u32(&slot->state, SLOT_FREE);
 	return true;
 }
 
@@ -350,6 +362,7 @@ service_sort_job(SortJob *job, char **why)
 	Size		bytes = perm_offset + (payload ? 0 : (Size) n * sizeof(uint32));
 	dsm_segment *seg;
 	ServiceSlot *slot;
+	JobResult	result;
 	char	   *base;
 	const char *missing;
 
@@ -372,31 +385,31 @@ service_sort_job(SortJob *job, char **why)
 		return false;
 	base = dsm_segment_address(seg);
 	for (int c = 0; c < job->nkeys; c++)
-		memcpy(base + service_keys_bytes(n, c), job->keys[c], (Size) n * sizeof(uint64));
+		parallel_copy(base + service_keys_bytes(n, c), job->keys[c], (Size) n * sizeof(uint64));
 	if (payload)
-		memcpy(base + service_keys_bytes(n, job->nkeys), job->payload,
-			   (Size) n * sizeof(uint64));
+		parallel_copy(base + service_keys_bytes(n, job->nkeys), job->payload,
+					  (Size) n * sizeof(uint64));
 	slot->kind = SERVICE_JOB_KEYS;
 	slot->nrows = n;
 	slot->nkeys = job->nkeys;
 	slot->payload = payload;
 	slot->want_sorted_keys = payload && job->want_sorted_keys;
 
-	if (!run_in_service(slot, seg, (uint64) n * job->nkeys, why))
+	if (!run_in_service(slot, seg, (uint64) n * job->nkeys, &result, why))
 	{
 		dsm_detach(seg);
 		return false;
 	}
-	if (slot->payload_sorted)
+	if (result.payload_sorted)
 	{
-		memcpy(job->payload_out, base + service_keys_bytes(n, job->nkeys),
-			   (Size) n * sizeof(uint64));
+		parallel_copy(job->payload_out, base + service_keys_bytes(n, job->nkeys),
+					  (Size) n * sizeof(uint64));
 		job->payload_sorted = true;
-		if (slot->keys_sorted)
+		if (result.keys_sorted)
 		{
 			job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
 													  (Size) n * sizeof(uint64));
-			memcpy(job->keys_sorted, base, (Size) n * sizeof(uint64));
+			parallel_copy(job->keys_sorted, base, (Size) n * sizeof(uint64));
 		}
 	}
 	else
@@ -404,9 +417,8 @@ service_sort_job(SortJob *job, char **why)
 		if (job->perm == NULL)
 			job->perm = MemoryContextAllocHuge(CurrentMemoryContext,
 											   (Size) Max(n, 1) * sizeof(uint32));
-		memcpy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
+		parallel_copy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
 	}
-	pg_atomic_write_u32(&slot->state, SLOT_FREE);
 	dsm_detach(seg);
 	return true;
 }
@@ -417,6 +429,7 @@ service_sort_values(SortValues *values, char **why)
 	Size		vbytes = (Size) values->n * key_value_width(values->type);
 	dsm_segment *seg;
 	ServiceSlot *slot;
+	JobResult	result;
 	char	   *base;
 	const char *missing;
 
@@ -435,19 +448,18 @@ service_sort_values(SortValues *values, char **why)
 	if (!prepare_job(2 * vbytes, &seg, &slot, why))
 		return false;
 	base = dsm_segment_address(seg);
-	memcpy(base, values->in, vbytes);
+	parallel_copy(base, values->in, vbytes);
 	slot->kind = SERVICE_JOB_VALUES;
 	slot->nrows = values->n;
 	slot->nkeys = 1;
 	slot->value_type = values->type;
 	slot->descending = values->descending;
-	if (!run_in_service(slot, seg, values->n, why))
+	if (!run_in_service(slot, seg, values->n, &result, why))
 	{
 		dsm_detach(seg);
 		return false;
 	}
-	memcpy(values->out, base + vbytes, vbytes);
-	pg_atomic_write_u32(&slot->state, SLOT_FREE);
+	parallel_copy(values->out, base + vbytes, vbytes);
 	dsm_detach(seg);
 	return true;
 }

@@ -139,3 +139,38 @@ parallel_for(uint64 n, uint64 chunk, int nworkers, ParallelBody body, void *arg)
 		CHECK_FOR_INTERRUPTS();
 	}
 }
+
+/* Copies below this stay on the backend alone. */
+#define PARALLEL_COPY_MIN	((Size) 4 * 1024 * 1024)
+#define COPY_CHUNK			((Size) 1024 * 1024)
+
+typedef struct CopyJob
+{
+	char	   *dst;
+	const char *src;
+	Size		bytes;
+} CopyJob;
+
+static void
+copy_body(void *arg, int part, uint64 start, uint64 end)
+{
+	CopyJob    *job = arg;
+	Size		from = (Size) start * COPY_CHUNK;
+	Size		to = Min((Size) end * COPY_CHUNK, job->bytes);
+
+	memcpy(job->dst + from, job->src + from, to - from);
+}
+
+void
+parallel_copy(void *dst, const void *src, Size bytes)
+{
+	CopyJob		job = {dst, src, bytes};
+
+	if (bytes < PARALLEL_COPY_MIN)
+	{
+		memcpy(dst, src, bytes);
+		return;
+	}
+	parallel_for((bytes + COPY_CHUNK - 1) / COPY_CHUNK, 4, parallel_workers(),
+				 copy_body, &job);
+}

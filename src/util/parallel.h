@@ -38,4 +38,7 @@ extern void parallel_for(uint64 n, uint64 chunk, int nworkers,
 /* Workers a loop gets: gpusort.key_threads + 1, at most the cores. */
 extern int	parallel_workers(void);
 
+/* memcpy() of many bytes, on the backend and helper threads together. */
+extern void parallel_copy(void *dst, const void *src, Size bytes);
+
 #endif							/* GPUSORT_PARALLEL_H */
