@@ -80,12 +80,12 @@ sessions() {
 			for _ in $(seq 1 "$rounds"); do echo "SELECT * FROM $table ORDER BY k OFFSET $rows;"; done
 		} >"$TMP/in.$s"
 	done
-	start=$(date +%s.%N)
+	start=$(date +%s%N)
 	for s in $(seq 1 "$n"); do
 		psql -X -q -At -f "$TMP/in.$s" >/dev/null 2>"$TMP/err.$s" &
 	done
 	wait
-	echo "$(date +%s.%N) - $start" | bc
+	awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f\n", (b - a) / 1e9 }'
 	cat "$TMP"/err.* 2>/dev/null | sort | uniq -c | head -3 | sed 's/^/#   stderr: /' >&2
 	rm -f "$TMP"/err.*
 }
@@ -116,7 +116,7 @@ concurrent() {
 			t=$(sessions "$mode" "$table" "$rows" "$n" "$rounds" "$mem")
 		fi
 		[ "$mode" = off ] && base=$t
-		echo "$name|$mode|$(printf %.2f "$t")|$([ -n "$base" ] && echo "scale=2; $base / $t" | bc)x"
+		echo "$name|$mode|$t|$([ -n "$base" ] && awk -v a="$base" -v b="$t" 'BEGIN { printf "%.2f", a / b }')x"
 	done
 	"${PSQL[@]}" -c "SELECT 'service: gpu ' || gpu || ' ' || state || ', jobs ' || jobs || ', busy ' || round(busy_ms) || ' ms, memory used/limit ' || memory_used_mb || '/' || memory_limit_mb || ' MB' FROM gpusort_service" 2>/dev/null | sed 's/^/#   /'
 	"${PSQL[@]}" -c "SELECT 'fallbacks: ' || string_agg(reason || ' ' || sorts, ', ') FROM gpusort_service_fallbacks() WHERE sorts > 0" 2>/dev/null | sed 's/^/#   /'

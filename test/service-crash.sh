@@ -47,7 +47,7 @@ for s in $(seq 1 "$SESSIONS"); do
 	} | psql -X -q -At >"$TMP/out.$s" 2>"$TMP/err.$s" &
 done
 sleep "$KILL_AFTER"
-killed_at=$(date +%s.%N)
+killed_at=$(date +%s%N)
 kill -9 $pids || fail "could not kill the GPU processes $pids"
 echo "== killed the GPU processes $pids"
 
@@ -57,7 +57,7 @@ for _ in $(seq 1 100); do
 	state=$("${PSQL[@]}" -c "SELECT bool_and(pid IS NOT NULL AND pid NOT IN ($(echo "$pids" | tr ' ' ','))
 	    AND state IN ('ready', 'no device') AND restarts >= 1) FROM gpusort_service" 2>/dev/null)
 	if [ "$state" = t ]; then
-		back=$(echo "$(date +%s.%N) - $killed_at" | bc)
+		back=$(awk -v a="$killed_at" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
 		break
 	fi
 	sleep 0.1
