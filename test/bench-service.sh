@@ -80,11 +80,13 @@ sessions() {
 			for _ in $(seq 1 "$rounds"); do echo "SELECT * FROM $table ORDER BY k OFFSET $rows;"; done
 		} >"$TMP/in.$s"
 	done
+	local pids=()
 	start=$(date +%s%N)
 	for s in $(seq 1 "$n"); do
 		psql -X -q -At -f "$TMP/in.$s" >/dev/null 2>"$TMP/err.$s" &
+		pids+=($!)
 	done
-	wait
+	wait "${pids[@]}"
 	awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f\n", (b - a) / 1e9 }'
 	cat "$TMP"/err.* 2>/dev/null | sort | uniq -c | head -3 | sed 's/^/#   stderr: /' >&2
 	rm -f "$TMP"/err.*
