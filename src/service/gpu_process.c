@@ -126,7 +126,7 @@ list_gpus(void)
  * where there is none, or for a while where it failed to start (then the
  * supervisor starts a process to try again).
  */
-static void pg_attribute_noreturn()
+static void
 idle(int g, GpuProcessState state)
 {
 	pg_atomic_write_u32(&service->gpus[g].state, state);
@@ -235,7 +235,8 @@ run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
 	fd = shm_open(name, O_RDWR, 0);
 	if (fd >= 0)
 	{
-		base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_POPULATE, fd, 0);
 		close(fd);
 	}
 	if (base == MAP_FAILED)

@@ -156,8 +156,8 @@ service_perm_offset(uint32 nrows, int nkeys, bool payload)
 /* supervisor.c */
 extern void service_register_supervisor(void);
 
-/* gpu_process.c: the body of a GPU process (never returns) */
-extern void gpu_process_main(int gpu) pg_attribute_noreturn();
+/* gpu_process.c: the body of a GPU process; it never returns */
+extern void gpu_process_main(int gpu);
 
 /* client.c */
 extern const SortEngine service_sort_engine;

@@ -91,7 +91,10 @@ start_gpu_process(int g)
 	pg_atomic_write_u32(&gpu->state, GPU_STARTING);
 	pid = fork_process();
 	if (pid == 0)
+	{
 		gpu_process_main(g);
+		_exit(1);				/* not reached */
+	}
 	if (pid < 0)
 	{
 		ereport(LOG,
