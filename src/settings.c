@@ -86,6 +86,37 @@ check_gpu_memory(int *newval, void **extra, GucSource source)
 	return true;
 }
 
+/* The GPU service's settings (PGC_POSTMASTER: only while preloading). */
+static void
+define_service_settings(void)
+{
+	DefineCustomBoolVariable("gpusort.service",
+							 "Sorts on the GPU through one service for the whole server.",
+							 "With shared_preload_libraries, a background worker starts one "
+							 "process per GPU, which alone runs CUDA; backends hand it their "
+							 "sorts.  Off, or without preloading, each backend starts CUDA itself.",
+							 &gpusort_service,
+							 true,
+							 PGC_POSTMASTER, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpusort.service_gpus",
+							   "The GPUs of the GPU service: CUDA device numbers separated by commas; empty for all.",
+							   NULL,
+							   &gpusort_service_gpus,
+							   "",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.service_memory",
+							"Device memory the GPU service may use on each GPU, for all backends; -1 uses 80% of the GPU's free memory.",
+							"Sorts that would need more run on the CPU engine.",
+							&gpusort_service_memory,
+							-1, -1, INT_MAX,
+							PGC_POSTMASTER, GUC_UNIT_MB,
+							check_gpu_memory, NULL, NULL);
+}
+
 /* Defines the settings; called once, by _PG_init. */
 void
 gpusort_define_settings(void)
@@ -160,31 +191,9 @@ gpusort_define_settings(void)
 							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.service",
-							 "Sorts on the GPU through one service for the whole server.",
-							 "With shared_preload_libraries, a background worker starts one "
-							 "process per GPU, which alone runs CUDA; backends hand it their "
-							 "sorts.  Off, or without preloading, each backend starts CUDA itself.",
-							 &gpusort_service,
-							 true,
-							 PGC_POSTMASTER, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomStringVariable("gpusort.service_gpus",
-							   "The GPUs of the GPU service: CUDA device numbers separated by commas; empty for all.",
-							   NULL,
-							   &gpusort_service_gpus,
-							   "",
-							   PGC_POSTMASTER, 0,
-							   NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.service_memory",
-							"Device memory the GPU service may use on each GPU, for all backends; -1 uses 80% of the GPU's free memory.",
-							"Sorts that would need more run on the CPU engine.",
-							&gpusort_service_memory,
-							-1, -1, INT_MAX,
-							PGC_POSTMASTER, GUC_UNIT_MB,
-							check_gpu_memory, NULL, NULL);
+	/* the service's, which only preloading can start, are set at start */
+	if (process_shared_preload_libraries_in_progress)
+		define_service_settings();
 
 	DefineCustomIntVariable("gpusort.prefault_threads",
 							"Helper threads per backend that map a sort's fresh memory ahead of its use.",

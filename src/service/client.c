@@ -18,6 +18,8 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include <sys/statvfs.h>
+
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/dsm_impl.h"
@@ -331,14 +333,31 @@ run_in_service(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys,
 	return true;
 }
 
+/*
+ * Is there room for a segment of bytes where PostgreSQL's posix segments
+ * live?  dsm_create() raises an error where there is not, and a sort must
+ * not fail for want of a GPU.
+ */
+static bool
+room_for_segment(Size bytes)
+{
+	struct statvfs fs;
+
+	if (statvfs("/dev/shm", &fs) != 0)
+		return true;			/* not known: let dsm_create() tell */
+	return (double) fs.f_bavail * fs.f_frsize > (double) bytes * 1.25;
+}
+
 /* A segment of bytes and a slot for a job, or false with the reason. */
 static bool
 prepare_job(Size bytes, dsm_segment **seg, ServiceSlot **slot, char **why)
 {
-	*seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	*seg = room_for_segment(bytes) ?
+		dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS) : NULL;
 	if (*seg == NULL)
 	{
-		*why = "no dynamic shared memory segment is left for the GPU service";
+		*why = psprintf("no room for a dynamic shared memory segment of %zu MB for the GPU service",
+						bytes >> 20);
 		count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
 		return false;
 	}

@@ -105,18 +105,18 @@ SELECT count(*) AS objects,
 FROM gpusort_objects() o;
 SELECT count(*) AS updated_objects FROM updated_objects;
 
--- 1.1 updated to 1.2 (the default version): every function has a comment.
+-- 1.1 updated to 1.3 (the default version): every function has a comment.
 ALTER EXTENSION gpusort UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'gpusort';
 SELECT object, comment IS NOT NULL AS commented FROM gpusort_objects() ORDER BY object;
 DROP TABLE updated_objects;
 CREATE TEMP TABLE updated_objects AS SELECT * FROM gpusort_objects();
 
--- 1.0 updated to 1.2 through 1.1, and a fresh 1.2: the same objects and
--- comments.
+-- 1.0 updated to 1.3 through 1.1 and 1.2, and a fresh 1.3: the same
+-- objects and comments.
 DROP EXTENSION gpusort;
 CREATE EXTENSION gpusort VERSION '1.0';
-ALTER EXTENSION gpusort UPDATE TO '1.2';
+ALTER EXTENSION gpusort UPDATE TO '1.3';
 SELECT extversion FROM pg_extension WHERE extname = 'gpusort';
 SELECT count(*) AS objects,
        count(*) FILTER (WHERE EXISTS (SELECT FROM updated_objects u
