@@ -176,13 +176,17 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 
 /* Counts a finished sort in the statistics of the engine that ran it. */
 static void
-count_sort(SortJobReport *report, uint32 nrows, instr_time start)
+count_sort(SortJobReport *report, uint32 nrows, int nkeys, instr_time start)
 {
 	EngineStats *stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
+	double		ms = ms_since(start);
 
 	stats->sorts++;
 	stats->rows += nrows;
-	stats->total_ms += ms_since(start);
+	stats->total_ms += ms;
+	if (report->engine == SORT_ENGINE_CPU && report->fallback_reason == NULL &&
+		gpu_engine && gpu_engine->cpu_sorted)
+		gpu_engine->cpu_sorted(nrows, nkeys, ms);
 	if (report->fallback_reason)
 		remember_reason(&engine_stats[0], report->fallback_reason);
 }
@@ -209,7 +213,7 @@ sort_job_run(SortJob *job, SortJobReport *report)
 	job->keys_sorted = NULL;
 	if (!sorted_on_gpu(job, NULL, report))
 		run_on_cpu(job);
-	count_sort(report, job->nrows, start);
+	count_sort(report, job->nrows, job->nkeys, start);
 }
 
 void
@@ -225,7 +229,7 @@ sort_job_run_on_cpu(SortJob *job, const char *choice,
 	report->choice = choice;
 	report->fallback_reason = fallback_reason;
 	run_on_cpu(job);
-	count_sort(report, job->nrows, start);
+	count_sort(report, job->nrows, job->nkeys, start);
 }
 
 void
@@ -237,7 +241,7 @@ sort_values_run(SortValues *values, SortJobReport *report)
 	INSTR_TIME_SET_CURRENT(start);
 	if (!sorted_on_gpu(NULL, values, report))
 		(void) cpu_sort_engine.sort_values(values, &why);
-	count_sort(report, values->n, start);
+	count_sort(report, values->n, 1, start);
 }
 
 /*

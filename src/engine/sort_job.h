@@ -115,6 +115,13 @@ typedef struct SortEngine
 	 */
 	bool		(*admits) (uint32 nrows, int nkeys, char **why);
 
+	/*
+	 * Such an engine also learns what jobs take on the CPU engine now
+	 * (with the load of all backends), to weigh its queue against: the
+	 * chooser tells it of each job the CPU engine ran.  NULL: not needed.
+	 */
+	void		(*cpu_sorted) (uint32 nrows, int nkeys, double ms);
+
 	/* Its side of the early upload of rows being collected, or NULL. */
 	const RowStoreUploader *uploader;
 	const RowStager *stager;	/* holds inputs larger than the budget, or

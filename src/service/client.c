@@ -8,7 +8,8 @@
  *	  the result is copied back (service_shared.h).
  *
  * A job goes to the service only when its queue leaves the GPU faster than
- * the CPU engine (admission, a choice that EXPLAIN shows), and it fits the
+ * the CPU engine (admission, a choice that EXPLAIN shows), at the pace that
+ * the GPUs and the backends' CPU sorts have lately shown, and it fits the
  * service's device memory.  A job the service fails, or loses with its GPU
  * process, is a fallback: the chooser sorts it on the CPU.
  *
@@ -141,6 +142,33 @@ queue_wait_ms(int ready)
 	return row_keys * ns / Max(ready, 1) / 1e6;
 }
 
+/*
+ * A job the CPU engine ran, timed with the load of the moment: the pace
+ * that the queue's wait is weighed against (a lost update of the average
+ * costs nothing).
+ */
+static void
+service_cpu_sorted(uint32 nrows, int nkeys, double ms)
+{
+	double		row_keys = (double) nrows * nkeys;
+	double		ns;
+	double		old = service->cpu_ns_per_row_key;
+
+	if (row_keys < TIMED_ROW_KEYS)
+		return;
+	ns = ms * 1e6 / row_keys;
+	service->cpu_ns_per_row_key = old > 0 ? 0.8 * old + 0.2 * ns : ns;
+}
+
+/* What a job would take on the CPU engine now, by the model or as measured. */
+static double
+cpu_now_ms(uint32 nrows, int nkeys)
+{
+	double		measured = (double) nrows * nkeys * service->cpu_ns_per_row_key / 1e6;
+
+	return Max(cpu_estimate_ms(nrows, nkeys), measured);
+}
+
 static bool
 service_admits(uint32 nrows, int nkeys, char **why)
 {
@@ -164,7 +192,7 @@ service_admits(uint32 nrows, int nkeys, char **why)
 	}
 	wait_ms = queue_wait_ms(ready);
 	if (wait_ms > 0 &&
-		wait_ms + gpu_estimate_ms(nrows, nkeys) > cpu_estimate_ms(nrows, nkeys))
+		wait_ms + gpu_estimate_ms(nrows, nkeys) > cpu_now_ms(nrows, nkeys))
 	{
 		*why = psprintf("the GPU service is busy: about %.0f ms of jobs ahead", wait_ms);
 		count_fallback(SERVICE_FALLBACK_BUSY);
@@ -492,6 +520,7 @@ const SortEngine service_sort_engine = {
 	.startup_ms = service_startup_ms,
 	.job_fits = service_job_fits,
 	.admits = service_admits,
+	.cpu_sorted = service_cpu_sorted,
 	.uploader = NULL,
 	.stager = NULL,
 };

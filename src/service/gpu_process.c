@@ -38,9 +38,6 @@
 #include "settings.h"
 #include "util/timing.h"
 
-/* Jobs of fewer row-keys do not count in the time per row-key. */
-#define TIMED_ROW_KEYS		100000
-
 /* Seconds before a GPU that failed to start is tried again. */
 #define FAILED_RETRY_S		30
 

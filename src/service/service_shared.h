@@ -125,9 +125,14 @@ typedef struct ServiceShared
 	pg_atomic_uint32 queued_jobs;
 	pg_atomic_uint64 queued_row_keys;
 	pg_atomic_uint64 fallbacks[SERVICE_NUM_FALLBACKS];
+	double		cpu_ns_per_row_key; /* what backends' CPU sorts took lately
+									 * (0: none yet), updated without a lock */
 	ServiceGpu	gpus[SERVICE_MAX_GPUS];
 	ServiceSlot slots[SERVICE_SLOTS];
 } ServiceShared;
+
+/* Jobs of fewer row-keys do not count in the paces of the engines. */
+#define TIMED_ROW_KEYS		100000
 
 /* shared.c */
 extern ServiceShared *service;
