@@ -26,6 +26,7 @@ bool		gpusort_gpu_prestart = false;
 bool		gpusort_service = true;
 char	   *gpusort_service_gpus = NULL;
 int			gpusort_service_memory = -1;
+int			gpusort_service_buffer = 1024;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
@@ -115,6 +116,14 @@ define_service_settings(void)
 							-1, -1, INT_MAX,
 							PGC_POSTMASTER, GUC_UNIT_MB,
 							check_gpu_memory, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.service_buffer",
+							"Shared host memory, pinned for the GPUs, through which sort jobs travel to the GPU service; 0: none.",
+							"Jobs that do not fit in it travel in a segment of their own, copied by the GPU's process.",
+							&gpusort_service_buffer,
+							1024, 0, 16384,
+							PGC_POSTMASTER, GUC_UNIT_MB,
+							NULL, NULL, NULL);
 }
 
 /* Defines the settings; called once, by _PG_init. */

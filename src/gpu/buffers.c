@@ -7,6 +7,8 @@
  * Host memory is copied through the two pinned staging buffers, in chunks:
  * the CPU fills (or drains) one buffer while the other is being
  * transferred.  An upload stops between chunks when the job is interrupted.
+ * Memory that the caller pinned (the GPU service's buffer) is copied by the
+ * device directly.
  *
  *-------------------------------------------------------------------------
  */
@@ -86,6 +88,19 @@ gpu_buffers_release(void)
 }
 
 /*
+ * Does [p, p + bytes) lie in host memory pinned by the caller?  The device
+ * then copies it directly, with no copy by the host.
+ */
+static bool
+in_pinned(const void *p, Size bytes)
+{
+	const char *c = p;
+
+	return gpu.pinned_base != NULL && c >= gpu.pinned_base &&
+		c + bytes <= gpu.pinned_base + gpu.pinned_bytes;
+}
+
+/*
  * Copies host memory to the device through the staging buffers: while one
  * chunk is being transferred the CPU fills the other buffer.
  */
@@ -97,6 +112,12 @@ gpu_staged_upload(void *dst, const void *src, Size bytes)
 	int			b = 0;
 	bool		pending = false;
 	gs_status	st;
+
+	if (in_pinned(src, bytes))
+	{
+		TRY(gs_copy_to_device(gpu.ctx, dst, src, bytes));
+		return gs_synchronize(gpu.ctx);
+	}
 
 	for (Size off = 0; off < bytes; off += STAGING_BYTES, b ^= 1)
 	{
@@ -126,6 +147,11 @@ gpu_staged_download(void *dst, const void *src, Size bytes)
 
 	if (bytes == 0)
 		return GS_OK;
+	if (in_pinned(dst, bytes))
+	{
+		TRY(gs_copy_to_host(gpu.ctx, dst, src, bytes));
+		return gs_synchronize(gpu.ctx);
+	}
 	st = gs_copy_to_host(gpu.ctx, gpu.staging[0], from, Min(STAGING_BYTES, bytes));
 	if (st != GS_OK)
 		return st;

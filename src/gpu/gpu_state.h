@@ -72,6 +72,10 @@ typedef struct GpuEngine
 								 * BUF_PAYLOAD, or NULL (upload.c) */
 	const volatile int *interrupt_flag; /* what the current job watches, or
 										 * NULL (jobs.c) */
+	const char *pinned_base;	/* host memory pinned by the caller (the
+								 * service's buffer), copied without the
+								 * staging buffers, or NULL */
+	Size		pinned_bytes;
 	const volatile int *cancel_source;	/* what jobs watch instead of
 										 * QueryCancelPending (a GPU process
 										 * of the service), or NULL */

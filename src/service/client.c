@@ -19,6 +19,8 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 
 #include "miscadmin.h"
@@ -42,16 +44,6 @@
 /* The latch's timeout, for the checks of a job that waits. */
 #define POLL_MS				100
 
-/* What a slot said of its job's result, read before it is freed. */
-typedef struct JobResult
-{
-	bool		payload_sorted;
-	bool		keys_sorted;
-} JobResult;
-
-/* The slot of this backend's job, for its exit while it waits. */
-static ServiceSlot *waiting_slot = NULL;
-static bool exit_callback = false;
 
 static void
 count_fallback(ServiceFallback reason)
@@ -202,52 +194,81 @@ service_admits(uint32 nrows, int nkeys, char **why)
 }
 
 /*
- * Gives up on a job: the slot is freed now if no GPU process runs it, else
- * by whoever ends it (service_shared.h).
+ * A job's shared memory and its slot, while the job is this backend's:
+ * chunks of the service's buffer, or a segment of its own.
+ */
+typedef struct JobSpace
+{
+	ServiceSlot *slot;
+	uint32		word;			/* its state word when claimed (FILLING) */
+	dsm_segment *seg;			/* NULL: chunks of the buffer */
+	char	   *base;
+} JobSpace;
+
+/* The slot of this backend's job, for an error or its exit meanwhile. */
+static ServiceSlot *held_slot = NULL;
+static uint32 held_word;
+static bool exit_callback = false;
+
+/* The service's buffer, mapped in this backend, or NULL. */
+static char *pool_base = NULL;
+
+/*
+ * Gives up on a job: the slot is released now if no GPU process runs it,
+ * else by whoever ends it (service_shared.h).
  */
 static void
-abandon(ServiceSlot *slot)
+abandon(ServiceSlot *slot, uint32 word)
 {
-	uint32		state = SLOT_QUEUED;
-
 	slot->cancel = 1;
 	pg_atomic_write_u32(&slot->abandoned, 1);
 	pg_memory_barrier();
-	if (pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE))
+	if (service_slot_release(slot, SLOT_WORD(word, SLOT_FILLING)))
+		return;
+	if (service_slot_release(slot, SLOT_WORD(word, SLOT_QUEUED)))
 	{
 		pg_atomic_fetch_sub_u32(&service->queued_jobs, 1);
 		pg_atomic_fetch_sub_u64(&service->queued_row_keys, slot->row_keys);
 		return;
 	}
-	state = SLOT_DONE;
-	(void) pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE);
+	(void) service_slot_release(slot, SLOT_WORD(word, SLOT_DONE));
+}
+
+/* Gives up the job this backend holds, if any. */
+static void
+give_up_held(void)
+{
+	if (held_slot)
+		abandon(held_slot, held_word);
+	held_slot = NULL;
 }
 
 static void
-abandon_at_exit(int code, Datum arg)
+give_up_at_exit(int code, Datum arg)
 {
-	if (waiting_slot)
-		abandon(waiting_slot);
-	waiting_slot = NULL;
+	give_up_held();
 }
 
 /* A free slot, now this backend's (FILLING), or NULL if all are taken. */
 static ServiceSlot *
-claim_slot(void)
+claim_slot(uint32 *word, int *slotno)
 {
 	int			start = MyProcPid % SERVICE_SLOTS;
 
 	for (int i = 0; i < SERVICE_SLOTS; i++)
 	{
 		ServiceSlot *slot = &service->slots[(start + i) % SERVICE_SLOTS];
-		uint32		state = SLOT_FREE;
+		uint32		w = pg_atomic_read_u32(&slot->state);
 
-		if (pg_atomic_read_u32(&slot->state) == SLOT_FREE &&
-			pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FILLING))
+		if (SLOT_STATE(w) == SLOT_FREE &&
+			pg_atomic_compare_exchange_u32(&slot->state, &w, SLOT_WORD(w, SLOT_FILLING)))
 		{
+			*word = SLOT_WORD(w, SLOT_FILLING);
+			*slotno = (start + i) % SERVICE_SLOTS;
 			pg_atomic_write_u32(&slot->abandoned, 0);
 			slot->cancel = 0;
 			slot->latch = MyLatch;
+			slot->pool_count = 0;
 			slot->ok = false;
 			slot->lost = false;
 			slot->payload_sorted = false;
@@ -259,106 +280,48 @@ claim_slot(void)
 	return NULL;
 }
 
-/* Queues a filled slot and wakes a GPU process. */
-static void
-queue_slot(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys)
+/* Maps the service's buffer into this backend, once it is ready. */
+static char *
+map_pool(void)
 {
-	slot->segment = dsm_segment_handle(seg);
-	slot->segment_bytes = dsm_segment_map_length(seg);
-	slot->row_keys = row_keys;
-	slot->ticket = pg_atomic_fetch_add_u64(&service->next_ticket, 1);
-	pg_atomic_fetch_add_u32(&service->queued_jobs, 1);
-	pg_atomic_fetch_add_u64(&service->queued_row_keys, row_keys);
-	pg_write_barrier();
-	pg_atomic_write_u32(&slot->state, SLOT_QUEUED);
-	(void) sem_post(&service->wake);
+	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
+	void	   *p;
+	int			fd;
+
+	if (pool_base || !pg_atomic_read_u32(&service->pool_ready))
+		return pool_base;
+	fd = shm_open(service->pool_name, O_RDWR, 0);
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p != MAP_FAILED)
+		pool_base = p;
+	return pool_base;
 }
 
-/*
- * Waits for the job of a queued slot: true when it is DONE, false when no
- * GPU process was ready for DOWN_WAIT_MS (the job is abandoned).  A cancel
- * abandons it and raises its error.
- */
-static bool
-wait_for_job(ServiceSlot *slot)
+/* The first of need free chunks in a row, now owner's, or -1. */
+static int
+pool_alloc(uint32 owner, int need)
 {
-	instr_time	down_since;
-	bool		down = false;
-	bool		done = false;
+	int			run = 0;
+	int			first = -1;
 
-	if (!exit_callback)
+	SpinLockAcquire(&service->pool_lock);
+	for (int c = 0; c < service->pool_chunks; c++)
 	{
-		before_shmem_exit(abandon_at_exit, (Datum) 0);
-		exit_callback = true;
-	}
-	waiting_slot = slot;
-	PG_TRY();
-	{
-		for (;;)
+		if (pg_atomic_read_u32(&service->chunk_owner[c]) != 0)
+			run = 0;
+		else if (++run == need)
 		{
-			if (pg_atomic_read_u32(&slot->state) == SLOT_DONE)
-			{
-				pg_read_barrier();
-				done = true;
-				break;
-			}
-			if (gpus_ready() > 0)
-				down = false;
-			else if (!down)
-			{
-				down = true;
-				INSTR_TIME_SET_CURRENT(down_since);
-			}
-			else if (ms_since(down_since) > DOWN_WAIT_MS &&
-					 pg_atomic_read_u32(&slot->state) == SLOT_QUEUED)
-			{
-				abandon(slot);
-				break;
-			}
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 POLL_MS, compat_service_wait_event());
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
+			first = c - need + 1;
+			break;
 		}
 	}
-	PG_CATCH();
-	{
-		abandon(slot);
-		waiting_slot = NULL;
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	waiting_slot = NULL;
-	return done;
-}
-
-/*
- * Runs the job that a slot and its segment hold: true when the segment
- * holds the result (what the slot said of it in *result), false with the
- * reason.  The slot is free again either way.
- */
-static bool
-run_in_service(ServiceSlot *slot, dsm_segment *seg, uint64 row_keys,
-			   JobResult *result, char **why)
-{
-	queue_slot(slot, seg, row_keys);
-	if (!wait_for_job(slot))
-	{
-		*why = "the GPU service went down while the job waited";
-		count_fallback(SERVICE_FALLBACK_DOWN);
-		return false;
-	}
-	if (!slot->ok)
-	{
-		*why = pstrdup(slot->why);
-		count_fallback(slot->lost ? SERVICE_FALLBACK_LOST : SERVICE_FALLBACK_FAILED);
-		pg_atomic_write_u32(&slot->state, SLOT_FREE);
-		return false;
-	}
-	result->payload_sorted = slot->payload_sorted;
-	result->keys_sorted = slot->keys_sorted;
-	pg_atomic_write_u32(&slot->state, SLOT_FREE);
-	return true;
+	for (int c = 0; first >= 0 && c < need; c++)
+		pg_atomic_write_u32(&service->chunk_owner[first + c], owner);
+	SpinLockRelease(&service->pool_lock);
+	return first;
 }
 
 /*
@@ -376,28 +339,143 @@ room_for_segment(Size bytes)
 	return (double) fs.f_bavail * fs.f_frsize > (double) bytes * 1.25;
 }
 
-/* A segment of bytes and a slot for a job, or false with the reason. */
+/*
+ * A slot and bytes of shared memory for a job, or false with the reason:
+ * chunks of the buffer where it has room, else a segment.
+ */
 static bool
-prepare_job(Size bytes, dsm_segment **seg, ServiceSlot **slot, char **why)
+prepare_job(Size bytes, JobSpace *space, char **why)
 {
-	*seg = room_for_segment(bytes) ?
-		dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS) : NULL;
-	if (*seg == NULL)
+	int			need = (int) ((bytes + POOL_CHUNK - 1) / POOL_CHUNK);
+	ServiceSlot *slot;
+	int			slotno;
+	int			first;
+
+	if (!exit_callback)
 	{
-		*why = psprintf("no room for a dynamic shared memory segment of %zu MB for the GPU service",
-						bytes >> 20);
-		count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
-		return false;
+		before_shmem_exit(give_up_at_exit, (Datum) 0);
+		exit_callback = true;
 	}
-	*slot = claim_slot();
-	if (*slot == NULL)
+	space->slot = slot = claim_slot(&space->word, &slotno);
+	if (slot == NULL)
 	{
-		dsm_detach(*seg);
 		*why = "every job slot of the GPU service is taken";
 		count_fallback(SERVICE_FALLBACK_QUEUE_FULL);
 		return false;
 	}
+	held_slot = slot;
+	held_word = space->word;
+
+	space->seg = NULL;
+	if (need <= service->pool_chunks && map_pool() &&
+		(first = pool_alloc(slotno + 1, Max(need, 1))) >= 0)
+	{
+		slot->pool_first = first;
+		slot->pool_count = Max(need, 1);
+		space->base = pool_base + (Size) first * POOL_CHUNK;
+		return true;
+	}
+	if (room_for_segment(bytes))
+		space->seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (space->seg == NULL)
+	{
+		(void) service_slot_release(slot, space->word);
+		held_slot = NULL;
+		*why = psprintf("no room for %zu MB of shared memory for the GPU service",
+						bytes >> 20);
+		count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
+		return false;
+	}
+	slot->segment = dsm_segment_handle(space->seg);
+	slot->segment_bytes = dsm_segment_map_length(space->seg);
+	space->base = dsm_segment_address(space->seg);
 	return true;
+}
+
+/*
+ * Queues the job that a slot holds, and waits for it on the latch: true
+ * when it is DONE, false when no GPU process was ready for DOWN_WAIT_MS
+ * (the job is given up).  A cancel raises its error (the caller gives the
+ * job up).
+ */
+static bool
+queue_and_wait(JobSpace *space, uint64 row_keys)
+{
+	ServiceSlot *slot = space->slot;
+	uint32		queued = SLOT_WORD(space->word, SLOT_QUEUED);
+	uint32		done = SLOT_WORD(space->word, SLOT_DONE);
+	instr_time	down_since;
+	bool		down = false;
+
+	slot->row_keys = row_keys;
+	slot->ticket = pg_atomic_fetch_add_u64(&service->next_ticket, 1);
+	pg_atomic_fetch_add_u32(&service->queued_jobs, 1);
+	pg_atomic_fetch_add_u64(&service->queued_row_keys, row_keys);
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->state, queued);
+	(void) sem_post(&service->wake);
+
+	for (;;)
+	{
+		if (pg_atomic_read_u32(&slot->state) == done)
+		{
+			pg_read_barrier();
+			return true;
+		}
+		if (gpus_ready() > 0)
+			down = false;
+		else if (!down)
+		{
+			down = true;
+			INSTR_TIME_SET_CURRENT(down_since);
+		}
+		else if (ms_since(down_since) > DOWN_WAIT_MS &&
+				 pg_atomic_read_u32(&slot->state) == queued)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 POLL_MS, compat_service_wait_event());
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Runs the job that a prepared space holds: true when the space holds its
+ * result (the slot still this backend's, DONE), false with the reason (the
+ * slot released).
+ */
+static bool
+run_in_service(JobSpace *space, uint64 row_keys, char **why)
+{
+	ServiceSlot *slot = space->slot;
+
+	if (!queue_and_wait(space, row_keys))
+	{
+		abandon(slot, space->word);
+		held_slot = NULL;
+		*why = "the GPU service went down while the job waited";
+		count_fallback(SERVICE_FALLBACK_DOWN);
+		return false;
+	}
+	if (!slot->ok)
+	{
+		*why = pstrdup(slot->why);
+		count_fallback(slot->lost ? SERVICE_FALLBACK_LOST : SERVICE_FALLBACK_FAILED);
+		(void) service_slot_release(slot, SLOT_WORD(space->word, SLOT_DONE));
+		held_slot = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Ends a job whose result was read: its slot and its segment go. */
+static void
+end_job(JobSpace *space)
+{
+	(void) service_slot_release(space->slot, SLOT_WORD(space->word, SLOT_DONE));
+	held_slot = NULL;
+	if (space->seg)
+		dsm_detach(space->seg);
 }
 
 static bool
@@ -407,10 +485,8 @@ service_sort_job(SortJob *job, char **why)
 	bool		payload = job->payload != NULL;
 	Size		perm_offset = service_perm_offset(n, job->nkeys, payload);
 	Size		bytes = perm_offset + (payload ? 0 : (Size) n * sizeof(uint32));
-	dsm_segment *seg;
-	ServiceSlot *slot;
-	JobResult	result;
-	char	   *base;
+	JobSpace	space;
+	bool		ok = false;
 	const char *missing;
 
 	if (service_unavailable(&missing))
@@ -428,56 +504,66 @@ service_sort_job(SortJob *job, char **why)
 		count_fallback(SERVICE_FALLBACK_TOO_LARGE);
 		return false;
 	}
-	if (!prepare_job(bytes, &seg, &slot, why))
+	if (!prepare_job(bytes, &space, why))
 		return false;
-	base = dsm_segment_address(seg);
-	for (int c = 0; c < job->nkeys; c++)
-		parallel_copy(base + service_keys_bytes(n, c), job->keys[c], (Size) n * sizeof(uint64));
-	if (payload)
-		parallel_copy(base + service_keys_bytes(n, job->nkeys), job->payload,
-					  (Size) n * sizeof(uint64));
-	slot->kind = SERVICE_JOB_KEYS;
-	slot->nrows = n;
-	slot->nkeys = job->nkeys;
-	slot->payload = payload;
-	slot->want_sorted_keys = payload && job->want_sorted_keys;
+	PG_TRY();
+	{
+		ServiceSlot *slot = space.slot;
+		char	   *base = space.base;
 
-	if (!run_in_service(slot, seg, (uint64) n * job->nkeys, &result, why))
-	{
-		dsm_detach(seg);
-		return false;
-	}
-	if (result.payload_sorted)
-	{
-		parallel_copy(job->payload_out, base + service_keys_bytes(n, job->nkeys),
-					  (Size) n * sizeof(uint64));
-		job->payload_sorted = true;
-		if (result.keys_sorted)
+		for (int c = 0; c < job->nkeys; c++)
+			parallel_copy(base + service_keys_bytes(n, c), job->keys[c],
+						  (Size) n * sizeof(uint64));
+		if (payload)
+			parallel_copy(base + service_keys_bytes(n, job->nkeys), job->payload,
+						  (Size) n * sizeof(uint64));
+		slot->kind = SERVICE_JOB_KEYS;
+		slot->nrows = n;
+		slot->nkeys = job->nkeys;
+		slot->payload = payload;
+		slot->want_sorted_keys = payload && job->want_sorted_keys;
+
+		ok = run_in_service(&space, (uint64) n * job->nkeys, why);
+		if (ok && slot->payload_sorted)
 		{
-			job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
-													  (Size) n * sizeof(uint64));
-			parallel_copy(job->keys_sorted, base, (Size) n * sizeof(uint64));
+			parallel_copy(job->payload_out, base + service_keys_bytes(n, job->nkeys),
+						  (Size) n * sizeof(uint64));
+			job->payload_sorted = true;
+			if (slot->keys_sorted)
+			{
+				job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
+														  (Size) n * sizeof(uint64));
+				parallel_copy(job->keys_sorted, base, (Size) n * sizeof(uint64));
+			}
 		}
+		else if (ok)
+		{
+			if (job->perm == NULL)
+				job->perm = MemoryContextAllocHuge(CurrentMemoryContext,
+												   (Size) Max(n, 1) * sizeof(uint32));
+			parallel_copy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
+		}
+		if (ok)
+			end_job(&space);
+		else if (space.seg)
+			dsm_detach(space.seg);
 	}
-	else
+	PG_CATCH();
 	{
-		if (job->perm == NULL)
-			job->perm = MemoryContextAllocHuge(CurrentMemoryContext,
-											   (Size) Max(n, 1) * sizeof(uint32));
-		parallel_copy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
+		/* the job is given up; a segment goes with the transaction */
+		give_up_held();
+		PG_RE_THROW();
 	}
-	dsm_detach(seg);
-	return true;
+	PG_END_TRY();
+	return ok;
 }
 
 static bool
 service_sort_values(SortValues *values, char **why)
 {
 	Size		vbytes = (Size) values->n * key_value_width(values->type);
-	dsm_segment *seg;
-	ServiceSlot *slot;
-	JobResult	result;
-	char	   *base;
+	JobSpace	space;
+	bool		ok = false;
 	const char *missing;
 
 	if (service_unavailable(&missing))
@@ -492,23 +578,35 @@ service_sort_values(SortValues *values, char **why)
 		count_fallback(SERVICE_FALLBACK_TOO_LARGE);
 		return false;
 	}
-	if (!prepare_job(2 * vbytes, &seg, &slot, why))
+	if (!prepare_job(2 * vbytes, &space, why))
 		return false;
-	base = dsm_segment_address(seg);
-	parallel_copy(base, values->in, vbytes);
-	slot->kind = SERVICE_JOB_VALUES;
-	slot->nrows = values->n;
-	slot->nkeys = 1;
-	slot->value_type = values->type;
-	slot->descending = values->descending;
-	if (!run_in_service(slot, seg, values->n, &result, why))
+	PG_TRY();
 	{
-		dsm_detach(seg);
-		return false;
+		ServiceSlot *slot = space.slot;
+
+		parallel_copy(space.base, values->in, vbytes);
+		slot->kind = SERVICE_JOB_VALUES;
+		slot->nrows = values->n;
+		slot->nkeys = 1;
+		slot->value_type = values->type;
+		slot->descending = values->descending;
+		ok = run_in_service(&space, values->n, why);
+		if (ok)
+		{
+			parallel_copy(values->out, space.base + vbytes, vbytes);
+			end_job(&space);
+		}
+		else if (space.seg)
+			dsm_detach(space.seg);
 	}
-	parallel_copy(values->out, base + vbytes, vbytes);
-	dsm_detach(seg);
-	return true;
+	PG_CATCH();
+	{
+		/* the job is given up; a segment goes with the transaction */
+		give_up_held();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return ok;
 }
 
 const SortEngine service_sort_engine = {

@@ -136,26 +136,34 @@ idle(int g, GpuProcessState state)
 	_exit(1);
 }
 
-/* The oldest queued job, now GPU g's; NULL when none is queued. */
+/*
+ * The oldest queued job, now GPU g's (*word: its state word, RUNNING+g);
+ * NULL when none is queued.
+ */
 static ServiceSlot *
-take_job(int g)
+take_job(int g, uint32 *word)
 {
 	for (;;)
 	{
 		ServiceSlot *oldest = NULL;
-		uint32		queued = SLOT_QUEUED;
+		uint32		queued = 0;
 
 		for (int s = 0; s < SERVICE_SLOTS; s++)
 		{
 			ServiceSlot *slot = &service->slots[s];
+			uint32		w = pg_atomic_read_u32(&slot->state);
 
-			if (pg_atomic_read_u32(&slot->state) == SLOT_QUEUED &&
+			if (SLOT_STATE(w) == SLOT_QUEUED &&
 				(oldest == NULL || slot->ticket < oldest->ticket))
+			{
 				oldest = slot;
+				queued = w;
+			}
 		}
 		if (oldest == NULL)
 			return NULL;
-		if (pg_atomic_compare_exchange_u32(&oldest->state, &queued, SLOT_RUNNING + g))
+		*word = SLOT_WORD(queued, SLOT_RUNNING + g);
+		if (pg_atomic_compare_exchange_u32(&oldest->state, &queued, *word))
 		{
 			pg_read_barrier();
 			pg_atomic_fetch_sub_u32(&service->queued_jobs, 1);
@@ -164,6 +172,60 @@ take_job(int g)
 			return oldest;
 		}
 	}
+}
+
+/* The service's buffer in this process, pinned where CUDA could, or NULL. */
+static char *pool_base = NULL;
+
+/*
+ * Maps the service's buffer, gives it its memory (the first process to do
+ * so), and pins it for the GPU, which then copies jobs from it directly.
+ * Without it, every job comes in a segment of its own.
+ */
+static void
+map_pool(int g)
+{
+	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
+	void	   *p;
+	int			fd;
+	int			rc;
+
+	if (bytes == 0)
+		return;
+	fd = shm_open(service->pool_name, O_RDWR, 0);
+	if (fd < 0)
+	{
+		ereport(LOG, (errmsg("gpusort: GPU %d: no buffer %s: %m", g, service->pool_name)));
+		return;
+	}
+	rc = posix_fallocate(fd, 0, bytes);
+	p = MAP_FAILED;
+	if (rc == 0)
+	{
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+		rc = (p == MAP_FAILED) ? errno : 0;
+	}
+	close(fd);
+	if (p == MAP_FAILED)
+	{
+		const char *reason = strerror(rc);
+
+		ereport(LOG,
+				(errmsg("gpusort: GPU %d: the service's buffer of %zu MB cannot be had: %s",
+						g, bytes >> 20, reason)));
+		return;
+	}
+	pool_base = p;
+	if (gs_host_register(p, bytes) == GS_OK)
+	{
+		gpu.pinned_base = p;
+		gpu.pinned_bytes = bytes;
+	}
+	else
+		ereport(LOG,
+				(errmsg("gpusort: GPU %d: the service's buffer cannot be pinned: %s",
+						g, gs_last_error(NULL))));
+	pg_atomic_write_u32(&service->pool_ready, 1);
 }
 
 /* Runs a job on the segment at base (service_shared.h's layout). */
@@ -214,7 +276,7 @@ run_on_gpu(ServiceSlot *slot, char *base, char **why)
 
 /* Runs a slot's job and ends it. */
 static void
-run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
+run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 {
 	ServiceGpu *gpu_entry = &service->gpus[g];
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
@@ -228,17 +290,27 @@ run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
 	INSTR_TIME_SET_CURRENT(start);
 	slot->gpu = g;
 	slot->why[0] = '\0';
-	SERVICE_SEGMENT_NAME(name, slot->segment);
-	fd = shm_open(name, O_RDWR, 0);
-	if (fd >= 0)
+	if (slot->pool_count > 0)
 	{
-		base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE,
-					MAP_SHARED | MAP_POPULATE, fd, 0);
-		close(fd);
+		if (pool_base)
+			base = pool_base + (Size) slot->pool_first * POOL_CHUNK;
+		else
+			why = "the GPU process has no map of the service's buffer";
 	}
-	if (base == MAP_FAILED)
-		why = psprintf("the GPU process could not map the job's segment %s: %m", name);
 	else
+	{
+		SERVICE_SEGMENT_NAME(name, slot->segment);
+		fd = shm_open(name, O_RDWR, 0);
+		if (fd >= 0)
+		{
+			base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE,
+						MAP_SHARED | MAP_POPULATE, fd, 0);
+			close(fd);
+		}
+		if (base == MAP_FAILED)
+			why = psprintf("the GPU process could not map the job's segment %s: %m", name);
+	}
+	if (base != MAP_FAILED)
 	{
 		gpu.cancel_source = &slot->cancel;
 		PG_TRY();
@@ -257,7 +329,8 @@ run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
 		}
 		PG_END_TRY();
 		gpu.cancel_source = NULL;
-		munmap(base, slot->segment_bytes);
+		if (slot->pool_count == 0)
+			munmap(base, slot->segment_bytes);
 	}
 	slot->ok = ok;
 	if (!ok)
@@ -278,7 +351,7 @@ run_slot(int g, ServiceSlot *slot, MemoryContext cxt)
 		gpu_entry->mem_used = gpu.ctx ? gs_context_mem_used(gpu.ctx) : 0;
 		pg_atomic_fetch_sub_u64(&gpu_entry->running_row_keys, slot->row_keys);
 	}
-	service_slot_finish(slot);
+	service_slot_finish(slot, word);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(cxt);
 }
@@ -310,6 +383,7 @@ gpu_process_main(int g)
 		ereport(LOG, (errmsg("gpusort: GPU %d cannot be started: %s", g, why)));
 		idle(g, GPU_FAILED);
 	}
+	map_pool(g);
 	gpu_entry->reason[0] = '\0';
 	gpu_entry->mem_limit = gpu.mem_limit;
 	gpu_entry->mem_used = gs_context_mem_used(gpu.ctx);
@@ -325,14 +399,15 @@ gpu_process_main(int g)
 	{
 		struct timespec until;
 		ServiceSlot *slot;
+		uint32		word;
 
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		(void) sem_timedwait(&service->wake, &until);
 		if (getppid() != service->supervisor_pid)
 			_exit(0);
-		while ((slot = take_job(g)) != NULL)
-			run_slot(g, slot, cxt);
+		while ((slot = take_job(g, &word)) != NULL)
+			run_slot(g, slot, word, cxt);
 	}
 }
 

@@ -11,21 +11,28 @@
  *	  gpu_process.c a GPU process: one GPU's context, running jobs
  *	  client.c		the backends' side: the chooser's GPU engine
  *
- * A job travels in a dynamic shared memory segment that its backend
- * creates: the key columns, then the payload, then room for the order.  The
- * GPU process maps that segment by name (only dynamic_shared_memory_type =
- * posix is supported), sorts it in place, and sets the backend's latch.
+ * A job travels in shared memory: the key columns, then the payload, then
+ * room for the order.  That is a run of chunks of the service's buffer (a
+ * posix shared memory object that the supervisor creates and every GPU
+ * process pins, so that the GPU copies it with no copy by its process), or,
+ * when the buffer has no room, a dynamic shared memory segment of the
+ * backend's own, which the GPU process maps by name (only
+ * dynamic_shared_memory_type = posix).  The GPU process sorts the job in
+ * place and sets the backend's latch.
  *
- * A slot's state says who owns it, and changes only by compare-and-swap:
+ * A slot's state says who owns it, and changes only by compare-and-swap of
+ * the whole word, whose upper bits count the slot's uses (so that a late
+ * actor cannot act on the slot's next job):
  *
  *	  FREE --backend--> FILLING --backend--> QUEUED --GPU process--> RUNNING+g
  *	  RUNNING+g --GPU process (or, if it died, the supervisor)--> DONE
- *	  DONE --backend--> FREE
+ *	  DONE --backend--> RELEASING --> FREE (its chunks given back, use + 1)
  *
- * A backend that gives up (a cancel, an error) sets abandoned and frees the
- * slot itself if it is QUEUED or DONE; otherwise whoever ends the job frees
- * it.  The GPU processes take no lock and no PGPROC of their own: they only
- * touch slots and their own GPU's entry, and set latches.
+ * A backend that gives up (a cancel, an error) sets abandoned and releases
+ * the slot itself if it is FILLING, QUEUED or DONE; otherwise whoever ends
+ * the job releases it.  The GPU processes take no lock and no PGPROC of
+ * their own: they only touch slots, chunks' owners and their own GPU's
+ * entry, and set latches.  Backends allocate chunks under pool_lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +46,7 @@
 #include "port/atomics.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
+#include "storage/spin.h"
 
 #include "service/service.h"
 
@@ -51,8 +59,17 @@ typedef enum SlotState
 	SLOT_FILLING,
 	SLOT_QUEUED,
 	SLOT_DONE,
+	SLOT_RELEASING,
 	SLOT_RUNNING				/* + the GPU's number */
 } SlotState;
+
+/* A slot's state word: its uses above, its SlotState in the low byte. */
+#define SLOT_STATE(word)			((word) & 0xFF)
+#define SLOT_WORD(word, state)		(((word) & ~(uint32) 0xFF) | (uint32) (state))
+
+/* The service's buffer, in chunks. */
+#define POOL_CHUNK			((Size) 1024 * 1024)
+#define POOL_MAX_CHUNKS		16384
 
 typedef enum ServiceJobKind
 {
@@ -67,7 +84,9 @@ typedef struct ServiceSlot
 	volatile int cancel;		/* what the GPU's kernels watch */
 	uint64		ticket;			/* the order of the queue */
 	Latch	   *latch;			/* the backend's */
-	dsm_handle	segment;
+	int			pool_first;		/* its chunks of the buffer, if pool_count */
+	int			pool_count;
+	dsm_handle	segment;		/* else its segment */
 	Size		segment_bytes;
 	uint64		row_keys;		/* rows times key columns, for the wait */
 
@@ -129,6 +148,13 @@ typedef struct ServiceShared
 									 * (0: none yet), updated without a lock */
 	ServiceGpu	gpus[SERVICE_MAX_GPUS];
 	ServiceSlot slots[SERVICE_SLOTS];
+
+	/* the buffer: ready once a GPU process has given it its memory */
+	pg_atomic_uint32 pool_ready;
+	char		pool_name[64];
+	int			pool_chunks;
+	slock_t		pool_lock;
+	pg_atomic_uint32 chunk_owner[POOL_MAX_CHUNKS];	/* slot + 1, or 0: free */
 } ServiceShared;
 
 /* Jobs of fewer row-keys do not count in the paces of the engines. */
@@ -138,8 +164,17 @@ typedef struct ServiceShared
 extern ServiceShared *service;
 extern void service_shmem_init(void);
 
-/* Ends a slot's job (GPU process, supervisor) and wakes its backend. */
-extern void service_slot_finish(ServiceSlot *slot);
+/*
+ * Ends a slot's job, from the state word running (GPU process, supervisor),
+ * and wakes its backend, or releases the slot if the backend gave up.
+ */
+extern void service_slot_finish(ServiceSlot *slot, uint32 running);
+
+/* Releases a slot in the state word from (its owner's): false if not so. */
+extern bool service_slot_release(ServiceSlot *slot, uint32 from);
+
+/* The buffer's name, and its size in chunks (gpusort.service_buffer). */
+extern int	service_pool_chunks(void);
 
 /* The layout of a job's segment. */
 static inline Size

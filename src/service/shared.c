@@ -85,6 +85,13 @@ service_shmem_startup(void)
 			pg_atomic_init_u32(&service->slots[s].state, SLOT_FREE);
 			pg_atomic_init_u32(&service->slots[s].abandoned, 0);
 		}
+		pg_atomic_init_u32(&service->pool_ready, 0);
+		SpinLockInit(&service->pool_lock);
+		for (int c = 0; c < POOL_MAX_CHUNKS; c++)
+			pg_atomic_init_u32(&service->chunk_owner[c], 0);
+		service->pool_chunks = service_pool_chunks();
+		snprintf(service->pool_name, sizeof(service->pool_name),
+				 "/gpusort.%d.buffer", (int) getpid());
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -107,24 +114,42 @@ gpu_service_enabled(void)
 	return service != NULL;
 }
 
-void
-service_slot_finish(ServiceSlot *slot)
+bool
+service_slot_release(ServiceSlot *slot, uint32 from)
 {
-	uint32		running = pg_atomic_read_u32(&slot->state);
+	uint32		word = from;
+
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &word, SLOT_WORD(from, SLOT_RELEASING)))
+		return false;
+	for (int i = 0; i < slot->pool_count; i++)
+		pg_atomic_write_u32(&service->chunk_owner[slot->pool_first + i], 0);
+	slot->pool_count = 0;
+	pg_atomic_write_u32(&slot->state, SLOT_WORD(from + 0x100, SLOT_FREE));
+	return true;
+}
+
+void
+service_slot_finish(ServiceSlot *slot, uint32 running)
+{
+	uint32		word = running;
 	Latch	   *latch = slot->latch;
 
-	Assert(running >= SLOT_RUNNING);
-	if (!pg_atomic_compare_exchange_u32(&slot->state, &running, SLOT_DONE))
+	Assert(SLOT_STATE(running) >= SLOT_RUNNING);
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &word, SLOT_WORD(running, SLOT_DONE)))
 		return;
-	/* the backend is gone: the slot is free (service_shared.h) */
+	/* the backend gave up: the slot is free (service_shared.h) */
 	if (pg_atomic_read_u32(&slot->abandoned))
 	{
-		uint32		done = SLOT_DONE;
-
-		(void) pg_atomic_compare_exchange_u32(&slot->state, &done, SLOT_FREE);
+		(void) service_slot_release(slot, SLOT_WORD(running, SLOT_DONE));
 		return;
 	}
 	SetLatch(latch);
+}
+
+int
+service_pool_chunks(void)
+{
+	return Min(Max(gpusort_service_buffer, 0), POOL_MAX_CHUNKS);
 }
 
 static const char *

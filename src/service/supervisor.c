@@ -23,7 +23,9 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "miscadmin.h"
@@ -114,15 +116,16 @@ fail_running_jobs(int g, const char *how)
 	for (int s = 0; s < SERVICE_SLOTS; s++)
 	{
 		ServiceSlot *slot = &service->slots[s];
+		uint32		word = pg_atomic_read_u32(&slot->state);
 
-		if (pg_atomic_read_u32(&slot->state) != SLOT_RUNNING + g)
+		if (SLOT_STATE(word) != SLOT_RUNNING + g)
 			continue;
 		slot->ok = false;
 		slot->lost = true;
 		slot->gpu = g;
 		snprintf(slot->why, sizeof(slot->why),
 				 "the process of GPU %d %s during the sort", g, how);
-		service_slot_finish(slot);
+		service_slot_finish(slot, word);
 	}
 	pg_atomic_write_u64(&service->gpus[g].running_row_keys, 0);
 }
@@ -191,6 +194,35 @@ stop_gpu_processes(void)
 	}
 }
 
+/*
+ * The service's buffer: a posix shared memory object of its own, which
+ * the GPU processes give memory to and pin, and backends map.  Removed
+ * when the supervisor exits.
+ */
+static void
+create_pool(void)
+{
+	int			fd;
+
+	if (service->pool_chunks == 0)
+		return;
+	fd = shm_open(service->pool_name, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t) service->pool_chunks * POOL_CHUNK) != 0)
+		ereport(LOG,
+				(errmsg("gpusort: could not create the GPU service's buffer %s: %m",
+						service->pool_name)));
+	if (fd >= 0)
+		close(fd);
+}
+
+static void
+remove_pool(int code, Datum arg)
+{
+	pg_atomic_write_u32(&service->pool_ready, 0);
+	if (service->pool_chunks > 0)
+		(void) shm_unlink(service->pool_name);
+}
+
 void
 gpusort_service_main(Datum arg)
 {
@@ -207,6 +239,8 @@ gpusort_service_main(Datum arg)
 		start_after[g] = 0;
 	}
 	service->supervisor_pid = MyProcPid;
+	create_pool();
+	on_shmem_exit(remove_pool, (Datum) 0);
 
 	for (;;)
 	{
