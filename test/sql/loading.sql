@@ -77,6 +77,8 @@ RETURNS SETOF record LANGUAGE sql AS $$
   FROM pg_depend
   WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
     AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gpusort')
+    -- a view's row type is a member of its own from PostgreSQL 18 on
+    AND classid <> 'pg_type'::regclass
 $$;
 
 -- The extension at version 1.0, updated to 1.1: the array functions'
