@@ -26,7 +26,6 @@
 
 #include "gpu/gpu_copier.h"
 #include "gpu/gpu_state.h"
-#include "service/service.h"
 #include "settings.h"
 #include "util/threads.h"
 
@@ -220,12 +219,9 @@ gpu_engine_prestart(void)
 	char	   *why = NULL;
 	double		ms;
 
-	/*
-	 * only in a regular backend, never in the postmaster or a worker, nor
-	 * where the GPU service holds the GPU
-	 */
+	/* only in a regular backend, never in the postmaster or a worker */
 	if (!gpusort_gpu_prestart || !IsUnderPostmaster || IsParallelWorker() ||
-		MyBackendType != B_BACKEND || gpu_service_enabled())
+		MyBackendType != B_BACKEND)
 		return;
 	if (gpu_engine_start(&why, &ms))
 		elog(DEBUG1, "gpusort: gpusort.gpu_prestart started the GPU in %.1f ms", ms);

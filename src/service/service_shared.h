@@ -6,8 +6,8 @@
  *	  process:
  *
  *	  shared.c		the shared memory, its job slots, and what it publishes
- *	  supervisor.c	the background worker that starts and watches the GPU
- *					processes
+ *	  supervisor.c	the start, and the background worker that starts and
+ *					watches the GPU processes
  *	  gpu_process.c a GPU process: one GPU's context, running jobs
  *	  client.c		the backends' side: the chooser's GPU engine
  *
@@ -162,7 +162,7 @@ typedef struct ServiceShared
 
 /* shared.c */
 extern ServiceShared *service;
-extern void service_shmem_init(void);
+extern void service_shmem_init(void);	/* asks for it (_PG_init) */
 
 /*
  * Ends a slot's job, from the state word running (GPU process, supervisor),
@@ -192,9 +192,6 @@ service_perm_offset(uint32 nrows, int nkeys, bool payload)
 /* The name under which PostgreSQL's posix segments live. */
 #define SERVICE_SEGMENT_NAME(buf, handle) \
 	snprintf(buf, sizeof(buf), "/PostgreSQL.%u", (unsigned) (handle))
-
-/* supervisor.c */
-extern void service_register_supervisor(void);
 
 /* gpu_process.c: the body of a GPU process; it never returns */
 extern void gpu_process_main(int gpu);

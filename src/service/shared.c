@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * shared.c
- *	  The GPU service's shared memory (service_shared.h), its start under
- *	  shared_preload_libraries, and what it publishes: the state of each
- *	  GPU, the queue, the fallbacks, and the device list.
+ *	  The GPU service's shared memory (service_shared.h), the release of its
+ *	  job slots, and what it publishes: the state of each GPU, the queue,
+ *	  the fallbacks, and the device list.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,7 +14,6 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 
-#include "engine/engine.h"
 #include "service/service.h"
 #include "settings.h"
 
@@ -96,16 +95,13 @@ service_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
-bool
-gpu_service_init(void)
+void
+service_shmem_init(void)
 {
 	prev_shmem_request = shmem_request_hook;
 	shmem_request_hook = service_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = service_shmem_startup;
-	service_register_supervisor();
-	sort_engine_register_gpu(&service_sort_engine);
-	return true;
 }
 
 bool

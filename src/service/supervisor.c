@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * supervisor.c
- *	  The GPU service's background worker: it starts one GPU process per GPU
- *	  (gpu_process.c), and starts a process again when it dies.
+ *	  The GPU service's start under shared_preload_libraries, and its
+ *	  background worker: it starts one GPU process per GPU (gpu_process.c),
+ *	  and starts a process again when it dies.
  *
  * The GPU processes are the supervisor's children, forked without the
  * postmaster's knowledge: the postmaster does not restart the server when
@@ -36,6 +37,7 @@
 #include "storage/latch.h"
 #include "utils/timestamp.h"
 
+#include "engine/engine.h"
 #include "service/service_shared.h"
 
 /* How long a GPU process that died stays down before it starts again. */
@@ -48,8 +50,9 @@ static volatile sig_atomic_t got_sigterm = false;
 /* When each GPU's process may start (again). */
 static TimestampTz start_after[SERVICE_MAX_GPUS];
 
-void
-service_register_supervisor(void)
+/* The supervisor, started by the postmaster and again if it dies. */
+static void
+register_supervisor(void)
 {
 	BackgroundWorker worker;
 
@@ -62,6 +65,15 @@ service_register_supervisor(void)
 	strlcpy(worker.bgw_name, "gpusort GPU service", BGW_MAXLEN);
 	strlcpy(worker.bgw_type, "gpusort GPU service", BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
+}
+
+bool
+gpu_service_init(void)
+{
+	service_shmem_init();
+	register_supervisor();
+	sort_engine_register_gpu(&service_sort_engine);
+	return true;
 }
 
 static void
