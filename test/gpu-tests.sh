@@ -78,6 +78,11 @@ psql -X -At -c "SELECT version()" || { echo "no server (PGHOST, PGPORT, PGUSER)"
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" || exit 1
 export PGDATABASE=$DB
 "${PSQL[@]}" -c "CREATE EXTENSION gpusort" || exit 1
+# a GPU service that is starting lists its GPUs in a moment
+for _ in $(seq 1 50); do
+	[ "$(psql -X -At -c "SELECT count(*) FROM gpusort_service WHERE state IN ('starting', 'down')")" = 0 ] && break
+	sleep 0.2
+done
 DEVICES=$(psql -X -At -F ' ' -c "SELECT id, name, total_memory_mb || ' MB', compute_capability FROM gpusort_devices()")
 echo "gpusort_devices(): ${DEVICES:-none}"
 
