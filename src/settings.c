@@ -103,7 +103,7 @@ define_service_settings(void)
 
 	DefineCustomStringVariable("gpusort.service_gpus",
 							   "The GPUs of the GPU service: CUDA device numbers separated by commas; empty for all.",
-							   NULL,
+							   "One process each; a GPU named twice gets two, which share its memory.",
 							   &gpusort_service_gpus,
 							   "",
 							   PGC_POSTMASTER, 0,

@@ -69,36 +69,17 @@ become_gpu_process(int g)
 	set_ps_display(psprintf("GPU %d", g));
 }
 
-/* Does GPU id belong to the service (gpusort.service_gpus)? */
-static bool
-gpu_selected(int id)
-{
-	const char *p = gpusort_service_gpus;
-
-	if (p == NULL || *p == '\0')
-		return true;
-	while (*p)
-	{
-		char	   *end;
-		long		v = strtol(p, &end, 10);
-
-		if (end == p)
-			p++;
-		else
-		{
-			if (v == id)
-				return true;
-			p = end;
-		}
-	}
-	return false;
-}
-
-/* The first process lists the service's GPUs. */
+/*
+ * The first process lists the service's GPUs: every GPU it sees, or those
+ * that gpusort.service_gpus names, in its order, a GPU named twice getting
+ * two processes (which share its memory, and overlap one job's copies with
+ * the other's sort).
+ */
 static void
 list_gpus(void)
 {
 	GpuDeviceInfo *devices;
+	const char *p = gpusort_service_gpus;
 	int			count = 0;
 	int			n = 0;
 	gs_status	st = gs_device_count(&count);
@@ -107,13 +88,38 @@ list_gpus(void)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "%s", gs_last_error(NULL));
 	devices = gpu_list_devices(&count);
-	for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
-		if (gpu_selected(devices[i].id))
+	if (p == NULL || *p == '\0')
+	{
+		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
 			service->gpus[n++].info = devices[i];
+	}
+	else
+		while (*p && n < SERVICE_MAX_GPUS)
+		{
+			char	   *end;
+			long		id = strtol(p, &end, 10);
+
+			if (end == p)
+			{
+				p++;
+				continue;
+			}
+			p = end;
+			for (int i = 0; i < count; i++)
+				if (devices[i].id == id)
+					service->gpus[n++].info = devices[i];
+		}
 	if (count > 0 && n == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "gpusort.service_gpus (\"%s\") names none of the %d GPUs",
 				 gpusort_service_gpus, count);
+	for (int g = 0; g < n; g++)
+	{
+		service->gpus[g].share = 0;
+		for (int h = 0; h < n; h++)
+			if (service->gpus[h].info.id == service->gpus[g].info.id)
+				service->gpus[g].share++;
+	}
 	pg_atomic_write_u32(&service->ngpus, n);
 	pg_atomic_write_u32(&service->probed, 1);
 }
@@ -374,9 +380,15 @@ gpu_process_main(int g)
 	if (pg_atomic_read_u32(&service->ngpus) == 0)
 		idle(g, GPU_NO_DEVICE);
 
-	/* the GPU, as a backend's engine starts it (context.c) */
+	/*
+	 * the GPU, as a backend's engine starts it (context.c), with its share
+	 * of gpusort.service_memory, or of 80% of its memory free when listed
+	 */
 	gpusort_gpu_id = gpu_entry->info.id;
-	gpusort_gpu_memory = gpusort_service_memory;
+	if (gpusort_service_memory > 0)
+		gpusort_gpu_memory = Max(gpusort_service_memory / gpu_entry->share, 1);
+	else
+		gpusort_gpu_memory = (int) Max(gpu_entry->info.free_mb * 0.8 / gpu_entry->share, 1);
 	if (!gpu_engine_start(&why, &ms))
 	{
 		strlcpy(gpu_entry->reason, why, sizeof(gpu_entry->reason));

@@ -122,6 +122,7 @@ typedef struct ServiceGpu
 	pg_atomic_uint32 state;
 	int			pid;
 	GpuDeviceInfo info;			/* info.id: the CUDA device */
+	int			share;			/* processes on that device */
 	Size		mem_limit;
 	Size		mem_used;
 	pg_atomic_uint64 jobs;
