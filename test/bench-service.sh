@@ -121,7 +121,7 @@ concurrent() {
 		echo "$name|$mode|$t|$([ -n "$base" ] && awk -v a="$base" -v b="$t" 'BEGIN { printf "%.2f", a / b }')x"
 	done
 	"${PSQL[@]}" -c "SELECT 'service: gpu ' || gpu || ' ' || state || ', jobs ' || jobs || ', busy ' || round(busy_ms) || ' ms, memory used/limit ' || memory_used_mb || '/' || memory_limit_mb || ' MB' FROM gpusort_service" 2>/dev/null | sed 's/^/#   /'
-	"${PSQL[@]}" -c "SELECT 'fallbacks: ' || string_agg(reason || ' ' || sorts, ', ') FROM gpusort_service_fallbacks() WHERE sorts > 0" 2>/dev/null | sed 's/^/#   /'
+	"${PSQL[@]}" -c "SELECT 'fallbacks: ' || coalesce(string_agg(reason || ' ' || sorts, ', '), 'none') FROM gpusort_service_fallbacks() WHERE sorts > 0" 2>/dev/null | sed 's/^/#   /'
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
