@@ -2,10 +2,11 @@
  *
  * client.c
  *	  The backends' side of the GPU service: the chooser's GPU engine
- *	  (sort_job.h) when the service runs.  A job is copied into a dynamic
- *	  shared memory segment, queued in a slot, and waited for on the
- *	  backend's latch, which keeps answering cancels and statement_timeout;
- *	  the result is copied back (service_shared.h).
+ *	  (sort_job.h) when the service runs.  A job is copied into chunks of
+ *	  the service's buffer (or, where it has no room, a dynamic shared memory
+ *	  segment), queued in a slot, and waited for on the backend's latch,
+ *	  which keeps answering cancels and statement_timeout; the result is
+ *	  copied back (service_shared.h).
  *
  * A job goes to the service only when its queue leaves the GPU faster than
  * the CPU engine (admission, a choice that EXPLAIN shows), at the pace that
@@ -43,7 +44,6 @@
 
 /* The latch's timeout, for the checks of a job that waits. */
 #define POLL_MS				100
-
 
 static void
 count_fallback(ServiceFallback reason)

@@ -10,10 +10,13 @@
  * callbacks, takes no lock, and reports errors only to the server log and
  * to the backend whose job failed.  It dies with the supervisor.
  *
- * A job's segment (service_shared.h) is mapped by its name, sorted in
- * place: the payload or the permutation, and the sorted first key column,
- * take the place of what went up.  A backend that gives up on its job sets
- * the slot's cancel flag, which the kernels watch.
+ * It maps the service's buffer at its start and pins it, so that the GPU
+ * engine copies jobs from it and back with no copy of its own; a job that
+ * came in a segment of its own (service_shared.h) is mapped by the
+ * segment's name.  A job is sorted in place: the payload or the
+ * permutation, and the sorted first key column, take the place of what went
+ * up.  A backend that gives up on its job sets the slot's cancel flag,
+ * which the kernels watch.
  *
  *-------------------------------------------------------------------------
  */
