@@ -40,15 +40,23 @@
 #include "engine/engine.h"
 #include "service/service_shared.h"
 
-/* How long a GPU process that died stays down before it starts again. */
+/*
+ * How long a GPU process that died stays down before it starts again: a
+ * second, doubled (up to a minute) each time it dies within a minute of its
+ * start, so that a broken driver does not fill the log.
+ */
 #define RESTART_DELAY_MS	1000
+#define RESTART_DELAY_MAX_MS	60000
+#define STABLE_AFTER_MS		60000
 
 PGDLLEXPORT void gpusort_service_main(Datum arg);
 
 static volatile sig_atomic_t got_sigterm = false;
 
-/* When each GPU's process may start (again). */
+/* When each GPU's process may start (again), started, and its delay. */
 static TimestampTz start_after[SERVICE_MAX_GPUS];
+static TimestampTz started_at[SERVICE_MAX_GPUS];
+static int	restart_delay_ms[SERVICE_MAX_GPUS];
 
 /* The supervisor, started by the postmaster and again if it dies. */
 static void
@@ -119,6 +127,22 @@ start_gpu_process(int g)
 		return;
 	}
 	gpu->pid = (int) pid;
+	started_at[g] = GetCurrentTimestamp();
+}
+
+/* When GPU g's process, which just died, may start again. */
+static int
+next_restart_delay(int g)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (restart_delay_ms[g] == 0 ||
+		now > TimestampTzPlusMilliseconds(started_at[g], STABLE_AFTER_MS))
+		restart_delay_ms[g] = RESTART_DELAY_MS;
+	else
+		restart_delay_ms[g] = Min(restart_delay_ms[g] * 2, RESTART_DELAY_MAX_MS);
+	start_after[g] = TimestampTzPlusMilliseconds(now, restart_delay_ms[g]);
+	return restart_delay_ms[g];
 }
 
 /* The jobs that GPU g's process was running when it died fail. */
@@ -155,6 +179,7 @@ reap_gpu_processes(void)
 		{
 			ServiceGpu *gpu = &service->gpus[g];
 			char		how[64];
+			int			delay;
 
 			if (gpu->pid != (int) pid)
 				continue;
@@ -166,11 +191,10 @@ reap_gpu_processes(void)
 			pg_atomic_write_u32(&gpu->state, GPU_DOWN);
 			fail_running_jobs(g, how);
 			gpu->restarts++;
-			start_after[g] = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-														  RESTART_DELAY_MS);
+			delay = next_restart_delay(g);
 			ereport(LOG,
 					(errmsg("gpusort: the process of GPU %d (pid %d) %s; it starts again in %d ms",
-							g, (int) pid, how, RESTART_DELAY_MS)));
+							g, (int) pid, how, delay)));
 		}
 	}
 }
