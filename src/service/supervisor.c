@@ -24,6 +24,7 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -231,6 +232,38 @@ stop_gpu_processes(void)
 }
 
 /*
+ * Removes the buffers of servers that are gone (a postmaster killed before
+ * its supervisor could remove its own): /dev/shm/gpusort.<pid>.buffer where
+ * no process <pid> is.
+ */
+static void
+remove_stale_pools(void)
+{
+	DIR		   *dir = opendir("/dev/shm");
+	struct dirent *de;
+
+	if (dir == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL)
+	{
+		int			pid;
+		char		rest[16];
+		char		name[MAXPGPATH];
+
+		if (sscanf(de->d_name, "gpusort.%d.%15s", &pid, rest) != 2 ||
+			strcmp(rest, "buffer") != 0 || pid <= 0 ||
+			kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(name, sizeof(name), "/%s", de->d_name);
+		if (shm_unlink(name) == 0)
+			ereport(LOG,
+					(errmsg("gpusort: removed the GPU service's buffer %s of a server that is gone",
+							name)));
+	}
+	closedir(dir);
+}
+
+/*
  * The service's buffer: a posix shared memory object of its own, which
  * the GPU processes give memory to and pin, and backends map.  Removed
  * when the supervisor exits.
@@ -240,6 +273,7 @@ create_pool(void)
 {
 	int			fd;
 
+	remove_stale_pools();
 	if (service->pool_chunks == 0)
 		return;
 	fd = shm_open(service->pool_name, O_RDWR | O_CREAT, 0600);
