@@ -118,7 +118,6 @@ extern gs_status gs_host_alloc_pinned(size_t bytes, void **ptr);
 extern gs_status gs_host_free_pinned(void *ptr);
 /* Pins host memory allocated elsewhere (a shared mapping), for every GPU. */
 extern gs_status gs_host_register(void *ptr, size_t bytes);
-extern gs_status gs_host_unregister(void *ptr);
 extern gs_status gs_copy_to_device(gs_context *ctx, void *dst,
 								   const void *src, size_t bytes);
 extern gs_status gs_copy_to_host(gs_context *ctx, void *dst,

@@ -416,18 +416,6 @@ gs_host_register(void *ptr, size_t bytes)
 	return GS_OK;
 }
 
-gs_status
-gs_host_unregister(void *ptr)
-{
-	cudaError_t err;
-
-	if (!ptr)
-		return GS_OK;
-	if ((err = cudaHostUnregister(ptr)) != cudaSuccess)
-		return gs_cuda_fail(NULL, err, "cudaHostUnregister");
-	return GS_OK;
-}
-
 static gs_status
 copy(gs_context *ctx, void *dst, const void *src, size_t bytes,
 	 cudaMemcpyKind kind)

@@ -102,7 +102,6 @@ _PG_init(void)
 #endif
 	}
 
-	/* last: the settings above are in place (the service needs no start) */
-	if (!gpu_service_enabled())
-		gpu_engine_prestart();
+	/* last: the settings above are in place */
+	gpu_engine_prestart();
 }

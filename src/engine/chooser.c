@@ -253,8 +253,9 @@ upload_rows(SortUpload *upload, int nkeys, const uint64 *keys,
 			const uint64 *payload, uint32 nrows, uint32 capacity,
 			MemoryContext cxt)
 {
-	if (upload == NULL && (gpu_engine == NULL || gpu_engine->uploader == NULL ||
-						   !gpu_job_expected(gpu_engine, nrows, nkeys)))
+	/* the GPU service has no upload: its jobs are copied when complete */
+	if (upload == NULL && (!gpu_job_expected(gpu_engine, nrows, nkeys) ||
+						   gpu_engine->uploader == NULL))
 		return NULL;
 	return gpu_engine->uploader->rows(upload, nkeys, keys, payload, nrows,
 									  capacity, cxt);

@@ -142,14 +142,11 @@ queue_wait_ms(int ready)
 static void
 service_cpu_sorted(uint32 nrows, int nkeys, double ms)
 {
-	double		row_keys = (double) nrows * nkeys;
-	double		ns;
-	double		old = service->cpu_ns_per_row_key;
+	uint64		row_keys = (uint64) nrows * nkeys;
 
-	if (row_keys < TIMED_ROW_KEYS)
-		return;
-	ns = ms * 1e6 / row_keys;
-	service->cpu_ns_per_row_key = old > 0 ? 0.8 * old + 0.2 * ns : ns;
+	if (row_keys >= TIMED_ROW_KEYS)
+		service->cpu_ns_per_row_key =
+			service_pace(service->cpu_ns_per_row_key, ms, row_keys);
 }
 
 /* What a job would take on the CPU engine now, by the model or as measured. */
@@ -451,8 +448,7 @@ run_in_service(JobSpace *space, uint64 row_keys, char **why)
 
 	if (!queue_and_wait(space, row_keys))
 	{
-		abandon(slot, space->word);
-		held_slot = NULL;
+		give_up_held();
 		*why = "the GPU service went down while the job waited";
 		count_fallback(SERVICE_FALLBACK_DOWN);
 		return false;
@@ -468,14 +464,42 @@ run_in_service(JobSpace *space, uint64 row_keys, char **why)
 	return true;
 }
 
-/* Ends a job whose result was read: its slot and its segment go. */
+/* Ends a job, run or not: its slot (if still held) and its segment go. */
 static void
 end_job(JobSpace *space)
 {
-	(void) service_slot_release(space->slot, SLOT_WORD(space->word, SLOT_DONE));
+	if (held_slot)
+		(void) service_slot_release(space->slot, SLOT_WORD(space->word, SLOT_DONE));
 	held_slot = NULL;
 	if (space->seg)
 		dsm_detach(space->seg);
+}
+
+/*
+ * Can the service take a job of nrows rows and nkeys key columns at all?
+ * Else false with the reason: no GPU, or too little device memory.
+ */
+static bool
+service_takes(uint32 nrows, int nkeys, char **why)
+{
+	const char *missing;
+
+	if (service_unavailable(&missing))
+	{
+		*why = (char *) missing;
+		count_fallback(SERVICE_FALLBACK_NO_DEVICE);
+		return false;
+	}
+	if (!service_job_fits(nrows, nkeys))
+	{
+		*why = psprintf("the sort needs about %zu MB of device memory, more than "
+						"the %zu MB that gpusort.service_memory allows",
+						gpu_job_device_bytes(nrows, nkeys) >> 20,
+						service_mem_limit() >> 20);
+		count_fallback(SERVICE_FALLBACK_TOO_LARGE);
+		return false;
+	}
+	return true;
 }
 
 static bool
@@ -487,24 +511,8 @@ service_sort_job(SortJob *job, char **why)
 	Size		bytes = perm_offset + (payload ? 0 : (Size) n * sizeof(uint32));
 	JobSpace	space;
 	bool		ok = false;
-	const char *missing;
 
-	if (service_unavailable(&missing))
-	{
-		*why = (char *) missing;
-		count_fallback(SERVICE_FALLBACK_NO_DEVICE);
-		return false;
-	}
-	if (!service_job_fits(n, job->nkeys))
-	{
-		*why = psprintf("the sort needs about %zu MB of device memory, more than "
-						"the %zu MB that gpusort.service_memory allows",
-						gpu_job_device_bytes(n, job->nkeys) >> 20,
-						service_mem_limit() >> 20);
-		count_fallback(SERVICE_FALLBACK_TOO_LARGE);
-		return false;
-	}
-	if (!prepare_job(bytes, &space, why))
+	if (!service_takes(n, job->nkeys, why) || !prepare_job(bytes, &space, why))
 		return false;
 	PG_TRY();
 	{
@@ -543,10 +551,7 @@ service_sort_job(SortJob *job, char **why)
 												   (Size) Max(n, 1) * sizeof(uint32));
 			parallel_copy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
 		}
-		if (ok)
-			end_job(&space);
-		else if (space.seg)
-			dsm_detach(space.seg);
+		end_job(&space);
 	}
 	PG_CATCH();
 	{
@@ -564,21 +569,8 @@ service_sort_values(SortValues *values, char **why)
 	Size		vbytes = (Size) values->n * key_value_width(values->type);
 	JobSpace	space;
 	bool		ok = false;
-	const char *missing;
 
-	if (service_unavailable(&missing))
-	{
-		*why = (char *) missing;
-		count_fallback(SERVICE_FALLBACK_NO_DEVICE);
-		return false;
-	}
-	if (!service_job_fits(values->n, 1))
-	{
-		*why = "the sort needs more device memory than gpusort.service_memory allows";
-		count_fallback(SERVICE_FALLBACK_TOO_LARGE);
-		return false;
-	}
-	if (!prepare_job(2 * vbytes, &space, why))
+	if (!service_takes(values->n, 1, why) || !prepare_job(2 * vbytes, &space, why))
 		return false;
 	PG_TRY();
 	{
@@ -592,12 +584,8 @@ service_sort_values(SortValues *values, char **why)
 		slot->descending = values->descending;
 		ok = run_in_service(&space, values->n, why);
 		if (ok)
-		{
 			parallel_copy(values->out, space.base + vbytes, vbytes);
-			end_job(&space);
-		}
-		else if (space.seg)
-			dsm_detach(space.seg);
+		end_job(&space);
 	}
 	PG_CATCH();
 	{

@@ -83,14 +83,14 @@ list_gpus(void)
 {
 	GpuDeviceInfo *devices;
 	const char *p = gpusort_service_gpus;
-	int			count = 0;
+	int			count;
 	int			n = 0;
-	gs_status	st = gs_device_count(&count);
 
-	if (st != GS_OK || count == 0)
+	/* without one, the driver's reason */
+	devices = gpu_list_devices(&count);
+	if (count == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "%s", gs_last_error(NULL));
-	devices = gpu_list_devices(&count);
 	if (p == NULL || *p == '\0')
 	{
 		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
@@ -355,8 +355,8 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		if (!ok)
 			pg_atomic_fetch_add_u64(&gpu_entry->failures, 1);
 		else if (slot->row_keys >= TIMED_ROW_KEYS)
-			gpu_entry->ns_per_row_key = 0.8 * gpu_entry->ns_per_row_key +
-				0.2 * (ms * 1e6 / (double) slot->row_keys);
+			gpu_entry->ns_per_row_key =
+				service_pace(gpu_entry->ns_per_row_key, ms, slot->row_keys);
 		gpu_entry->mem_used = gpu.ctx ? gs_context_mem_used(gpu.ctx) : 0;
 		pg_atomic_fetch_sub_u64(&gpu_entry->running_row_keys, slot->row_keys);
 	}

@@ -25,6 +25,9 @@
 #include "engine/sort_job.h"
 #include "gpu/engine_gpu.h"
 
+/* The most GPU processes the service runs. */
+#define SERVICE_MAX_GPUS	16
+
 /* Sets the service up; false where it cannot run (no CUDA in this build). */
 extern bool gpu_service_init(void);
 

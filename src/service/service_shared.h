@@ -50,7 +50,6 @@
 
 #include "service/service.h"
 
-#define SERVICE_MAX_GPUS	16
 #define SERVICE_SLOTS		512
 
 typedef enum SlotState
@@ -64,6 +63,7 @@ typedef enum SlotState
 } SlotState;
 
 /* A slot's state word: its uses above, its SlotState in the low byte. */
+#define SLOT_USE					((uint32) 0x100)
 #define SLOT_STATE(word)			((word) & 0xFF)
 #define SLOT_WORD(word, state)		(((word) & ~(uint32) 0xFF) | (uint32) (state))
 
@@ -161,6 +161,15 @@ typedef struct ServiceShared
 /* Jobs of fewer row-keys do not count in the paces of the engines. */
 #define TIMED_ROW_KEYS		100000
 
+/* A pace (ns per row-key) moved toward a new job's, or that job's if none. */
+static inline double
+service_pace(double pace, double ms, uint64 row_keys)
+{
+	double		ns = ms * 1e6 / (double) row_keys;
+
+	return pace > 0 ? 0.8 * pace + 0.2 * ns : ns;
+}
+
 /* shared.c */
 extern ServiceShared *service;
 extern void service_shmem_init(void);	/* asks for it (_PG_init) */
@@ -174,8 +183,6 @@ extern void service_slot_finish(ServiceSlot *slot, uint32 running);
 /* Releases a slot in the state word from (its owner's): false if not so. */
 extern bool service_slot_release(ServiceSlot *slot, uint32 from);
 
-/* The buffer's name, and its size in chunks (gpusort.service_buffer). */
-extern int	service_pool_chunks(void);
 
 /* The layout of a job's segment. */
 static inline Size

@@ -88,7 +88,7 @@ service_shmem_startup(void)
 		SpinLockInit(&service->pool_lock);
 		for (int c = 0; c < POOL_MAX_CHUNKS; c++)
 			pg_atomic_init_u32(&service->chunk_owner[c], 0);
-		service->pool_chunks = service_pool_chunks();
+		service->pool_chunks = Min(gpusort_service_buffer, POOL_MAX_CHUNKS);
 		snprintf(service->pool_name, sizeof(service->pool_name),
 				 "/gpusort.%d.buffer", (int) getpid());
 	}
@@ -120,7 +120,7 @@ service_slot_release(ServiceSlot *slot, uint32 from)
 	for (int i = 0; i < slot->pool_count; i++)
 		pg_atomic_write_u32(&service->chunk_owner[slot->pool_first + i], 0);
 	slot->pool_count = 0;
-	pg_atomic_write_u32(&slot->state, SLOT_WORD(from + 0x100, SLOT_FREE));
+	pg_atomic_write_u32(&slot->state, SLOT_WORD(from + SLOT_USE, SLOT_FREE));
 	return true;
 }
 
@@ -142,11 +142,7 @@ service_slot_finish(ServiceSlot *slot, uint32 running)
 	SetLatch(latch);
 }
 
-int
-service_pool_chunks(void)
-{
-	return Min(Max(gpusort_service_buffer, 0), POOL_MAX_CHUNKS);
-}
+
 
 static const char *
 gpu_state_name(GpuProcessState state)

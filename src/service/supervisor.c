@@ -300,14 +300,10 @@ gpusort_service_main(Datum arg)
 	pqsignal(SIGCHLD, handle_sigchld);
 	BackgroundWorkerUnblockSignals();
 
-	/* a supervisor restarted after its crash: its processes died with it */
-	for (int g = 0; g < SERVICE_MAX_GPUS; g++)
-	{
-		fail_running_jobs(g, "stopped");
-		service->gpus[g].pid = 0;
-		pg_atomic_write_u32(&service->gpus[g].state, GPU_DOWN);
-		start_after[g] = 0;
-	}
+	/*
+	 * Its GPU processes are none: at a crash the server restarts with
+	 * shared memory anew, and an exit stops them (stop_gpu_processes)
+	 */
 	service->supervisor_pid = MyProcPid;
 	create_pool();
 	on_shmem_exit(remove_pool, (Datum) 0);

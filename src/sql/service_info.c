@@ -25,8 +25,6 @@
 PG_FUNCTION_INFO_V1(gpusort_service_status);
 PG_FUNCTION_INFO_V1(gpusort_service_fallbacks);
 
-#define MAX_GPUS	64
-
 /*
  * gpusort_service_status() RETURNS TABLE (gpu int4, device int4, name text,
  *   state text, pid int4, jobs int8, rows int8, busy_ms float8,
@@ -37,12 +35,12 @@ Datum
 gpusort_service_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	ServiceGpuStatus *gpus = palloc(sizeof(ServiceGpuStatus) * MAX_GPUS);
+	ServiceGpuStatus *gpus = palloc(sizeof(ServiceGpuStatus) * SERVICE_MAX_GPUS);
 	int			queued;
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
-	n = gpu_service_status(gpus, MAX_GPUS, &queued);
+	n = gpu_service_status(gpus, SERVICE_MAX_GPUS, &queued);
 	for (int i = 0; i < n; i++)
 	{
 		ServiceGpuStatus *g = &gpus[i];
