@@ -313,8 +313,13 @@ gpusort_service_main(Datum arg)
 		reap_gpu_processes();
 		if (got_sigterm)
 		{
+			/*
+			 * exit code 1: the postmaster starts the service again a
+			 * second later, unless the server is stopping (0 would end it
+			 * for good, after a SIGTERM of its own)
+			 */
 			stop_gpu_processes();
-			proc_exit(0);
+			proc_exit(1);
 		}
 		start_gpu_processes();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
