@@ -111,7 +111,7 @@ define_service_settings(void)
 
 	DefineCustomIntVariable("gpusort.service_memory",
 							"Device memory the GPU service may use on each GPU, for all backends; -1 uses 80% of the GPU's free memory.",
-							"Sorts that would need more run on the CPU engine.",
+							"A sort that needs more is split into key ranges that the GPUs sort at once.",
 							&gpusort_service_memory,
 							-1, -1, INT_MAX,
 							PGC_POSTMASTER, GUC_UNIT_MB,
@@ -185,7 +185,7 @@ gpusort_define_settings(void)
 
 	DefineCustomIntVariable("gpusort.gpu_memory",
 							"Device memory one backend may use for sorting; -1 uses 80% of the GPU's free memory.",
-							"Sorts that would need more run on the CPU engine.",
+							"A sort that needs more is split into key ranges that the GPUs sort at once.",
 							&gpusort_gpu_memory,
 							-1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MB,

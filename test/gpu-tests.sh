@@ -25,7 +25,9 @@
 #   4. the GPU service (gpusort.service on): the suites that set no
 #      backend's GPU, and the suite service, with gpusort.device = gpu; kill
 #      -9 of its processes while 16 sessions sort (test/service-crash.sh);
-#      the device hidden from it;
+#      a sort larger than one GPU's share of gpusort.service_memory, in
+#      buckets on two GPU processes (two GPUs, or GPU 0 twice;
+#      test/service-buckets.sh); the device hidden from it;
 #   5. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
 #   6. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
 # Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
@@ -79,10 +81,13 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
 "${PSQL[@]}" -c "CREATE EXTENSION gpusort" || exit 1
 # a GPU service that is starting lists its GPUs in a moment
-for _ in $(seq 1 50); do
-	[ "$(psql -X -At -c "SELECT count(*) FROM gpusort_service WHERE state IN ('starting', 'down')")" = 0 ] && break
-	sleep 0.2
-done
+wait_service() {
+	for _ in $(seq 1 50); do
+		[ "$(psql -X -At -c "SELECT count(*) FROM gpusort_service WHERE state IN ('starting', 'down')")" = 0 ] && break
+		sleep 0.2
+	done
+}
+wait_service
 DEVICES=$(psql -X -At -F ' ' -c "SELECT id, name, total_memory_mb || ' MB', compute_capability FROM gpusort_devices()")
 echo "gpusort_devices(): ${DEVICES:-none}"
 
@@ -282,6 +287,18 @@ SQL
 			record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
 		fi
 		cat "$RESULTS/service-crash.log"
+		# two GPU processes (GPU 0 twice where there is one) that share 192 MB
+		gpus=$([ "$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")" -ge 2 ] || echo 0,0)
+		psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
+			-c "ALTER SYSTEM SET gpusort.service_memory = '192MB'" &&
+			restart_server && sleep 1 && wait_service
+		if test/service-buckets.sh >"$RESULTS/service-buckets.log" 2>&1; then
+			record "GPU service: a sort too large for one GPU, in buckets on two" PASS "$(grep -E 'wrong|too large' "$RESULTS/service-buckets.log" | tr -s ' ' | tr '\n' ';')"
+		else
+			record "GPU service: a sort too large for one GPU, in buckets on two" FAIL "$(grep -E 'FAILED' "$RESULTS/service-buckets.log" | tr '\n' ';')"
+		fi
+		cat "$RESULTS/service-buckets.log"
+		psql -X -q -c "ALTER SYSTEM RESET gpusort.service_gpus" -c "ALTER SYSTEM RESET gpusort.service_memory"
 		if restart_server CUDA_VISIBLE_DEVICES=; then
 			sleep 2
 			out=$({ echo "$SETTINGS SET gpusort.device = gpu;"

@@ -146,6 +146,7 @@ sorted_on_gpu(SortJob *job, SortValues *values, SortJobReport *report)
 
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
+	report->engine_note = NULL;
 	if (sort_engine_choose(nrows, nkeys, &report->choice) == SORT_ENGINE_CPU)
 		return false;
 	/* a GPU shared by all backends may be too busy, or down: a choice */
@@ -211,8 +212,11 @@ sort_job_run(SortJob *job, SortJobReport *report)
 	INSTR_TIME_SET_CURRENT(start);
 	job->payload_sorted = false;
 	job->keys_sorted = NULL;
+	job->engine_note = NULL;
 	if (!sorted_on_gpu(job, NULL, report))
 		run_on_cpu(job);
+	else
+		report->engine_note = job->engine_note;
 	count_sort(report, job->nrows, job->nkeys, start);
 }
 
@@ -228,6 +232,7 @@ sort_job_run_on_cpu(SortJob *job, const char *choice,
 	report->engine = SORT_ENGINE_CPU;
 	report->choice = choice;
 	report->fallback_reason = fallback_reason;
+	report->engine_note = NULL;
 	run_on_cpu(job);
 	count_sort(report, job->nrows, job->nkeys, start);
 }

@@ -29,6 +29,7 @@ typedef struct SortJobReport
 	const char *choice;			/* why that engine was chosen */
 	const char *fallback_reason;	/* why the chosen one did not run it, or
 									 * NULL */
+	const char *engine_note;	/* the engine's note (SortJob), or NULL */
 } SortJobReport;
 
 /*

@@ -62,6 +62,13 @@ typedef struct SortJob
 
 	/* Optional: rows of keys[0] and payload that were uploaded already. */
 	SortUpload *upload;
+
+	/*
+	 * Out: how the engine ran the job, where it has more to tell than its
+	 * name (the GPU service: which GPU, how long the job was queued), for
+	 * EXPLAIN ANALYZE; else NULL.
+	 */
+	const char *engine_note;
 } SortJob;
 
 /*

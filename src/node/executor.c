@@ -329,6 +329,7 @@ forget_rows(GpuSortState *state)
 	row_store_reset(&state->store);
 	state->report.choice = NULL;	/* they may have lived there */
 	state->report.fallback_reason = NULL;
+	state->report.engine_note = NULL;
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;

@@ -315,6 +315,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("Engine Choice", state->report.choice, es);
 		if (state->report.fallback_reason && !spilled_on_gpu(state))
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
+		if (state->report.engine_note)
+			ExplainPropertyText("GPU Service", state->report.engine_note, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)

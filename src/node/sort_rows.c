@@ -263,6 +263,7 @@ node_sort_rows(GpuSortState *state, bool small)
 	state->report.engine = SORT_ENGINE_CPU;
 	state->report.choice = NULL;
 	state->report.fallback_reason = NULL;
+	state->report.engine_note = NULL;
 	if (small)
 		sort_job_run_on_cpu(&job, "input below gpusort.min_rows", NULL,
 							&state->report);

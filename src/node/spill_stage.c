@@ -118,6 +118,7 @@ node_stage_finish(GpuSortState *state)
 	state->report.engine = SORT_ENGINE_GPU;
 	state->report.choice = "the input exceeds the memory budget: held on the GPU";
 	state->report.fallback_reason = NULL;
+	state->report.engine_note = NULL;
 	state->radix_keys = 1;
 	state->engine_keys = state->nkeys;
 	state->tied_rows = 0;

@@ -298,6 +298,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 
 	INSTR_TIME_SET_CURRENT(start);
 	slot->gpu = g;
+	slot->wait_ms = ms_since(slot->queued_at);
 	slot->why[0] = '\0';
 	if (slot->pool_count > 0)
 	{
@@ -349,6 +350,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	{
 		double		ms = ms_since(start);
 
+		slot->run_ms = ms;
 		pg_atomic_fetch_add_u64(&gpu_entry->jobs, 1);
 		pg_atomic_fetch_add_u64(&gpu_entry->rows, slot->nrows);
 		pg_atomic_fetch_add_u64(&gpu_entry->busy_us, (uint64) (ms * 1000.0));

@@ -10,6 +10,8 @@
  *					watches the GPU processes
  *	  gpu_process.c a GPU process: one GPU's context, running jobs
  *	  client.c		the backends' side: the chooser's GPU engine
+ *	  job_space.c	a backend's jobs: their memory, slots, run and end
+ *	  buckets.c		a sort too large for one GPU, split into key ranges
  *
  * A job travels in shared memory: the key columns, then the payload, then
  * room for the order.  That is a run of chunks of the service's buffer (a
@@ -44,6 +46,7 @@
 #include <semaphore.h>
 
 #include "port/atomics.h"
+#include "portability/instr_time.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -89,6 +92,7 @@ typedef struct ServiceSlot
 	dsm_handle	segment;		/* else its segment */
 	Size		segment_bytes;
 	uint64		row_keys;		/* rows times key columns, for the wait */
+	instr_time	queued_at;		/* when its backend queued it */
 
 	/* the job */
 	ServiceJobKind kind;
@@ -104,7 +108,9 @@ typedef struct ServiceSlot
 	bool		lost;			/* its GPU process died during the job */
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */
-	int			gpu;
+	int			gpu;			/* the GPU process that ran it */
+	double		wait_ms;		/* in the queue */
+	double		run_ms;			/* on that process */
 	char		why[256];
 } ServiceSlot;
 

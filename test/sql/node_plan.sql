@@ -81,6 +81,8 @@ BEGIN
     line := regexp_replace(line, 'Disk Used: \d+', 'Disk Used: N');
     -- a GPU host sorts runs on the GPU; this machine may not
     CONTINUE WHEN line ~ 'Runs Sorted on GPU:';
+    -- the GPU service's note (which GPU, the wait) is only there
+    CONTINUE WHEN line ~ 'GPU Service:';
     -- the suites run with gpusort.device = cpu, or gpu on a GPU host
     line := regexp_replace(line, 'Sort Engine: (cpu|gpu)$', 'Sort Engine: <engine>');
     line := regexp_replace(line, 'Engine Choice: gpusort.device = (cpu|gpu)$',

@@ -51,15 +51,16 @@ BEGIN
   RETURN got = want;
 END
 $$;
-CREATE FUNCTION sv_engine(query text) RETURNS text
+-- What EXPLAIN ANALYZE says of a query's sort under a name.
+CREATE FUNCTION sv_explained(query text, name text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query
   LOOP
-    IF line ~ 'Sort Engine:' THEN
-      RETURN substring(line FROM 'Sort Engine: (\w+)');
+    IF line ~ (name || ':') THEN
+      RETURN substring(line FROM name || ': (.*)$');
     END IF;
   END LOOP;
   RETURN NULL;
@@ -72,9 +73,14 @@ SELECT sv_same('SELECT id FROM sv_t ORDER BY k, id OFFSET 0') AS k_id,
        sv_same('SELECT id FROM sv_t ORDER BY k DESC, t OFFSET 0') AS k_desc_t,
        sv_same('SELECT id FROM sv_t ORDER BY t OFFSET 0') AS t,
        (SELECT gpusort(array_agg(k)) = array_agg(k ORDER BY k) FROM sv_t) AS array_k;
-SELECT sv_engine('SELECT * FROM sv_t ORDER BY k') =
+SELECT sv_explained('SELECT * FROM sv_t ORDER BY k', 'Sort Engine') =
        CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
             THEN 'gpu' ELSE 'cpu' END AS engine_as_expected;
+-- A job the service ran says which GPU, and how long it was queued.
+SELECT coalesce(sv_explained('SELECT * FROM sv_t ORDER BY k', 'GPU Service')
+                ~ '^GPU \d+, queued \d+\.\d ms, ran \d+\.\d ms$',
+                NOT EXISTS (SELECT FROM gpusort_service WHERE state = 'ready'))
+       AS note_as_expected;
 RESET client_min_messages;
 
 -- No backend maps CUDA's driver: this one has just sorted on the GPU.
@@ -94,6 +100,6 @@ FROM gpusort_service;
 SET gpusort.service = off;
 SET gpusort.service_memory = '1GB';
 
-DROP FUNCTION sv_engine(text);
+DROP FUNCTION sv_explained(text, text);
 DROP FUNCTION sv_same(text);
 DROP TABLE sv_t;

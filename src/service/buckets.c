@@ -1,0 +1,480 @@
+/*-------------------------------------------------------------------------
+ *
+ * buckets.c
+ *	  A sort too large for one GPU of the service (buckets.h): its rows are
+ *	  split into key ranges of the leading key column, each range's rows
+ *	  copied into a job of its own, in row order, and the jobs queued
+ *	  together, so that every GPU process takes some.  Sorted, the buckets
+ *	  follow each other in key order.
+ *
+ * The rows are first split into many narrow key ranges, whose bounds
+ * (splitters) come from a sample of the leading keys; the ranges are then
+ * grouped, in key order, into buckets of about equal rows, within a GPU's
+ * memory, as many as the GPU processes can share evenly.  Rows of one
+ * leading key fall into one range, where the other key columns order them,
+ * and a bucket keeps the rows' order, so the sort stays stable.  The rows
+ * are split in two passes over fixed chunks of rows, on the backend and its
+ * helper threads: the first finds each row's range and counts each chunk's
+ * rows per range, which gives every chunk its place in each bucket; the
+ * second copies the rows there.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
+#include "utils/memutils.h"
+
+#include "gpu/gpu_state.h"
+#include "service/buckets.h"
+#include "service/job_space.h"
+#include "util/parallel.h"
+
+/* Rows of a chunk of the split. */
+#define SPLIT_CHUNK_ROWS	(1 << 16)
+
+/* Narrow key ranges, grouped into buckets, and keys sampled per range. */
+#define RANGES				1024
+#define SAMPLES_PER_RANGE	8
+
+/* Of a GPU's device memory, what a bucket is meant to need. */
+#define BUCKET_FILL			0.7
+
+typedef struct Split
+{
+	const SortJob *job;
+	uint64		nchunks;
+	int			nsplitters;		/* ranges - 1 */
+	uint64	   *splitters;		/* range r: keys from splitters[r - 1] up
+								 * to splitters[r], not included */
+	uint16	   *range_of;		/* each row's range */
+	uint32	   *counts;			/* [chunk][range]: the chunk's rows */
+	int			nbuckets;
+	int		   *bucket_of;		/* each range's bucket */
+	uint32	   *place;			/* [chunk][bucket]: rows before the chunk's
+								 * in the bucket */
+	uint64	   *start;			/* each bucket's first row in the order */
+	uint64	   *rows;			/* each bucket's rows */
+	uint64	  **to;				/* [bucket][column]: where its keys go, then
+								 * its payload */
+	uint32	   *origin;			/* without a payload: row numbers, in the
+								 * buckets' row order */
+	const uint32 *bucket_perm;	/* the bucket whose order is made into perm */
+	uint64		perm_start;
+} Split;
+
+static int
+compare_keys(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The range of a leading key: how many splitters are not above it. */
+static inline int
+range_of_key(const Split *split, uint64 key)
+{
+	int			lo = 0;
+	int			hi = split->nsplitters;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (split->splitters[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Splitters for RANGES ranges of about equal rows, from leading keys
+ * sampled across the rows; fewer where keys repeat.
+ */
+static void
+choose_splitters(Split *split)
+{
+	const uint64 *lead = split->job->keys[0];
+	uint32		n = split->job->nrows;
+	int			nsamples = RANGES * SAMPLES_PER_RANGE;
+	uint64	   *sample = palloc(sizeof(uint64) * nsamples);
+
+	for (int i = 0; i < nsamples; i++)
+		sample[i] = lead[murmurhash32((uint32) i) % n];
+	qsort(sample, nsamples, sizeof(uint64), compare_keys);
+
+	split->splitters = palloc(sizeof(uint64) * RANGES);
+	split->nsplitters = 0;
+	for (int r = 1; r < RANGES; r++)
+	{
+		uint64		s = sample[r * SAMPLES_PER_RANGE];
+
+		if (split->nsplitters == 0 || s > split->splitters[split->nsplitters - 1])
+			split->splitters[split->nsplitters++] = s;
+	}
+	pfree(sample);
+}
+
+/* First pass: each row's range, and each chunk's rows per range. */
+static void
+count_chunks(void *arg, int part, uint64 first, uint64 last)
+{
+	Split	   *split = arg;
+	const uint64 *lead = split->job->keys[0];
+	int			nranges = split->nsplitters + 1;
+
+	for (uint64 chunk = first; chunk < last; chunk++)
+	{
+		uint32	   *count = split->counts + chunk * nranges;
+		uint64		end = Min((chunk + 1) * SPLIT_CHUNK_ROWS, split->job->nrows);
+
+		for (uint64 row = chunk * SPLIT_CHUNK_ROWS; row < end; row++)
+		{
+			int			r = range_of_key(split, lead[row]);
+
+			split->range_of[row] = (uint16) r;
+			count[r]++;
+		}
+	}
+}
+
+/* Second pass: each chunk's rows copied to their places in the buckets. */
+static void
+copy_chunks(void *arg, int part, uint64 first, uint64 last)
+{
+	Split	   *split = arg;
+	const SortJob *job = split->job;
+	int			ncols = job->nkeys + 1;
+	uint32		next[SERVICE_MAX_HELD];
+
+	for (uint64 chunk = first; chunk < last; chunk++)
+	{
+		uint64		end = Min((chunk + 1) * SPLIT_CHUNK_ROWS, job->nrows);
+
+		memcpy(next, split->place + chunk * split->nbuckets,
+			   sizeof(uint32) * split->nbuckets);
+		for (uint64 row = chunk * SPLIT_CHUNK_ROWS; row < end; row++)
+		{
+			int			b = split->bucket_of[split->range_of[row]];
+			uint32		at = next[b]++;
+			uint64	  **to = split->to + b * ncols;
+
+			for (int c = 0; c < job->nkeys; c++)
+				to[c][at] = job->keys[c][row];
+			if (job->payload)
+				to[job->nkeys][at] = job->payload[row];
+			else
+				split->origin[split->start[b] + at] = (uint32) row;
+		}
+	}
+}
+
+/* A bucket's order, as the job's row numbers, into the job's perm. */
+static void
+map_perm(void *arg, int part, uint64 first, uint64 last)
+{
+	Split	   *split = arg;
+	const uint32 *origin = split->origin + split->perm_start;
+	uint32	   *perm = split->job->perm + split->perm_start;
+
+	for (uint64 i = first; i < last; i++)
+		perm[i] = origin[split->bucket_perm[i]];
+}
+
+/* First pass: each chunk's rows per range. */
+static void
+count_ranges(Split *split)
+{
+	uint32		n = split->job->nrows;
+
+	split->nchunks = (n + SPLIT_CHUNK_ROWS - 1) / SPLIT_CHUNK_ROWS;
+	split->range_of = MemoryContextAllocHuge(CurrentMemoryContext,
+											 sizeof(uint16) * Max(n, 1));
+	split->counts = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(uint32) * split->nchunks *
+										   (split->nsplitters + 1));
+	memset(split->counts, 0,
+		   sizeof(uint32) * split->nchunks * (split->nsplitters + 1));
+	parallel_for(split->nchunks, 1, parallel_workers(), count_chunks, split);
+}
+
+/*
+ * The ranges grouped in order into buckets of about n / nbuckets rows, none
+ * over max_rows, and each chunk's place in each bucket; false if a range
+ * alone has more than max_rows, or the buckets are more than a backend may
+ * hold.
+ */
+static bool
+group_ranges(Split *split, int nbuckets, uint64 max_rows)
+{
+	int			nranges = split->nsplitters + 1;
+	uint64		target = Min((split->job->nrows + nbuckets - 1) / nbuckets, max_rows);
+	uint64	   *range_rows = palloc0(sizeof(uint64) * nranges);
+	uint64		rows = 0;
+	int			b = 0;
+
+	for (uint64 chunk = 0; chunk < split->nchunks; chunk++)
+		for (int r = 0; r < nranges; r++)
+			range_rows[r] += split->counts[chunk * nranges + r];
+
+	split->bucket_of = palloc(sizeof(int) * nranges);
+	split->rows = palloc0(sizeof(uint64) * SERVICE_MAX_HELD);
+	split->start = palloc0(sizeof(uint64) * SERVICE_MAX_HELD);
+	for (int r = 0; r < nranges; r++)
+	{
+		if (range_rows[r] > max_rows)
+		{
+			split->nbuckets = 0;
+			split->rows[0] = range_rows[r];
+			return false;
+		}
+		if (split->rows[b] > 0 && split->rows[b] + range_rows[r] > target)
+		{
+			if (++b == SERVICE_MAX_HELD)
+			{
+				split->nbuckets = SERVICE_MAX_HELD + 1;
+				return false;
+			}
+			split->start[b] = rows;
+		}
+		split->bucket_of[r] = b;
+		split->rows[b] += range_rows[r];
+		rows += range_rows[r];
+	}
+	split->nbuckets = b + 1;
+
+	/* a chunk's place in a bucket: the bucket's rows in the chunks before */
+	split->place = palloc(sizeof(uint32) * split->nchunks * split->nbuckets);
+	memset(range_rows, 0, sizeof(uint64) * split->nbuckets);
+	for (uint64 chunk = 0; chunk < split->nchunks; chunk++)
+	{
+		for (int bucket = 0; bucket < split->nbuckets; bucket++)
+			split->place[chunk * split->nbuckets + bucket] = (uint32) range_rows[bucket];
+		for (int r = 0; r < nranges; r++)
+			range_rows[split->bucket_of[r]] += split->counts[chunk * nranges + r];
+	}
+	pfree(range_rows);
+	return true;
+}
+
+/* What EXPLAIN ANALYZE tells of the buckets' jobs. */
+static char *
+buckets_note(JobSpace *spaces, int njobs)
+{
+	StringInfoData note;
+	bool		used[SERVICE_MAX_GPUS] = {false};
+	int			nused = 0;
+	double		wait_ms = 0;
+	double		run_ms = 0;
+
+	for (int i = 0; i < njobs; i++)
+	{
+		nused += used[spaces[i].slot->gpu] ? 0 : 1;
+		used[spaces[i].slot->gpu] = true;
+		wait_ms = Max(wait_ms, spaces[i].slot->wait_ms);
+		run_ms = Max(run_ms, spaces[i].slot->run_ms);
+	}
+	initStringInfo(&note);
+	appendStringInfo(&note, "%d buckets on GPU%s", njobs, nused > 1 ? "s" : "");
+	for (int g = 0, i = 0; g < SERVICE_MAX_GPUS; g++)
+		if (used[g])
+			appendStringInfo(&note, "%s%d", i++ ? ", " : " ", g);
+	appendStringInfo(&note, ", queued up to %.1f ms, ran up to %.1f ms each",
+					 wait_ms, run_ms);
+	return note.data;
+}
+
+/*
+ * The buckets' jobs: memory for each that has rows, the rows copied in,
+ * run; false with the reason where one of them cannot be.
+ */
+static bool
+run_buckets(Split *split, JobSpace *spaces, int *njobs, char **why)
+{
+	const SortJob *job = split->job;
+	int			ncols = job->nkeys + 1;
+	bool		payload = job->payload != NULL;
+
+	split->to = palloc0(sizeof(uint64 *) * split->nbuckets * ncols);
+	for (int b = 0; b < split->nbuckets; b++)
+	{
+		uint32		rows = (uint32) split->rows[b];
+		Size		perm_offset = service_perm_offset(rows, job->nkeys, payload);
+		JobSpace   *space = &spaces[*njobs];
+		ServiceSlot *slot;
+
+		if (rows == 0)
+			continue;
+		if (!job_space_prepare(perm_offset + (payload ? 0 : (Size) rows * sizeof(uint32)),
+							   space, why))
+			return false;
+		(*njobs)++;
+		for (int c = 0; c <= job->nkeys; c++)
+			split->to[b * ncols + c] =
+				(uint64 *) (space->base + service_keys_bytes(rows, c));
+		slot = space->slot;
+		slot->kind = SERVICE_JOB_KEYS;
+		slot->nrows = rows;
+		slot->nkeys = job->nkeys;
+		slot->payload = payload;
+		slot->want_sorted_keys = payload && job->want_sorted_keys;
+		space->row_keys = (uint64) rows * job->nkeys;
+	}
+	if (!payload)
+		split->origin = MemoryContextAllocHuge(CurrentMemoryContext,
+											   sizeof(uint32) * Max(job->nrows, 1));
+	parallel_for((job->nrows + SPLIT_CHUNK_ROWS - 1) / SPLIT_CHUNK_ROWS, 1,
+				 parallel_workers(), copy_chunks, split);
+	return job_spaces_run(spaces, *njobs, why);
+}
+
+/* The buckets' results, in order, into the job's. */
+static void
+gather_buckets(Split *split, SortJob *job, JobSpace *spaces)
+{
+	int			j = 0;
+	bool		keys_sorted = job->payload && job->want_sorted_keys;
+
+	for (int i = 0; i < split->nbuckets && keys_sorted; i++)
+		keys_sorted = split->rows[i] == 0 || spaces[j++].slot->keys_sorted;
+	if (keys_sorted)
+		job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
+												  sizeof(uint64) * Max(job->nrows, 1));
+	if (!job->payload && job->perm == NULL)
+		job->perm = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(uint32) * Max(job->nrows, 1));
+
+	j = 0;
+	for (int b = 0; b < split->nbuckets; b++)
+	{
+		uint32		rows = (uint32) split->rows[b];
+		char	   *base;
+
+		if (rows == 0)
+			continue;
+		base = spaces[j++].base;
+		if (job->payload)
+		{
+			parallel_copy(job->payload_out + split->start[b],
+						  base + service_keys_bytes(rows, job->nkeys),
+						  sizeof(uint64) * rows);
+			if (keys_sorted)
+				parallel_copy(job->keys_sorted + split->start[b], base,
+							  sizeof(uint64) * rows);
+		}
+		else
+		{
+			split->bucket_perm = (const uint32 *)
+				(base + service_perm_offset(rows, job->nkeys, false));
+			split->perm_start = split->start[b];
+			parallel_for(rows, SPLIT_CHUNK_ROWS, parallel_workers(), map_perm, split);
+		}
+	}
+	job->payload_sorted = job->payload != NULL;
+}
+
+/* The most rows of a bucket within mem_limit bytes of device memory. */
+static uint64
+max_bucket_rows(int nkeys, Size mem_limit)
+{
+	uint64		lo = 0;
+	uint64		hi = PG_UINT32_MAX;
+
+	while (lo < hi)
+	{
+		uint64		mid = (lo + hi + 1) / 2;
+
+		if (gpu_job_device_bytes((uint32) mid, nkeys) <= mem_limit)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int
+service_buckets(uint32 nrows, int nkeys, Size mem_limit)
+{
+	Size		need = gpu_job_device_bytes(nrows, nkeys);
+	int			ready = Max(service_gpus_ready(), 1);
+	double		nbuckets;
+
+	if (need <= mem_limit)
+		return 1;
+	if (nkeys == 0)
+		return SERVICE_MAX_HELD + 1;
+	/* as many buckets for each GPU process */
+	nbuckets = ceil(ceil((double) need / (mem_limit * BUCKET_FILL)) / ready) * ready;
+	return (int) Min(nbuckets, SERVICE_MAX_HELD + 1);
+}
+
+bool
+service_sort_buckets(SortJob *job, Size mem_limit, char **why)
+{
+	int			nbuckets = service_buckets(job->nrows, job->nkeys, mem_limit);
+	JobSpace	spaces[SERVICE_MAX_HELD];
+	int			njobs = 0;
+	bool		ok = false;
+	Split		split;
+
+	if (nbuckets > SERVICE_MAX_HELD)
+	{
+		*why = psprintf("the sort needs about %zu MB of device memory, more than "
+						"%d buckets of the %zu MB that gpusort.service_memory allows",
+						gpu_job_device_bytes(job->nrows, job->nkeys) >> 20,
+						SERVICE_MAX_HELD, mem_limit >> 20);
+		service_count_fallback(SERVICE_FALLBACK_TOO_LARGE);
+		return false;
+	}
+
+	memset(&split, 0, sizeof(split));
+	split.job = job;
+	choose_splitters(&split);
+	count_ranges(&split);
+	if (!group_ranges(&split, nbuckets, max_bucket_rows(job->nkeys, mem_limit)))
+	{
+		if (split.nbuckets == 0)
+			*why = psprintf("%lu rows of leading keys that repeat need more than the "
+							"%zu MB of device memory that gpusort.service_memory allows",
+							(unsigned long) split.rows[0], mem_limit >> 20);
+		else
+			*why = psprintf("the sort's keys need more than %d buckets of the %zu MB "
+							"of device memory that gpusort.service_memory allows",
+							SERVICE_MAX_HELD, mem_limit >> 20);
+		service_count_fallback(SERVICE_FALLBACK_TOO_LARGE);
+		return false;
+	}
+
+	PG_TRY();
+	{
+		ok = run_buckets(&split, spaces, &njobs, why);
+		if (ok)
+		{
+			gather_buckets(&split, job, spaces);
+			job->engine_note = buckets_note(spaces, njobs);
+		}
+		for (int i = 0; i < njobs; i++)
+			job_space_end(&spaces[i]);
+		pfree(split.range_of);
+		pfree(split.counts);
+		if (split.origin)
+			pfree(split.origin);
+	}
+	PG_CATCH();
+	{
+		/* the jobs are given up; their segments go with the transaction */
+		job_spaces_give_up();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

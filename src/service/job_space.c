@@ -1,0 +1,351 @@
+/*-------------------------------------------------------------------------
+ *
+ * job_space.c
+ *	  A backend's jobs in the GPU service (job_space.h): each is copied
+ *	  into chunks of the service's buffer (or, where it has no room, a
+ *	  dynamic shared memory segment), queued in a slot, and waited for on
+ *	  the backend's latch, which keeps answering cancels and
+ *	  statement_timeout (service_shared.h has the protocol).
+ *
+ * The backend remembers the slots it holds, so that an error, a cancel or
+ * its exit gives them up.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+
+#include "compat.h"
+#include "service/job_space.h"
+#include "util/timing.h"
+
+/* How long queued jobs wait for a GPU process when none is ready. */
+#define DOWN_WAIT_MS		2000
+
+/* The latch's timeout, for the checks of jobs that wait. */
+#define POLL_MS				100
+
+/* The slots of this backend's jobs, for an error or its exit meanwhile. */
+static ServiceSlot *held_slot[SERVICE_MAX_HELD];
+static uint32 held_word[SERVICE_MAX_HELD];
+static int	nheld = 0;
+static bool exit_callback = false;
+
+/* The service's buffer, mapped in this backend, or NULL. */
+static char *pool_base = NULL;
+
+void
+service_count_fallback(ServiceFallback reason)
+{
+	pg_atomic_fetch_add_u64(&service->fallbacks[reason], 1);
+}
+
+int
+service_gpus_ready(void)
+{
+	int			n = (int) pg_atomic_read_u32(&service->ngpus);
+	int			ready = 0;
+
+	for (int g = 0; g < n; g++)
+		if (pg_atomic_read_u32(&service->gpus[g].state) == GPU_READY)
+			ready++;
+	return ready;
+}
+
+/*
+ * Gives up on a job: the slot is released now if no GPU process runs it,
+ * else by whoever ends it (service_shared.h).
+ */
+static void
+abandon(ServiceSlot *slot, uint32 word)
+{
+	slot->cancel = 1;
+	pg_atomic_write_u32(&slot->abandoned, 1);
+	pg_memory_barrier();
+	if (service_slot_release(slot, SLOT_WORD(word, SLOT_FILLING)))
+		return;
+	if (service_slot_release(slot, SLOT_WORD(word, SLOT_QUEUED)))
+	{
+		pg_atomic_fetch_sub_u32(&service->queued_jobs, 1);
+		pg_atomic_fetch_sub_u64(&service->queued_row_keys, slot->row_keys);
+		return;
+	}
+	(void) service_slot_release(slot, SLOT_WORD(word, SLOT_DONE));
+}
+
+void
+job_spaces_give_up(void)
+{
+	for (int i = 0; i < nheld; i++)
+		abandon(held_slot[i], held_word[i]);
+	nheld = 0;
+}
+
+static void
+give_up_at_exit(int code, Datum arg)
+{
+	job_spaces_give_up();
+}
+
+/* Forgets a slot that is no longer this backend's; false if it was not. */
+static bool
+forget_held(ServiceSlot *slot)
+{
+	for (int i = 0; i < nheld; i++)
+		if (held_slot[i] == slot)
+		{
+			nheld--;
+			held_slot[i] = held_slot[nheld];
+			held_word[i] = held_word[nheld];
+			return true;
+		}
+	return false;
+}
+
+/* A free slot, now this backend's (FILLING), or NULL if all are taken. */
+static ServiceSlot *
+claim_slot(uint32 *word, int *slotno)
+{
+	int			start = MyProcPid % SERVICE_SLOTS;
+
+	for (int i = 0; i < SERVICE_SLOTS; i++)
+	{
+		ServiceSlot *slot = &service->slots[(start + i) % SERVICE_SLOTS];
+		uint32		w = pg_atomic_read_u32(&slot->state);
+
+		if (SLOT_STATE(w) == SLOT_FREE &&
+			pg_atomic_compare_exchange_u32(&slot->state, &w, SLOT_WORD(w, SLOT_FILLING)))
+		{
+			*word = SLOT_WORD(w, SLOT_FILLING);
+			*slotno = (start + i) % SERVICE_SLOTS;
+			pg_atomic_write_u32(&slot->abandoned, 0);
+			slot->cancel = 0;
+			slot->latch = MyLatch;
+			slot->pool_count = 0;
+			slot->ok = false;
+			slot->lost = false;
+			slot->payload_sorted = false;
+			slot->keys_sorted = false;
+			slot->wait_ms = 0;
+			slot->run_ms = 0;
+			slot->why[0] = '\0';
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+/* Maps the service's buffer into this backend, once it is ready. */
+static char *
+map_pool(void)
+{
+	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
+	void	   *p;
+	int			fd;
+
+	if (pool_base || !pg_atomic_read_u32(&service->pool_ready))
+		return pool_base;
+	fd = shm_open(service->pool_name, O_RDWR, 0);
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p != MAP_FAILED)
+		pool_base = p;
+	return pool_base;
+}
+
+/* The first of need free chunks in a row, now owner's, or -1. */
+static int
+pool_alloc(uint32 owner, int need)
+{
+	int			run = 0;
+	int			first = -1;
+
+	SpinLockAcquire(&service->pool_lock);
+	for (int c = 0; c < service->pool_chunks; c++)
+	{
+		if (pg_atomic_read_u32(&service->chunk_owner[c]) != 0)
+			run = 0;
+		else if (++run == need)
+		{
+			first = c - need + 1;
+			break;
+		}
+	}
+	for (int c = 0; first >= 0 && c < need; c++)
+		pg_atomic_write_u32(&service->chunk_owner[first + c], owner);
+	SpinLockRelease(&service->pool_lock);
+	return first;
+}
+
+/*
+ * Is there room for a segment of bytes where PostgreSQL's posix segments
+ * live?  dsm_create() raises an error where there is not, and a sort must
+ * not fail for want of a GPU.
+ */
+static bool
+room_for_segment(Size bytes)
+{
+	struct statvfs fs;
+
+	if (statvfs("/dev/shm", &fs) != 0)
+		return true;			/* not known: let dsm_create() tell */
+	return (double) fs.f_bavail * fs.f_frsize > (double) bytes * 1.25;
+}
+
+bool
+job_space_prepare(Size bytes, JobSpace *space, char **why)
+{
+	int			need = (int) ((bytes + POOL_CHUNK - 1) / POOL_CHUNK);
+	ServiceSlot *slot;
+	int			slotno;
+	int			first;
+
+	if (!exit_callback)
+	{
+		before_shmem_exit(give_up_at_exit, (Datum) 0);
+		exit_callback = true;
+	}
+	if (nheld == SERVICE_MAX_HELD)
+		elog(ERROR, "gpusort: a backend holds at most %d jobs of the GPU service",
+			 SERVICE_MAX_HELD);
+	space->slot = slot = claim_slot(&space->word, &slotno);
+	if (slot == NULL)
+	{
+		*why = "every job slot of the GPU service is taken";
+		service_count_fallback(SERVICE_FALLBACK_QUEUE_FULL);
+		return false;
+	}
+	held_slot[nheld] = slot;
+	held_word[nheld] = space->word;
+	nheld++;
+
+	space->seg = NULL;
+	space->row_keys = 0;
+	if (need <= service->pool_chunks && map_pool() &&
+		(first = pool_alloc(slotno + 1, Max(need, 1))) >= 0)
+	{
+		slot->pool_first = first;
+		slot->pool_count = Max(need, 1);
+		space->base = pool_base + (Size) first * POOL_CHUNK;
+		return true;
+	}
+	if (room_for_segment(bytes))
+		space->seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (space->seg == NULL)
+	{
+		job_space_end(space);
+		*why = psprintf("no room for %zu MB of shared memory for the GPU service",
+						bytes >> 20);
+		service_count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
+		return false;
+	}
+	slot->segment = dsm_segment_handle(space->seg);
+	slot->segment_bytes = dsm_segment_map_length(space->seg);
+	space->base = dsm_segment_address(space->seg);
+	return true;
+}
+
+/* Hands a filled job to the GPU processes. */
+static void
+queue_job(JobSpace *space)
+{
+	ServiceSlot *slot = space->slot;
+
+	slot->row_keys = space->row_keys;
+	slot->ticket = pg_atomic_fetch_add_u64(&service->next_ticket, 1);
+	INSTR_TIME_SET_CURRENT(slot->queued_at);
+	pg_atomic_fetch_add_u32(&service->queued_jobs, 1);
+	pg_atomic_fetch_add_u64(&service->queued_row_keys, space->row_keys);
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->state, SLOT_WORD(space->word, SLOT_QUEUED));
+	(void) sem_post(&service->wake);
+}
+
+/* Jobs of spaces[0..n) that are not DONE yet; *queued: whether one waits. */
+static int
+jobs_running(JobSpace *spaces, int n, bool *queued)
+{
+	int			left = 0;
+
+	*queued = false;
+	for (int i = 0; i < n; i++)
+	{
+		uint32		w = pg_atomic_read_u32(&spaces[i].slot->state);
+
+		if (w != SLOT_WORD(spaces[i].word, SLOT_DONE))
+			left++;
+		if (w == SLOT_WORD(spaces[i].word, SLOT_QUEUED))
+			*queued = true;
+	}
+	return left;
+}
+
+bool
+job_spaces_run(JobSpace *spaces, int n, char **why)
+{
+	instr_time	down_since;
+	bool		down = false;
+	bool		queued;
+
+	for (int i = 0; i < n; i++)
+		queue_job(&spaces[i]);
+
+	while (jobs_running(spaces, n, &queued) > 0)
+	{
+		if (service_gpus_ready() > 0)
+			down = false;
+		else if (!down)
+		{
+			down = true;
+			INSTR_TIME_SET_CURRENT(down_since);
+		}
+		else if (queued && ms_since(down_since) > DOWN_WAIT_MS)
+		{
+			*why = "the GPU service went down while the job waited";
+			service_count_fallback(SERVICE_FALLBACK_DOWN);
+			return false;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 POLL_MS, compat_service_wait_event());
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	pg_read_barrier();
+
+	for (int i = 0; i < n; i++)
+	{
+		ServiceSlot *slot = spaces[i].slot;
+
+		if (!slot->ok)
+		{
+			*why = pstrdup(slot->why);
+			service_count_fallback(slot->lost ? SERVICE_FALLBACK_LOST :
+								   SERVICE_FALLBACK_FAILED);
+			return false;
+		}
+	}
+	return true;
+}
+
+void
+job_space_end(JobSpace *space)
+{
+	if (forget_held(space->slot))
+		abandon(space->slot, space->word);
+	if (space->seg)
+		dsm_detach(space->seg);
+	space->seg = NULL;
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

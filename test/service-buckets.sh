@@ -1,0 +1,100 @@
+#!/bin/bash
+# service-buckets.sh: a sort larger than one GPU's share of
+# gpusort.service_memory runs in buckets on every GPU process of the
+# service, and returns PostgreSQL's order.  Against a running server that
+# preloads gpusort with the service on, two or more GPU processes (two GPUs,
+# or gpusort.service_gpus = '0,0') and a gpusort.service_memory that ROWS
+# rows exceed (PGHOST, PGPORT, PGUSER name it, a superuser):
+#   1. a table of ROWS rows of about 100 bytes: a random int8 k, d with 1000
+#      values, h with 2, md5 text t;
+#   2. orders that take each way a bucket's result comes back (the rows with
+#      one key or several, the permutation with a prefix key, the sorted
+#      prefix keys), each compared with PostgreSQL's Sort, and each run on
+#      the GPU with EXPLAIN ANALYZE's "GPU Service: N buckets on GPUs 0, 1";
+#   3. an order whose one leading key is too large for a bucket: the CPU
+#      engine sorts it, with the reason, and the rows are right;
+#   4. every GPU process ran jobs (the gpusort_service view).
+# Prints what it saw, with the times of one order with and without gpusort
+# (for information, not checked), and "service buckets test: passed" or
+# "... FAILED".
+#
+# Environment: ROWS (default 8000000), DB (default gpusort_buckets, created
+# and dropped).
+set -uo pipefail
+ROWS=${ROWS:-8000000}
+DB=${DB:-gpusort_buckets}
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+SETTINGS="SET work_mem = '4GB'; SET gpusort.work_mem = '4GB'; SET max_parallel_workers_per_gather = 0;
+SET gpusort.device = gpu; SET client_min_messages = error;"
+fail() { echo "service buckets test: FAILED: $*"; exit 1; }
+
+"${PSQL[@]}" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" || fail "no server"
+export PGDATABASE=$DB
+"${PSQL[@]}" -c "CREATE EXTENSION gpusort" || fail "no gpusort"
+ready=$("${PSQL[@]}" -c "SELECT count(*) FROM gpusort_service WHERE state = 'ready'")
+"${PSQL[@]}" -c "SELECT gpu, device, state, memory_limit_mb FROM gpusort_service" | sed 's/^/   service: /'
+[ "${ready:-0}" -ge 2 ] || fail "the service has $ready GPU processes ready; this test needs two"
+"${PSQL[@]}" -c "CREATE TABLE bk_t AS
+	    SELECT g AS id, (random() * 1e15)::int8 AS k, g % 1000 AS d, g % 2 AS h,
+	           md5(g::text) AS t, repeat('x', 30) AS pad
+	    FROM generate_series(1, $ROWS) g" -c "ANALYZE bk_t" || fail "could not make the table"
+"${PSQL[@]}" -c "SELECT gpusort_stats_reset()" >/dev/null
+before=$("${PSQL[@]}" -c "SELECT sorts FROM gpusort_service_fallbacks() WHERE reason = 'too large'")
+
+# digest of the ids in a query's order, with gpusort on and off
+digest() {
+	"${PSQL[@]}" -c "$SETTINGS SET gpusort.enabled = $2;" \
+		-c "SELECT md5(string_agg(id::text, ',')) FROM ($1 OFFSET 0) s"
+}
+# EXPLAIN ANALYZE of a query; what it says under a name
+explain() {
+	"${PSQL[@]}" -c "$SETTINGS" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $1 OFFSET 0"
+}
+said() { sed -n "s/^ *$2: //p" <<<"$1" | head -1; }
+
+bad=0
+check() {
+	local name=$1 query=$2 want_note=$3 got want plan note engine reason
+	got=$(digest "$query" on)
+	want=$(digest "$query" off)
+	plan=$(explain "$query")
+	note=$(said "$plan" "GPU Service")
+	engine=$(said "$plan" "Sort Engine")
+	reason=$(said "$plan" "Fallback Reason")
+	echo "== $name: $query"
+	echo "   rows: $([ "$got" = "$want" ] && echo "PostgreSQL's order" || echo "DIFFERENT ($got vs $want)")"
+	echo "   engine: $engine; GPU Service: ${note:-none}${reason:+; Fallback Reason: $reason}"
+	if [ "$got" != "$want" ] || [ -z "$got" ] || ! grep -Eq "$want_note" <<<"$engine: ${note:-} ${reason:-}"; then
+		echo "   ^ FAILED (expected: $want_note)"
+		bad=$((bad + 1))
+	fi
+}
+
+spread='^gpu: [0-9]+ buckets on GPUs [0-9]+(, [0-9]+)+, queued'
+check "one key, rows back sorted" "SELECT id FROM bk_t ORDER BY k" "$spread"
+check "two keys, rows back sorted" "SELECT id FROM bk_t ORDER BY d, id" "$spread"
+check "a key and a prefix key, the permutation back" \
+	"SELECT id FROM bk_t ORDER BY d DESC, t COLLATE \"C\"" "$spread"
+check "a prefix key, its keys back sorted" "SELECT id FROM bk_t ORDER BY t COLLATE \"C\"" "$spread"
+check "a leading key of two values, too large for a bucket" \
+	"SELECT id FROM bk_t ORDER BY h, id" '^cpu: .*[0-9]+ rows of leading keys that repeat need more'
+
+after=$("${PSQL[@]}" -c "SELECT sorts FROM gpusort_service_fallbacks() WHERE reason = 'too large'")
+"${PSQL[@]}" -c "SELECT gpu, device, jobs, rows, round(busy_ms) FROM gpusort_service" | sed 's/^/   service: /'
+idle=$("${PSQL[@]}" -c "SELECT count(*) FROM gpusort_service WHERE state = 'ready' AND jobs = 0")
+
+echo "== times of ORDER BY k, $ROWS rows (information):"
+for enabled in off on; do
+	"${PSQL[@]}" -c "$SETTINGS SET gpusort.enabled = $enabled;" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM bk_t ORDER BY k OFFSET $ROWS" |
+		grep -E "Execution Time|Sort Time|GPU Service|Sort Method" | sed "s/^ */   gpusort $enabled: /"
+done
+"${PSQL[@]}" -d postgres -c "DROP DATABASE $DB"
+
+echo "   orders wrong or not in buckets on every GPU: $bad"
+echo "   'too large' fallbacks: $before -> $after"
+echo "   GPU processes with no job: $idle"
+[ "$bad" -eq 0 ] || fail "$bad orders"
+[ "$after" -gt "$before" ] || fail "the bucket too large was not counted"
+[ "$idle" -eq 0 ] || fail "$idle GPU processes ran no job"
+echo "service buckets test: passed"
