@@ -424,6 +424,13 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 	bool		ok = false;
 	Split		split;
 
+	if (max_bucket_rows(job->nkeys, mem_limit) == 0)
+	{
+		*why = psprintf("the %zu MB of device memory that gpusort.service_memory "
+						"allows are too few for any sort", mem_limit >> 20);
+		service_count_fallback(SERVICE_FALLBACK_TOO_LARGE);
+		return false;
+	}
 	if (nbuckets > SERVICE_MAX_HELD)
 	{
 		*why = psprintf("the sort needs about %zu MB of device memory, more than "
