@@ -16,6 +16,8 @@
 #   many    SMALL_SESSIONS (128) sessions x SMALL_ROUNDS (3) sorts of a
 #           SMALL_ROWS (1M) row table
 #   large   LARGE_SESSIONS (16) x LARGE_ROUNDS (2) sorts of LARGE_ROWS (10M)
+#   tiny    TINY_SESSIONS (32) x TINY_ROUNDS (100) sorts of TINY_ROWS (20K):
+#           what small jobs cost the GPU processes, and where they go
 #   single  one session, one sort of LARGE_ROWS rows, RUNS (3) times, median
 #   fresh   a new connection's first sort of SMALL_ROWS rows, RUNS times:
 #           its time and engine (EXPLAIN ANALYZE), per mode
@@ -29,13 +31,16 @@ set -uo pipefail
 OUT=${1:-/tmp/gpusort-bench-service}
 mkdir -p "$OUT"
 MODES=${MODES:-off cpu gpu auto}
-TESTS=${TESTS:-many large single fresh}
+TESTS=${TESTS:-many large tiny single fresh}
 SMALL_ROWS=${SMALL_ROWS:-1000000}
 SMALL_SESSIONS=${SMALL_SESSIONS:-128}
 SMALL_ROUNDS=${SMALL_ROUNDS:-3}
 LARGE_ROWS=${LARGE_ROWS:-10000000}
 LARGE_SESSIONS=${LARGE_SESSIONS:-16}
 LARGE_ROUNDS=${LARGE_ROUNDS:-2}
+TINY_ROWS=${TINY_ROWS:-20000}
+TINY_SESSIONS=${TINY_SESSIONS:-32}
+TINY_ROUNDS=${TINY_ROUNDS:-100}
 RUNS=${RUNS:-3}
 DB=${DB:-gpusort_bench_service}
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -50,14 +55,16 @@ echo "# bench-service on $(hostname), $(nproc) cores, $(nvidia-smi --query-gpu=n
 echo "# $("${PSQL[@]}" -d postgres -c 'SELECT version()')"
 echo "# gpusort.service = ${service:-not preloaded}; modes: $MODES"
 
-if ! "${PSQL[@]}" -d "$DB" -c "SELECT 1 FROM bs_small LIMIT 1" >/dev/null 2>&1; then
+if ! "${PSQL[@]}" -d "$DB" -c "SELECT 1 FROM bs_tiny LIMIT 1" >/dev/null 2>&1; then
 	"${PSQL[@]}" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 	"${PSQL[@]}" -d "$DB" -c "CREATE EXTENSION gpusort" \
 		-c "CREATE TABLE bs_small AS SELECT g AS id, (random() * 1e15)::int8 AS k, md5(g::text) AS pad
 		    FROM generate_series(1, $SMALL_ROWS) g" \
 		-c "CREATE TABLE bs_large AS SELECT g AS id, (random() * 1e15)::int8 AS k, md5(g::text) AS pad
 		    FROM generate_series(1, $LARGE_ROWS) g" \
-		-c "VACUUM ANALYZE bs_small" -c "VACUUM ANALYZE bs_large"
+		-c "CREATE TABLE bs_tiny AS SELECT g AS id, (random() * 1e15)::int8 AS k, md5(g::text) AS pad
+		    FROM generate_series(1, $TINY_ROWS) g" \
+		-c "VACUUM ANALYZE bs_small" -c "VACUUM ANALYZE bs_large" -c "VACUUM ANALYZE bs_tiny"
 	"${PSQL[@]}" -d "$DB" -c "SELECT count(*) FROM bs_small" -c "SELECT count(*) FROM bs_large" >/dev/null
 fi
 export PGDATABASE=$DB
@@ -138,6 +145,7 @@ for test in $TESTS; do
 	case $test in
 	many) concurrent many bs_small "$SMALL_ROWS" "$SMALL_SESSIONS" "$SMALL_ROUNDS" 256MB ;;
 	large) concurrent large bs_large "$LARGE_ROWS" "$LARGE_SESSIONS" "$LARGE_ROUNDS" 2GB ;;
+	tiny) concurrent tiny bs_tiny "$TINY_ROWS" "$TINY_SESSIONS" "$TINY_ROUNDS" 4MB ;;
 	single|fresh)
 		if [ "$test" = single ]; then
 			table=bs_large rows=$LARGE_ROWS mem=2GB
