@@ -13,7 +13,11 @@
 #      the GPU with EXPLAIN ANALYZE's "GPU Service: N buckets on GPUs 0, 1";
 #   3. an order whose one leading key is too large for a bucket: the CPU
 #      engine sorts it, with the reason, and the rows are right;
-#   4. every GPU process ran jobs (the gpusort_service view).
+#   4. every GPU process ran jobs (the gpusort_service view);
+#   5. SESSIONS (default 8) sessions sort in buckets at once: each gets
+#      PostgreSQL's order;
+#   6. sorts in buckets cancelled by statement_timeout at 1 to 3.1 s: none
+#      leaves a job queued, and a sort after them is right, in buckets.
 # Prints what it saw, with the times of one order with and without gpusort
 # (for information, not checked), and "service buckets test: passed" or
 # "... FAILED".
@@ -22,6 +26,7 @@
 # and dropped).
 set -uo pipefail
 ROWS=${ROWS:-8000000}
+SESSIONS=${SESSIONS:-8}
 DB=${DB:-gpusort_buckets}
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 SETTINGS="SET work_mem = '4GB'; SET gpusort.work_mem = '4GB'; SET max_parallel_workers_per_gather = 0;
@@ -78,6 +83,37 @@ check "a key and a prefix key, the permutation back" \
 check "a prefix key, its keys back sorted" "SELECT id FROM bk_t ORDER BY t COLLATE \"C\"" "$spread"
 check "a leading key of two values, too large for a bucket" \
 	"SELECT id FROM bk_t ORDER BY h, id" '^cpu: .*[0-9]+ rows of leading keys that repeat need more'
+
+# sessions at once, then cancels
+K_QUERY="SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM bk_t ORDER BY k OFFSET 0) s"
+want=$(digest "SELECT id FROM bk_t ORDER BY k" off)
+TMP=$(mktemp -d /tmp/gpusort-buckets.XXXXXX)
+for s in $(seq 1 "$SESSIONS"); do
+	"${PSQL[@]}" -c "$SETTINGS" -c "$K_QUERY" >"$TMP/out.$s" 2>&1 &
+done
+wait
+right=$(cat "$TMP"/out.* | grep -c -x "$want")
+rm -rf "$TMP"
+echo "== $SESSIONS sessions at once, ORDER BY k: $right of $SESSIONS in PostgreSQL's order"
+[ "$right" -eq "$SESSIONS" ] || { echo "   ^ FAILED"; bad=$((bad + 1)); }
+cancelled=0
+for ms in 1000 1300 1600 1900 2200 2500 2800 3100; do
+	"${PSQL[@]}" -c "$SETTINGS SET statement_timeout = $ms;" -c "$K_QUERY" >/dev/null 2>&1 || cancelled=$((cancelled + 1))
+done
+queued=1
+for _ in $(seq 1 20); do
+	queued=$("${PSQL[@]}" -c "SELECT max(queued_jobs) FROM gpusort_service")
+	[ "$queued" = 0 ] && break
+	sleep 0.1
+done
+plan=$(explain "SELECT id FROM bk_t ORDER BY k")
+echo "== 8 sorts under statement_timeout 1 to 3.1 s (collection, the buckets or the emit): $cancelled cancelled; jobs queued after: $queued"
+echo "   a sort after: $([ "$(digest "SELECT id FROM bk_t ORDER BY k" on)" = "$want" ] && echo "PostgreSQL's order" || echo DIFFERENT); GPU Service: $(said "$plan" "GPU Service")"
+if [ "$queued" != 0 ] || [ "$cancelled" -eq 0 ] || [ "$(digest "SELECT id FROM bk_t ORDER BY k" on)" != "$want" ] ||
+	! grep -q "buckets on GPUs" <<<"$(said "$plan" "GPU Service")"; then
+	echo "   ^ FAILED"
+	bad=$((bad + 1))
+fi
 
 after=$("${PSQL[@]}" -c "SELECT sorts FROM gpusort_service_fallbacks() WHERE reason = 'too large'")
 "${PSQL[@]}" -c "SELECT gpu, device, jobs, rows, round(busy_ms) FROM gpusort_service" | sed 's/^/   service: /'
