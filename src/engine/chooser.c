@@ -294,7 +294,7 @@ sort_engine_stager(char **why)
 	else if (gpu_engine == NULL)
 		*why = "gpusort was built without CUDA";
 	else if (gpu_engine->stager == NULL)
-		*why = "the GPU service does not hold rows";
+		*why = "the GPU engine does not hold rows";
 	else if (gpu_engine->unavailable(&missing))
 		*why = psprintf("no GPU: %s", missing);
 	else

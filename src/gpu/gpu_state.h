@@ -104,6 +104,23 @@ extern void gpu_engine_reset(void);
 /* stage.c: rows of inputs larger than a node's memory budget */
 extern const RowStager gpu_stager;
 
+/*
+ * The same, held by a GPU process of the service for a backend: each store
+ * comes laid out flat (its tuple blocks back to back, bytes in all, and
+ * each row's key, place in them and length; the places are changed), and
+ * the rows go back into the backend's shared memory.
+ */
+typedef struct SortStage SortStage;
+extern Size gpu_stage_chunk_bytes(Size host_bytes);
+extern SortStage *gpu_stage_begin(Size host_bytes, char **why);
+extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
+							   const uint64 *keys, uint64 *places,
+							   const uint32 *lengths, uint32 n, char **why);
+extern bool gpu_stage_sort(SortStage *stage, char **why);
+extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,
+								 Size *need, char **why);
+extern void gpu_stage_end(SortStage *stage);
+
 /* memory.c: device bytes a job, or a sort of values, needs at most. */
 extern Size gpu_job_device_bytes(uint32 nrows, int nkeys);
 extern Size gpu_values_device_bytes(uint32 n, int width);

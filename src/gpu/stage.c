@@ -12,6 +12,12 @@
  * copies them into that layout (gs_gather_rows), which comes down whole.
  * The host then holds one buffer of rows, never the input.
  *
+ * A backend's engine holds its own input (gpu_stager); a GPU process of the
+ * service holds those of backends, which hand it each store laid out flat
+ * (gpu_stage_add_flat) and take the rows back in their shared memory
+ * (gpu_stage_next_into).  Device memory for all inputs held counts against
+ * the one limit.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,7 +36,8 @@
 /* The largest buffer of rows that comes back at a time. */
 #define MAX_CHUNK_BYTES	((Size) 16 * 1024 * 1024)
 
-typedef struct SortStage SortStage;
+/* Device bytes that every input held here takes. */
+static Size held_bytes = 0;
 
 struct SortStage
 {
@@ -73,7 +80,7 @@ stage_ok(gs_status st, char **why)
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 {
-	if (stage->device_bytes + bytes > gpu.mem_limit)
+	if (held_bytes + bytes > gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"gpusort.gpu_memory allows", gpu.mem_limit >> 20);
@@ -82,6 +89,7 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
 		return false;
 	stage->device_bytes += bytes;
+	held_bytes += bytes;
 	return true;
 }
 
@@ -92,6 +100,7 @@ stage_free(SortStage *stage, void **ptr, Size bytes)
 		(void) gs_device_free(gpu.ctx, *ptr);
 	*ptr = NULL;
 	stage->device_bytes -= bytes;
+	held_bytes -= bytes;
 }
 
 /* Grows a buffer of used bytes to hold at least need, keeping its bytes. */
@@ -140,8 +149,14 @@ stage_cleanup(void *arg)
 	stage_free_all((SortStage *) arg);
 }
 
-static SortStage *
-stage_begin(Size host_bytes, char **why)
+Size
+gpu_stage_chunk_bytes(Size host_bytes)
+{
+	return Max(Min(host_bytes / 4, MAX_CHUNK_BYTES), BLCKSZ);
+}
+
+SortStage *
+gpu_stage_begin(Size host_bytes, char **why)
 {
 	SortStage  *stage;
 	double		start_ms;
@@ -152,23 +167,12 @@ stage_begin(Size host_bytes, char **why)
 	gpu_buffers_release();
 	stage = palloc0(sizeof(SortStage));
 	stage->ctx = gpu.ctx;
-	stage->chunk_bytes = Max(Min(host_bytes / 4, MAX_CHUNK_BYTES), BLCKSZ);
+	stage->chunk_bytes = gpu_stage_chunk_bytes(host_bytes);
 	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
 	stage->cleanup.func = stage_cleanup;
 	stage->cleanup.arg = stage;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);
 	return stage;
-}
-
-/* Bytes of a tuple block that hold tuples: the last one's up to its free space. */
-static Size
-block_used(const RowStore *store, int b)
-{
-	const TupleBlock *tb = &store->blocks[b];
-
-	if (b == store->nblocks - 1 && store->block >= tb->start && store->block <= tb->end)
-		return store->block - tb->start;
-	return tb->end - tb->start;
 }
 
 /* Uploads the places and lengths of rows[first .. first + n - 1]. */
@@ -177,63 +181,31 @@ add_places(SortStage *stage, const RowStore *store, const Size *block_places,
 		   uint32 first, uint32 n, int *block, uint64 *places, uint32 *lengths,
 		   char **why)
 {
-	for (uint32 i = 0; i < n; i++)
-	{
-		char	   *tuple = (char *) store->rows[first + i];
-		int			tried = 0;
-
-		/* the rows lie in the blocks in the order they came */
-		while (tuple < store->blocks[*block].start || tuple >= store->blocks[*block].end)
-		{
-			if (++tried > store->nblocks)
-				elog(ERROR, "GpuSort row outside its store's blocks");
-			*block = (*block + 1) % store->nblocks;
-		}
-		places[i] = block_places[*block] + (tuple - store->blocks[*block].start);
-		lengths[i] = store->rows[first + i]->t_len;
-	}
+	row_store_places(store, block_places, first, n, block, places, lengths);
 	return stage_ok(gpu_staged_upload(stage->places + stage->nrows + first, places,
 									  sizeof(uint64) * n), why) &&
 		stage_ok(gpu_staged_upload(stage->lengths + stage->nrows + first, lengths,
 								   sizeof(uint32) * n), why);
 }
 
+/*
+ * Room on the device for rows more rows whose blocks take bytes in all (the
+ * arena up to bytes): false with the reason if there is none.
+ */
 static bool
-stage_add(SortStage *stage, const RowStore *store, char **why)
+stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
 {
-	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
-	Size		bytes = stage->arena_used;
-	uint64		rows = stage->nrows + store->nrows;
 	Size		row_capacity = stage->row_capacity;
-	uint64	   *places;
-	uint32	   *lengths;
-	int			block = 0;
-	bool		ok = true;
 
-	if (store->nrows == 0)
-		return true;
+	rows += stage->nrows;
 	if (rows > GS_MAX_PAIRS)
 	{
 		*why = psprintf("more than %llu rows", (unsigned long long) GS_MAX_PAIRS);
 		return false;
 	}
-
-	/* the blocks, each from a multiple of 8 */
-	for (int b = 0; b < store->nblocks; b++)
-	{
-		block_places[b] = bytes;
-		bytes = TYPEALIGN(8, bytes + block_used(store, b));
-	}
 	if (!stage_grow(stage, (void **) &stage->arena, &stage->arena_size,
 					stage->arena_used, bytes, why))
 		return false;
-	for (int b = 0; b < store->nblocks; b++)
-		if (!stage_ok(gpu_staged_upload(stage->arena + block_places[b],
-										store->blocks[b].start,
-										block_used(store, b)), why))
-			return false;
-
-	/* the rows' keys, places and lengths */
 	if (rows > row_capacity)
 	{
 		Size		size;
@@ -253,6 +225,37 @@ stage_add(SortStage *stage, const RowStore *store, char **why)
 			return false;
 		stage->row_capacity = grown;
 	}
+	return true;
+}
+
+static bool
+stage_add(SortStage *stage, const RowStore *store, char **why)
+{
+	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
+	Size		bytes = stage->arena_used;
+	uint64	   *places;
+	uint32	   *lengths;
+	int			block = 0;
+	bool		ok = true;
+
+	if (store->nrows == 0)
+		return true;
+
+	/* the blocks, each from a multiple of 8 */
+	for (int b = 0; b < store->nblocks; b++)
+	{
+		block_places[b] = bytes;
+		bytes = TYPEALIGN(8, bytes + row_store_block_used(store, b));
+	}
+	if (!stage_reserve(stage, bytes, store->nrows, why))
+		return false;
+	for (int b = 0; b < store->nblocks; b++)
+		if (!stage_ok(gpu_staged_upload(stage->arena + block_places[b],
+										store->blocks[b].start,
+										row_store_block_used(store, b)), why))
+			return false;
+
+	/* the rows' keys, places and lengths */
 	if (!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, store->columns[0].keys,
 									sizeof(uint64) * store->nrows), why))
 		return false;
@@ -271,12 +274,38 @@ stage_add(SortStage *stage, const RowStore *store, char **why)
 	if (!ok)
 		return false;
 	stage->arena_used = bytes;
-	stage->nrows = rows;
+	stage->nrows += store->nrows;
 	return true;
 }
 
-static bool
-stage_sort(SortStage *stage, char **why)
+bool
+gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
+				   const uint64 *keys, uint64 *places, const uint32 *lengths,
+				   uint32 n, char **why)
+{
+	Size		from = stage->arena_used;
+
+	if (n == 0)
+		return true;
+	if (!stage_reserve(stage, from + TYPEALIGN(8, bytes), n, why))
+		return false;
+	for (uint32 i = 0; i < n; i++)
+		places[i] += from;
+	if (!stage_ok(gpu_staged_upload(stage->arena + from, arena, bytes), why) ||
+		!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, keys,
+									sizeof(uint64) * n), why) ||
+		!stage_ok(gpu_staged_upload(stage->places + stage->nrows, places,
+									sizeof(uint64) * n), why) ||
+		!stage_ok(gpu_staged_upload(stage->lengths + stage->nrows, lengths,
+									sizeof(uint32) * n), why))
+		return false;
+	stage->arena_used = from + TYPEALIGN(8, bytes);
+	stage->nrows += n;
+	return true;
+}
+
+bool
+gpu_stage_sort(SortStage *stage, char **why)
 {
 	uint64		n = stage->nrows;
 	uint64	   *sorted_places;
@@ -329,25 +358,37 @@ fit_row(SortStage *stage, Size len, char **why)
 	return true;
 }
 
+/*
+ * The next rows in order, laid out back to back into dest (of dest_bytes),
+ * their number; 0 after the last, or, with *need set, when the next row
+ * alone needs more than dest_bytes; -1 on failure.
+ */
 static int64
-stage_next(SortStage *stage, char **rows, char **why)
+next_rows(SortStage *stage, char *dest, Size dest_bytes, Size *need, char **why)
 {
 	uint64		first = stage->next_row;
 	uint64		n = Min(stage->nrows - first, stage->chunk_rows);
 	Size		bytes = 0;
 	uint64		m;
 
+	*need = 0;
 	if (n == 0)
 		return 0;
 	if (!stage_ok(gpu_staged_download(stage->host_lengths, stage->lengths + first,
-									  sizeof(uint32) * n), why) ||
-		!fit_row(stage, MAXALIGN(stage->host_lengths[0]), why))
+									  sizeof(uint32) * n), why))
+		return -1;
+	if (MAXALIGN(stage->host_lengths[0]) > dest_bytes)
+	{
+		*need = MAXALIGN(stage->host_lengths[0]);
+		return 0;
+	}
+	if (!fit_row(stage, MAXALIGN(stage->host_lengths[0]), why))
 		return -1;
 	for (m = 0; m < n; m++)
 	{
 		Size		len = MAXALIGN(stage->host_lengths[m]);
 
-		if (bytes + len > stage->chunk_bytes)
+		if (bytes + len > Min(stage->chunk_bytes, dest_bytes))
 			break;
 		stage->host_places[m] = bytes;
 		bytes += len;
@@ -356,26 +397,52 @@ stage_next(SortStage *stage, char **rows, char **why)
 									sizeof(uint64) * m), why) ||
 		!stage_ok(gs_gather_rows(gpu.ctx, stage->chunk, stage->arena, stage->places + first,
 								 stage->chunk_places, stage->lengths + first, m), why) ||
-		!stage_ok(gpu_staged_download(stage->host, stage->chunk, bytes), why))
+		!stage_ok(gpu_staged_download(dest, stage->chunk, bytes), why))
 		return -1;
 	stage->next_row += m;
-	*rows = stage->host;
 	return (int64) m;
 }
 
+static int64
+stage_next(SortStage *stage, char **rows, char **why)
+{
+	Size		need;
+	int64		n;
+
+	/* the host's buffer grows to hold the next row if need be */
+	if (stage->next_row < stage->nrows &&
+		!stage_ok(gpu_staged_download(stage->host_lengths, stage->lengths + stage->next_row,
+									  sizeof(uint32)), why))
+		return -1;
+	if (stage->next_row < stage->nrows &&
+		MAXALIGN(stage->host_lengths[0]) > stage->chunk_bytes &&
+		!fit_row(stage, MAXALIGN(stage->host_lengths[0]), why))
+		return -1;
+	n = next_rows(stage, stage->host, stage->chunk_bytes, &need, why);
+	*rows = stage->host;
+	return n;
+}
+
+int64
+gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
+					char **why)
+{
+	return next_rows(stage, dest, dest_bytes, need, why);
+}
+
 /* (The reset callback then finds nothing left to free.) */
-static void
-stage_end(SortStage *stage)
+void
+gpu_stage_end(SortStage *stage)
 {
 	stage_free_all(stage);
 }
 
 const RowStager gpu_stager = {
-	.begin = stage_begin,
+	.begin = gpu_stage_begin,
 	.add = stage_add,
-	.sort = stage_sort,
+	.sort = gpu_stage_sort,
 	.next = stage_next,
-	.end = stage_end,
+	.end = gpu_stage_end,
 };
 
 #endif							/* GPUSORT_WITH_CUDA */

@@ -675,3 +675,34 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 											  store->allocated, store->cxt);
 	return true;
 }
+
+Size
+row_store_block_used(const RowStore *store, int b)
+{
+	const TupleBlock *tb = &store->blocks[b];
+
+	if (b == store->nblocks - 1 && store->block >= tb->start && store->block <= tb->end)
+		return store->block - tb->start;
+	return tb->end - tb->start;
+}
+
+void
+row_store_places(const RowStore *store, const Size *block_places, uint32 first,
+				 uint32 n, int *block, uint64 *places, uint32 *lengths)
+{
+	for (uint32 i = 0; i < n; i++)
+	{
+		char	   *tuple = (char *) store->rows[first + i];
+		int			tried = 0;
+
+		/* the rows lie in the blocks in the order they came */
+		while (tuple < store->blocks[*block].start || tuple >= store->blocks[*block].end)
+		{
+			if (++tried > store->nblocks)
+				elog(ERROR, "GpuSort row outside its store's blocks");
+			*block = (*block + 1) % store->nblocks;
+		}
+		places[i] = block_places[*block] + (tuple - store->blocks[*block].start);
+		lengths[i] = store->rows[first + i]->t_len;
+	}
+}

@@ -187,6 +187,17 @@ extern void row_store_end_upload(RowStore *store);
  */
 typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);
 extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
+
+/*
+ * For an engine that holds the rows (RowStager): the bytes of tuple block
+ * b that hold tuples, and, for rows first..first+n-1, each one's place
+ * (block_places[] of its block plus its offset there) and length.  *block
+ * is where the walk through the blocks is (0 at the first row).
+ */
+extern Size row_store_block_used(const RowStore *store, int b);
+extern void row_store_places(const RowStore *store, const Size *block_places,
+							 uint32 first, uint32 n, int *block,
+							 uint64 *places, uint32 *lengths);
 extern void row_store_reset(RowStore *store);
 
 static inline bool

@@ -476,8 +476,7 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 	}
 	PG_CATCH();
 	{
-		/* the jobs are given up; their segments go with the transaction */
-		job_spaces_give_up();
+		job_spaces_abandon(spaces, njobs);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

@@ -27,6 +27,7 @@
 #include "keys/key_codec.h"
 #include "service/buckets.h"
 #include "service/job_space.h"
+#include "service/stager.h"
 #include "util/parallel.h"
 
 /* The fewest device bytes a GPU of the service may use, or 0: none known. */
@@ -240,8 +241,7 @@ service_sort_job(SortJob *job, char **why)
 	}
 	PG_CATCH();
 	{
-		/* the job is given up; a segment goes with the transaction */
-		job_spaces_give_up();
+		job_spaces_abandon(&space, 1);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -287,8 +287,7 @@ service_sort_values(SortValues *values, char **why)
 	}
 	PG_CATCH();
 	{
-		/* the job is given up; a segment goes with the transaction */
-		job_spaces_give_up();
+		job_spaces_abandon(&space, 1);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -306,7 +305,7 @@ const SortEngine service_sort_engine = {
 	.admits = service_admits,
 	.cpu_sorted = service_cpu_sorted,
 	.uploader = NULL,
-	.stager = NULL,
+	.stager = &service_stager,
 };
 
 #endif							/* GPUSORT_WITH_CUDA */

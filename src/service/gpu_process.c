@@ -37,6 +37,7 @@
 
 #include "gpu/gpu_state.h"
 #include "keys/key_codec.h"
+#include "service/held.h"
 #include "service/service_shared.h"
 #include "settings.h"
 #include "util/timing.h"
@@ -145,6 +146,12 @@ idle(int g, GpuProcessState state)
 	_exit(1);
 }
 
+/* The longest a GPU process sleeps between looks at the queue. */
+#define WAKE_WAIT_NS		(50 * 1000 * 1000L)
+
+/* Looks between drops of the inputs held for backends that are gone. */
+#define ORPHAN_CHECK_WAITS	20
+
 /*
  * The oldest queued job, now GPU g's (*word: its state word, RUNNING+g);
  * NULL when none is queued.
@@ -163,6 +170,7 @@ take_job(int g, uint32 *word)
 			uint32		w = pg_atomic_read_u32(&slot->state);
 
 			if (SLOT_STATE(w) == SLOT_QUEUED &&
+				(slot->target_gpu < 0 || slot->target_gpu == g) &&
 				(oldest == NULL || slot->ticket < oldest->ticket))
 			{
 				oldest = slot;
@@ -300,7 +308,9 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	slot->gpu = g;
 	slot->wait_ms = ms_since(slot->queued_at);
 	slot->why[0] = '\0';
-	if (slot->pool_count > 0)
+	if (held_job(slot->kind) && !held_job_has_memory(slot->kind))
+		base = NULL;
+	else if (slot->pool_count > 0)
 	{
 		if (pool_base)
 			base = pool_base + (Size) slot->pool_first * POOL_CHUNK;
@@ -325,7 +335,8 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		gpu.cancel_source = &slot->cancel;
 		PG_TRY();
 		{
-			ok = run_on_gpu(slot, base, &why);
+			ok = held_job(slot->kind) ? held_run(slot, base, &why) :
+				run_on_gpu(slot, base, &why);
 		}
 		PG_CATCH();
 		{
@@ -339,12 +350,19 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		}
 		PG_END_TRY();
 		gpu.cancel_source = NULL;
-		if (slot->pool_count == 0)
+		if (base && slot->pool_count == 0)
 			munmap(base, slot->segment_bytes);
 	}
 	slot->ok = ok;
 	if (!ok)
+	{
 		strlcpy(slot->why, why ? why : "unknown", sizeof(slot->why));
+		/* a cancel is the backend's doing; anything else is worth a line */
+		if (!slot->cancel)
+			ereport(LOG,
+					(errmsg("gpusort: GPU %d failed a job of %u rows for process %d: %s",
+							g, slot->nrows, slot->owner_pid, slot->why)));
+	}
 
 	/* what the service shows, and what backends expect of its queue */
 	{
@@ -412,19 +430,30 @@ gpu_process_main(int g)
 					g, gpu_entry->info.name, ms, gpu.mem_limit >> 20)));
 	MemoryContextReset(cxt);
 
-	for (;;)
+	for (int wait = 0;; wait++)
 	{
 		struct timespec until;
 		ServiceSlot *slot;
 		uint32		word;
 
+		/*
+		 * a job that another process must run may wake this one: the wait
+		 * is short, so that the one it is for finds it soon anyway
+		 */
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		until.tv_nsec += WAKE_WAIT_NS;
+		if (until.tv_nsec >= 1000000000L)
+		{
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
 		(void) sem_timedwait(&service->wake, &until);
 		if (getppid() != service->supervisor_pid)
 			_exit(0);
 		while ((slot = take_job(g, &word)) != NULL)
 			run_slot(g, slot, word, cxt);
+		if (wait % ORPHAN_CHECK_WAITS == 0)
+			held_drop_orphans();
 	}
 }
 

@@ -82,8 +82,8 @@ abandon(ServiceSlot *slot, uint32 word)
 	(void) service_slot_release(slot, SLOT_WORD(word, SLOT_DONE));
 }
 
-void
-job_spaces_give_up(void)
+static void
+give_up_all(void)
 {
 	for (int i = 0; i < nheld; i++)
 		abandon(held_slot[i], held_word[i]);
@@ -93,7 +93,7 @@ job_spaces_give_up(void)
 static void
 give_up_at_exit(int code, Datum arg)
 {
-	job_spaces_give_up();
+	give_up_all();
 }
 
 /* Forgets a slot that is no longer this backend's; false if it was not. */
@@ -131,6 +131,10 @@ claim_slot(uint32 *word, int *slotno)
 			slot->cancel = 0;
 			slot->latch = MyLatch;
 			slot->pool_count = 0;
+			slot->target_gpu = -1;
+			slot->owner_pid = MyProcPid;
+			slot->held_rows = 0;
+			slot->held_need = 0;
 			slot->ok = false;
 			slot->lost = false;
 			slot->payload_sorted = false;
@@ -269,7 +273,10 @@ queue_job(JobSpace *space)
 	pg_atomic_fetch_add_u64(&service->queued_row_keys, space->row_keys);
 	pg_write_barrier();
 	pg_atomic_write_u32(&slot->state, SLOT_WORD(space->word, SLOT_QUEUED));
-	(void) sem_post(&service->wake);
+	/* a job for one GPU process wakes them all, that one among them */
+	for (int i = (slot->target_gpu >= 0) ? (int) pg_atomic_read_u32(&service->ngpus) : 1;
+		 i > 0; i--)
+		(void) sem_post(&service->wake);
 }
 
 /* Jobs of spaces[0..n) that are not DONE yet; *queued: whether one waits. */
@@ -291,15 +298,13 @@ jobs_running(JobSpace *spaces, int n, bool *queued)
 	return left;
 }
 
-bool
-job_spaces_run(JobSpace *spaces, int n, char **why)
+/* Waits for the jobs of spaces[0..n): false, with the reason, if down. */
+static bool
+wait_for_jobs(JobSpace *spaces, int n, char **why)
 {
 	instr_time	down_since;
 	bool		down = false;
 	bool		queued;
-
-	for (int i = 0; i < n; i++)
-		queue_job(&spaces[i]);
 
 	while (jobs_running(spaces, n, &queued) > 0)
 	{
@@ -322,6 +327,28 @@ job_spaces_run(JobSpace *spaces, int n, char **why)
 		CHECK_FOR_INTERRUPTS();
 	}
 	pg_read_barrier();
+	return true;
+}
+
+bool
+job_spaces_run(JobSpace *spaces, int n, char **why)
+{
+	bool		done;
+
+	for (int i = 0; i < n; i++)
+		queue_job(&spaces[i]);
+	PG_TRY();
+	{
+		done = wait_for_jobs(spaces, n, why);
+	}
+	PG_CATCH();
+	{
+		job_spaces_abandon(spaces, n);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!done)
+		return false;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -335,6 +362,34 @@ job_spaces_run(JobSpace *spaces, int n, char **why)
 			return false;
 		}
 	}
+	return true;
+}
+
+void
+job_spaces_abandon(JobSpace *spaces, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (forget_held(spaces[i].slot))
+			abandon(spaces[i].slot, spaces[i].word);
+}
+
+bool
+service_send_detached(ServiceJobKind kind, int gpu, uint32 held_id)
+{
+	JobSpace	space;
+	int			slotno;
+
+	space.slot = claim_slot(&space.word, &slotno);
+	if (space.slot == NULL)
+		return false;
+	space.slot->kind = kind;
+	space.slot->target_gpu = gpu;
+	space.slot->held_id = held_id;
+	space.slot->nrows = 0;
+	space.row_keys = 0;
+	/* whoever ends it frees the slot */
+	pg_atomic_write_u32(&space.slot->abandoned, 1);
+	queue_job(&space);
 	return true;
 }
 

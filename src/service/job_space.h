@@ -43,8 +43,8 @@ extern bool job_space_prepare(Size bytes, JobSpace *space, char **why);
  * Queues the jobs of spaces[0..n) and waits for them all on the latch,
  * which keeps answering cancels: true when each holds its result, false
  * with the reason of the first that does not (a failure, its GPU process
- * lost, or no GPU process ready for a while).  A cancel raises its error:
- * the caller gives its jobs up (job_spaces_give_up).
+ * lost, or no GPU process ready for a while).  A cancel gives the jobs up
+ * and raises its error.
  */
 extern bool job_spaces_run(JobSpace *spaces, int n, char **why);
 
@@ -52,11 +52,17 @@ extern bool job_spaces_run(JobSpace *spaces, int n, char **why);
 extern void job_space_end(JobSpace *space);
 
 /*
- * Gives up every job this backend holds: their slots are released now
- * where no GPU process runs them, else by whoever ends them.  For errors;
- * their segments go with the transaction.
+ * Gives the jobs of spaces[0..n) up, those this backend still holds,
+ * without their segments, which go with the transaction: for errors.
+ * Only the jobs of the work that failed: another node's may be in use.
  */
-extern void job_spaces_give_up(void);
+extern void job_spaces_abandon(JobSpace *spaces, int n);
+
+/*
+ * Queues a job that needs no memory and no answer (the end of held rows)
+ * for a GPU process; false if no slot is free.
+ */
+extern bool service_send_detached(ServiceJobKind kind, int gpu, uint32 held_id);
 
 /* GPU processes that take jobs now. */
 extern int	service_gpus_ready(void);

@@ -77,7 +77,17 @@ typedef enum SlotState
 typedef enum ServiceJobKind
 {
 	SERVICE_JOB_KEYS,			/* a SortJob */
-	SERVICE_JOB_VALUES			/* a SortValues */
+	SERVICE_JOB_VALUES,			/* a SortValues */
+
+	/*
+	 * An input larger than a node's budget, held by one GPU process
+	 * (stager.c): a store's rows laid out flat (service_held_layout), the
+	 * sort, the next rows in order into the job's memory, the end.
+	 */
+	SERVICE_JOB_HOLD_ADD,
+	SERVICE_JOB_HOLD_SORT,
+	SERVICE_JOB_HOLD_NEXT,
+	SERVICE_JOB_HOLD_END
 } ServiceJobKind;
 
 typedef struct ServiceSlot
@@ -91,6 +101,8 @@ typedef struct ServiceSlot
 	int			pool_count;
 	dsm_handle	segment;		/* else its segment */
 	Size		segment_bytes;
+	int			target_gpu;		/* the GPU process that must run it, or -1 */
+	int			owner_pid;		/* the backend's */
 	uint64		row_keys;		/* rows times key columns, for the wait */
 	instr_time	queued_at;		/* when its backend queued it */
 
@@ -102,12 +114,17 @@ typedef struct ServiceSlot
 	bool		want_sorted_keys;
 	SortValueType value_type;
 	bool		descending;
+	uint32		held_id;		/* held rows: the input's number */
+	Size		held_budget;	/* the node's memory budget */
+	Size		held_bytes;		/* ADD: the blocks' bytes; NEXT: room */
 
 	/* its result */
 	bool		ok;
 	bool		lost;			/* its GPU process died during the job */
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */
+	int64		held_rows;		/* NEXT: rows laid out in the job's memory */
+	Size		held_need;		/* NEXT: room the next row needs, if more */
 	int			gpu;			/* the GPU process that ran it */
 	double		wait_ms;		/* in the queue */
 	double		run_ms;			/* on that process */
@@ -148,6 +165,7 @@ typedef struct ServiceShared
 	pg_atomic_uint32 ngpus;		/* entries of gpus[] once probed */
 	pg_atomic_uint32 probed;	/* the first GPU process listed them */
 	pg_atomic_uint64 next_ticket;
+	pg_atomic_uint32 next_held_id;
 	pg_atomic_uint32 queued_jobs;
 	pg_atomic_uint64 queued_row_keys;
 	pg_atomic_uint64 fallbacks[SERVICE_NUM_FALLBACKS];
@@ -201,6 +219,20 @@ static inline Size
 service_perm_offset(uint32 nrows, int nkeys, bool payload)
 {
 	return service_keys_bytes(nrows, nkeys) + (payload ? (Size) nrows * sizeof(uint64) : 0);
+}
+
+/*
+ * The layout of a store's rows that a GPU process is to hold: the tuple
+ * blocks back to back (bytes in all), then each row's key, place in them
+ * and length; the offset of each part into *keys, *places and *lengths.
+ */
+static inline Size
+service_held_layout(uint32 nrows, Size bytes, Size *keys, Size *places, Size *lengths)
+{
+	*keys = TYPEALIGN(8, bytes);
+	*places = *keys + (Size) nrows * sizeof(uint64);
+	*lengths = *places + (Size) nrows * sizeof(uint64);
+	return *lengths + (Size) nrows * sizeof(uint32);
 }
 
 /* The name under which PostgreSQL's posix segments live. */

@@ -81,6 +81,20 @@ SELECT coalesce(sv_explained('SELECT * FROM sv_t ORDER BY k', 'GPU Service')
                 ~ '^GPU \d+, queued \d+\.\d ms, ran \d+\.\d ms$',
                 NOT EXISTS (SELECT FROM gpusort_service WHERE state = 'ready'))
        AS note_as_expected;
+-- An input over the memory budget: the service holds its rows (a GPU) and
+-- sorts them at once, or (none) it is sorted in runs.  A row larger than
+-- the room the rows come back in, and a row led by a NULL.
+SET gpusort.work_mem = '1MB';
+SELECT sv_same('SELECT id FROM sv_t ORDER BY id DESC OFFSET 0') AS held_desc,
+       sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 1000 THEN repeat(''x'', 3000000) END AS big
+                FROM sv_t) s ORDER BY id OFFSET 0') AS held_big_row,
+       sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 777 THEN NULL ELSE id END AS n
+                FROM sv_t) s ORDER BY n NULLS FIRST OFFSET 0') AS held_null;
+SELECT sv_explained('SELECT * FROM sv_t ORDER BY id DESC', 'Sort Method') =
+       CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
+            THEN 'rows held on the GPU, sorted at once'
+            ELSE 'external merge of sorted runs' END AS method_as_expected;
+RESET gpusort.work_mem;
 RESET client_min_messages;
 
 -- No backend maps CUDA's driver: this one has just sorted on the GPU.

@@ -1,0 +1,150 @@
+/*-------------------------------------------------------------------------
+ *
+ * held.c
+ *	  The inputs that a GPU process holds for backends (CUDA builds only):
+ *	  the rows of GpuSort nodes whose input outgrew their memory budget,
+ *	  kept in this process's device memory (gpu/stage.c) from the first
+ *	  store the backend hands over to the end of the sort (stager.c is the
+ *	  backend's side).
+ *
+ * Each input has a number that its backend chose, and lives in a memory
+ * context of its own, deleted at its end.  An input whose backend is gone
+ * without saying so is dropped at the next look.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include <signal.h>
+
+#include "utils/memutils.h"
+
+#include "gpu/gpu_state.h"
+#include "service/held.h"
+
+/* The most inputs a GPU process holds at once. */
+#define MAX_HELD_INPUTS		64
+
+typedef struct HeldInput
+{
+	uint32		id;				/* 0: a free entry */
+	int			owner_pid;
+	MemoryContext cxt;
+	SortStage  *stage;
+} HeldInput;
+
+static HeldInput inputs[MAX_HELD_INPUTS];
+
+static HeldInput *
+find_input(uint32 id)
+{
+	for (int i = 0; i < MAX_HELD_INPUTS; i++)
+		if (inputs[i].id == id)
+			return &inputs[i];
+	return NULL;
+}
+
+static void
+drop_input(HeldInput *input)
+{
+	gpu_stage_end(input->stage);
+	MemoryContextDelete(input->cxt);
+	memset(input, 0, sizeof(HeldInput));
+}
+
+/* A new input, for the slot's backend, or NULL with the reason. */
+static HeldInput *
+new_input(ServiceSlot *slot, char **why)
+{
+	HeldInput  *input = find_input(0);
+	MemoryContext oldcxt;
+
+	if (input == NULL)
+	{
+		*why = psprintf("the GPU process holds %d inputs already", MAX_HELD_INPUTS);
+		return NULL;
+	}
+	input->cxt = AllocSetContextCreate(TopMemoryContext, "gpusort held input",
+									   ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(input->cxt);
+	input->stage = gpu_stage_begin(slot->held_budget, why);
+	MemoryContextSwitchTo(oldcxt);
+	if (input->stage == NULL)
+	{
+		MemoryContextDelete(input->cxt);
+		input->cxt = NULL;
+		return NULL;
+	}
+	input->id = slot->held_id;
+	input->owner_pid = slot->owner_pid;
+	return input;
+}
+
+/* Adds a store laid out flat at base (service_held_layout). */
+static bool
+add_rows(HeldInput *input, ServiceSlot *slot, char *base, char **why)
+{
+	Size		keys;
+	Size		places;
+	Size		lengths;
+	MemoryContext oldcxt = MemoryContextSwitchTo(input->cxt);
+	bool		ok;
+
+	(void) service_held_layout(slot->nrows, slot->held_bytes, &keys, &places, &lengths);
+	ok = gpu_stage_add_flat(input->stage, base, slot->held_bytes,
+							(const uint64 *) (base + keys), (uint64 *) (base + places),
+							(const uint32 *) (base + lengths), slot->nrows, why);
+	MemoryContextSwitchTo(oldcxt);
+	return ok;
+}
+
+bool
+held_run(ServiceSlot *slot, char *base, char **why)
+{
+	HeldInput  *input = find_input(slot->held_id);
+	MemoryContext oldcxt;
+	bool		ok;
+
+	if (slot->kind == SERVICE_JOB_HOLD_END)
+	{
+		if (input)
+			drop_input(input);
+		return true;
+	}
+	if (input == NULL && slot->kind == SERVICE_JOB_HOLD_ADD)
+		input = new_input(slot, why);
+	else if (input == NULL)
+		*why = "the GPU process no longer holds the rows (it was restarted)";
+	if (input == NULL)
+		return false;
+
+	switch (slot->kind)
+	{
+		case SERVICE_JOB_HOLD_ADD:
+			return add_rows(input, slot, base, why);
+		case SERVICE_JOB_HOLD_SORT:
+			oldcxt = MemoryContextSwitchTo(input->cxt);
+			ok = gpu_stage_sort(input->stage, why);
+			MemoryContextSwitchTo(oldcxt);
+			return ok;
+		case SERVICE_JOB_HOLD_NEXT:
+			slot->held_rows = gpu_stage_next_into(input->stage, base, slot->held_bytes,
+												  &slot->held_need, why);
+			return slot->held_rows >= 0;
+		default:
+			*why = "not a job on held rows";
+			return false;
+	}
+}
+
+void
+held_drop_orphans(void)
+{
+	for (int i = 0; i < MAX_HELD_INPUTS; i++)
+		if (inputs[i].id != 0 && kill(inputs[i].owner_pid, 0) != 0 && errno == ESRCH)
+			drop_input(&inputs[i]);
+}
+
+#endif							/* GPUSORT_WITH_CUDA */

@@ -1,0 +1,238 @@
+/*-------------------------------------------------------------------------
+ *
+ * stager.c
+ *	  The backends' side of the rows that the GPU service holds (RowStager,
+ *	  row_store.h), for GpuSort nodes whose input outgrew their memory
+ *	  budget: one GPU process keeps them in its device memory (held.c).
+ *
+ * Each full store goes to that process as a job, laid out flat: its tuple
+ * blocks back to back, then each row's key, place and length
+ * (service_held_layout).  Once the input ends, a job has the rows sorted,
+ * and each further job brings the next rows in order into the job's
+ * shared memory, where the node reads them until it asks for more; the
+ * same slot carries them all.  The input is let go by a job that needs no
+ * answer, at the end or, after an error, when the node's memory goes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef GPUSORT_WITH_CUDA
+
+#include "utils/memutils.h"
+
+#include "gpu/gpu_state.h"
+#include "service/job_space.h"
+#include "service/stager.h"
+#include "util/parallel.h"
+
+typedef struct ServiceHeld
+{
+	int			gpu;			/* the GPU process that holds the rows */
+	uint32		id;				/* their number there */
+	Size		budget;			/* the node's memory budget */
+	Size		room;			/* bytes the rows handed back may take */
+	JobSpace	next;			/* those rows, while next_held */
+	bool		next_held;
+	bool		ended;
+	MemoryContextCallback cleanup;
+} ServiceHeld;
+
+/* The ready GPU process with the most device memory free, or -1. */
+static int
+roomiest_gpu(void)
+{
+	int			n = (int) pg_atomic_read_u32(&service->ngpus);
+	int			best = -1;
+	double		best_free = -1;
+
+	for (int g = 0; g < n; g++)
+	{
+		ServiceGpu *gpu = &service->gpus[g];
+		double		free_bytes = (double) gpu->mem_limit - (double) gpu->mem_used;
+
+		if (pg_atomic_read_u32(&gpu->state) == GPU_READY && free_bytes > best_free)
+		{
+			best = g;
+			best_free = free_bytes;
+		}
+	}
+	return best;
+}
+
+/* Lets the rows go, if that was not done: the node's memory goes. */
+static void
+let_go(void *arg)
+{
+	ServiceHeld *held = arg;
+
+	if (held->ended)
+		return;
+	if (held->next_held)
+		job_spaces_abandon(&held->next, 1);
+	held->next_held = false;
+	(void) service_send_detached(SERVICE_JOB_HOLD_END, held->gpu, held->id);
+	held->ended = true;
+}
+
+static struct SortStage *
+held_begin(Size host_bytes, char **why)
+{
+	ServiceHeld *held;
+	int			gpu = roomiest_gpu();
+
+	if (gpu < 0)
+	{
+		*why = "the GPU service is not ready";
+		return NULL;
+	}
+	held = palloc0(sizeof(ServiceHeld));
+	held->gpu = gpu;
+	do
+		held->id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
+	while (held->id == 0);
+	held->budget = host_bytes;
+	held->room = gpu_stage_chunk_bytes(host_bytes);
+	held->cleanup.func = let_go;
+	held->cleanup.arg = held;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->cleanup);
+	return (struct SortStage *) held;
+}
+
+/* Fills a claimed slot with a job on the held rows. */
+static void
+set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
+		Size bytes)
+{
+	ServiceSlot *slot = space->slot;
+
+	slot->kind = kind;
+	slot->target_gpu = held->gpu;
+	slot->held_id = held->id;
+	slot->held_budget = held->budget;
+	slot->held_bytes = bytes;
+	slot->nrows = nrows;
+	space->row_keys = nrows;
+}
+
+static bool
+held_add(struct SortStage *stage, const RowStore *store, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	uint32		n = store->nrows;
+	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
+	Size		bytes = 0;
+	Size		keys;
+	Size		places;
+	Size		lengths;
+	JobSpace	space;
+	int			block = 0;
+	bool		ok;
+
+	for (int b = 0; b < store->nblocks; b++)
+	{
+		block_places[b] = bytes;
+		bytes = TYPEALIGN(8, bytes + row_store_block_used(store, b));
+	}
+	if (!job_space_prepare(service_held_layout(n, bytes, &keys, &places, &lengths),
+						   &space, why))
+		return false;
+	PG_TRY();
+	{
+		for (int b = 0; b < store->nblocks; b++)
+			memcpy(space.base + block_places[b], store->blocks[b].start,
+				   row_store_block_used(store, b));
+		if (n > 0)
+		{
+			parallel_copy(space.base + keys, store->columns[0].keys, sizeof(uint64) * n);
+			row_store_places(store, block_places, 0, n, &block,
+							 (uint64 *) (space.base + places),
+							 (uint32 *) (space.base + lengths));
+		}
+	}
+	PG_CATCH();
+	{
+		job_spaces_abandon(&space, 1);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	set_job(held, &space, SERVICE_JOB_HOLD_ADD, n, bytes);
+	ok = job_spaces_run(&space, 1, why);
+	job_space_end(&space);
+	pfree(block_places);
+	return ok;
+}
+
+static bool
+held_sort(struct SortStage *stage, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	JobSpace	space;
+	bool		ok;
+
+	if (!job_space_prepare(0, &space, why))
+		return false;
+	set_job(held, &space, SERVICE_JOB_HOLD_SORT, 0, 0);
+	ok = job_spaces_run(&space, 1, why);
+	job_space_end(&space);
+	return ok;
+}
+
+static int64
+held_next(struct SortStage *stage, char **rows, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+
+	for (;;)
+	{
+		ServiceSlot *slot;
+
+		if (!held->next_held)
+		{
+			if (!job_space_prepare(held->room, &held->next, why))
+				return -1;
+			held->next_held = true;
+		}
+		slot = held->next.slot;
+		set_job(held, &held->next, SERVICE_JOB_HOLD_NEXT, 0, held->room);
+		if (!job_spaces_run(&held->next, 1, why))
+			break;
+		if (slot->held_rows > 0)
+		{
+			*rows = held->next.base;
+			return slot->held_rows;
+		}
+		job_space_end(&held->next);
+		held->next_held = false;
+		if (slot->held_need == 0)
+			return 0;
+		/* a row larger than the room: more room */
+		held->room = slot->held_need;
+	}
+	job_space_end(&held->next);
+	held->next_held = false;
+	return -1;
+}
+
+static void
+held_end(struct SortStage *stage)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+
+	if (held->next_held)
+		job_space_end(&held->next);
+	held->next_held = false;
+	if (!held->ended)
+		(void) service_send_detached(SERVICE_JOB_HOLD_END, held->gpu, held->id);
+	held->ended = true;
+}
+
+const RowStager service_stager = {
+	.begin = held_begin,
+	.add = held_add,
+	.sort = held_sort,
+	.next = held_next,
+	.end = held_end,
+};
+
+#endif							/* GPUSORT_WITH_CUDA */
