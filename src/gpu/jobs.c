@@ -251,6 +251,15 @@ prepare_sort(uint32 nrows, Size device_bytes, char **why)
 						device_bytes >> 20, gpu.mem_limit >> 20);
 		return false;
 	}
+	/* the rows of larger inputs held here count against the same limit */
+	if (device_bytes + gpu_stage_held_bytes() > gpu.mem_limit)
+	{
+		*why = psprintf("the sort needs about %zu MB of device memory, and %zu MB "
+						"of the %zu MB allowed hold the rows of inputs over the "
+						"memory budget", device_bytes >> 20,
+						gpu_stage_held_bytes() >> 20, gpu.mem_limit >> 20);
+		return false;
+	}
 	return true;
 }
 

@@ -150,6 +150,12 @@ stage_cleanup(void *arg)
 }
 
 Size
+gpu_stage_held_bytes(void)
+{
+	return held_bytes;
+}
+
+Size
 gpu_stage_chunk_bytes(Size host_bytes)
 {
 	return Max(Min(host_bytes / 4, MAX_CHUNK_BYTES), BLCKSZ);
