@@ -61,6 +61,9 @@ typedef struct GpuEngine
 	int			device;			/* gpusort.gpu_id when started */
 	int			memory_setting; /* gpusort.gpu_memory when started */
 	Size		mem_limit;		/* device bytes the context may hold */
+	const char *mem_setting;	/* the setting that limits them, for
+								 * messages: gpusort.gpu_memory, or in a
+								 * GPU process gpusort.service_memory */
 	double		startup_ms;		/* what the last start took */
 	void	   *staging[2];		/* pinned host buffers of STAGING_BYTES */
 	void	   *buf[NUM_BUFFERS];
@@ -160,6 +163,13 @@ gpu_early_upload_drop(void)
 
 /* What the cost model asks of the GPU (sort_job.h's SortEngine). */
 extern bool gpu_engine_started(void);
+
+/* The setting that limits the device memory, for messages. */
+static inline const char *
+gpu_mem_setting(void)
+{
+	return gpu.mem_setting ? gpu.mem_setting : "gpusort.gpu_memory";
+}
 extern bool gpu_engine_unavailable(const char **why);
 extern double gpu_engine_startup_ms(void);
 extern bool gpu_job_fits(uint32 nrows, int nkeys);

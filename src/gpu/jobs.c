@@ -247,8 +247,8 @@ prepare_sort(uint32 nrows, Size device_bytes, char **why)
 	if (device_bytes > gpu.mem_limit)
 	{
 		*why = psprintf("the sort needs about %zu MB of device memory, more than "
-						"the %zu MB that gpusort.gpu_memory allows",
-						device_bytes >> 20, gpu.mem_limit >> 20);
+						"the %zu MB that %s allows",
+						device_bytes >> 20, gpu.mem_limit >> 20, gpu_mem_setting());
 		return false;
 	}
 	/* the rows of larger inputs held here count against the same limit */

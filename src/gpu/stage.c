@@ -76,14 +76,14 @@ stage_ok(gs_status st, char **why)
 	return false;
 }
 
-/* Device memory, within what gpusort.gpu_memory allows. */
+/* Device memory, within what the memory setting allows. */
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 {
 	if (held_bytes + bytes > gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
-						"gpusort.gpu_memory allows", gpu.mem_limit >> 20);
+						"%s allows", gpu.mem_limit >> 20, gpu_mem_setting());
 		return false;
 	}
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))

@@ -408,6 +408,7 @@ gpu_process_main(int g)
 	 * of gpusort.service_memory, or of 80% of its memory free when listed
 	 */
 	gpusort_gpu_id = gpu_entry->info.id;
+	gpu.mem_setting = "gpusort.service_memory";
 	if (gpusort_service_memory > 0)
 		gpusort_gpu_memory = Max(gpusort_service_memory / gpu_entry->share, 1);
 	else
