@@ -369,8 +369,9 @@ fit_row(SortStage *stage, Size len, char **why)
  * their number; 0 after the last, or, with *need set, when the next row
  * alone needs more than dest_bytes; -1 on failure.
  */
-static int64
-next_rows(SortStage *stage, char *dest, Size dest_bytes, Size *need, char **why)
+int64
+gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
+					char **why)
 {
 	uint64		first = stage->next_row;
 	uint64		n = Min(stage->nrows - first, stage->chunk_rows);
@@ -413,27 +414,17 @@ static int64
 stage_next(SortStage *stage, char **rows, char **why)
 {
 	Size		need;
-	int64		n;
+	int64		n = gpu_stage_next_into(stage, stage->host, stage->chunk_bytes, &need, why);
 
-	/* the host's buffer grows to hold the next row if need be */
-	if (stage->next_row < stage->nrows &&
-		!stage_ok(gpu_staged_download(stage->host_lengths, stage->lengths + stage->next_row,
-									  sizeof(uint32)), why))
-		return -1;
-	if (stage->next_row < stage->nrows &&
-		MAXALIGN(stage->host_lengths[0]) > stage->chunk_bytes &&
-		!fit_row(stage, MAXALIGN(stage->host_lengths[0]), why))
-		return -1;
-	n = next_rows(stage, stage->host, stage->chunk_bytes, &need, why);
+	/* a row larger than the buffer: the buffer grows to hold it */
+	if (n == 0 && need > 0)
+	{
+		if (!fit_row(stage, need, why))
+			return -1;
+		n = gpu_stage_next_into(stage, stage->host, stage->chunk_bytes, &need, why);
+	}
 	*rows = stage->host;
 	return n;
-}
-
-int64
-gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
-					char **why)
-{
-	return next_rows(stage, dest, dest_bytes, need, why);
 }
 
 /* (The reset callback then finds nothing left to free.) */

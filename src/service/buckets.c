@@ -207,9 +207,9 @@ count_ranges(Split *split)
 
 /*
  * The ranges grouped in order into buckets of about n / nbuckets rows, none
- * over max_rows, and each chunk's place in each bucket; false if a range
- * alone has more than max_rows, or the buckets are more than a backend may
- * hold.
+ * over max_rows and none empty (a bucket starts at a range with rows), and
+ * each chunk's place in each bucket; false if a range alone has more than
+ * max_rows, or the buckets are more than a backend may hold.
  */
 static bool
 group_ranges(Split *split, int nbuckets, uint64 max_rows)
@@ -235,7 +235,8 @@ group_ranges(Split *split, int nbuckets, uint64 max_rows)
 			split->rows[0] = range_rows[r];
 			return false;
 		}
-		if (split->rows[b] > 0 && split->rows[b] + range_rows[r] > target)
+		if (range_rows[r] > 0 && split->rows[b] > 0 &&
+			split->rows[b] + range_rows[r] > target)
 		{
 			if (++b == SERVICE_MAX_HELD)
 			{
@@ -292,8 +293,8 @@ buckets_note(JobSpace *spaces, int njobs)
 }
 
 /*
- * The buckets' jobs: memory for each that has rows, the rows copied in,
- * run; false with the reason where one of them cannot be.
+ * The buckets' jobs, spaces[b] bucket b's: memory for each, the rows copied
+ * in, run; false with the reason where one of them cannot be.
  */
 static bool
 run_buckets(Split *split, JobSpace *spaces, int *njobs, char **why)
@@ -307,11 +308,9 @@ run_buckets(Split *split, JobSpace *spaces, int *njobs, char **why)
 	{
 		uint32		rows = (uint32) split->rows[b];
 		Size		perm_offset = service_perm_offset(rows, job->nkeys, payload);
-		JobSpace   *space = &spaces[*njobs];
+		JobSpace   *space = &spaces[b];
 		ServiceSlot *slot;
 
-		if (rows == 0)
-			continue;
 		if (!job_space_prepare(perm_offset + (payload ? 0 : (Size) rows * sizeof(uint32)),
 							   space, why))
 			return false;
@@ -339,11 +338,10 @@ run_buckets(Split *split, JobSpace *spaces, int *njobs, char **why)
 static void
 gather_buckets(Split *split, SortJob *job, JobSpace *spaces)
 {
-	int			j = 0;
 	bool		keys_sorted = job->payload && job->want_sorted_keys;
 
-	for (int i = 0; i < split->nbuckets && keys_sorted; i++)
-		keys_sorted = split->rows[i] == 0 || spaces[j++].slot->keys_sorted;
+	for (int b = 0; b < split->nbuckets && keys_sorted; b++)
+		keys_sorted = spaces[b].slot->keys_sorted;
 	if (keys_sorted)
 		job->keys_sorted = MemoryContextAllocHuge(CurrentMemoryContext,
 												  sizeof(uint64) * Max(job->nrows, 1));
@@ -351,15 +349,11 @@ gather_buckets(Split *split, SortJob *job, JobSpace *spaces)
 		job->perm = MemoryContextAllocHuge(CurrentMemoryContext,
 										   sizeof(uint32) * Max(job->nrows, 1));
 
-	j = 0;
 	for (int b = 0; b < split->nbuckets; b++)
 	{
 		uint32		rows = (uint32) split->rows[b];
-		char	   *base;
+		char	   *base = spaces[b].base;
 
-		if (rows == 0)
-			continue;
-		base = spaces[j++].base;
 		if (job->payload)
 		{
 			parallel_copy(job->payload_out + split->start[b],

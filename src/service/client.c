@@ -187,14 +187,14 @@ service_sort_job(SortJob *job, char **why)
 	bool		payload = job->payload != NULL;
 	Size		perm_offset = service_perm_offset(n, job->nkeys, payload);
 	Size		bytes = perm_offset + (payload ? 0 : (Size) n * sizeof(uint32));
+	Size		limit = service_mem_limit();
 	JobSpace	space;
 	bool		ok = false;
 
 	if (!service_has_gpu(why))
 		return false;
-	if (service_mem_limit() > 0 &&
-		service_buckets(n, job->nkeys, service_mem_limit()) > 1)
-		return service_sort_buckets(job, service_mem_limit(), why);
+	if (limit > 0 && service_buckets(n, job->nkeys, limit) > 1)
+		return service_sort_buckets(job, limit, why);
 	if (!job_space_prepare(bytes, &space, why))
 		return false;
 	PG_TRY();

@@ -17,8 +17,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include <signal.h>
-
 #include "utils/memutils.h"
 
 #include "gpu/gpu_state.h"
@@ -143,7 +141,7 @@ void
 held_drop_orphans(void)
 {
 	for (int i = 0; i < MAX_HELD_INPUTS; i++)
-		if (inputs[i].id != 0 && kill(inputs[i].owner_pid, 0) != 0 && errno == ESRCH)
+		if (inputs[i].id != 0 && service_process_gone(inputs[i].owner_pid))
 			drop_input(&inputs[i]);
 }
 

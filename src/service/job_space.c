@@ -396,8 +396,7 @@ service_send_detached(ServiceJobKind kind, int gpu, uint32 held_id)
 void
 job_space_end(JobSpace *space)
 {
-	if (forget_held(space->slot))
-		abandon(space->slot, space->word);
+	job_spaces_abandon(space, 1);
 	if (space->seg)
 		dsm_detach(space->seg);
 	space->seg = NULL;

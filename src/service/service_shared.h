@@ -9,9 +9,12 @@
  *	  supervisor.c	the start, and the background worker that starts and
  *					watches the GPU processes
  *	  gpu_process.c a GPU process: one GPU's context, running jobs
+ *	  held.c		the inputs a GPU process holds for backends
  *	  client.c		the backends' side: the chooser's GPU engine
  *	  job_space.c	a backend's jobs: their memory, slots, run and end
  *	  buckets.c		a sort too large for one GPU, split into key ranges
+ *	  stager.c		the rows of an input over a node's budget, held by
+ *					the service
  *
  * A job travels in shared memory: the key columns, then the payload, then
  * room for the order.  That is a run of chunks of the service's buffer (a
@@ -44,6 +47,7 @@
 #include "postgres.h"
 
 #include <semaphore.h>
+#include <signal.h>
 
 #include "port/atomics.h"
 #include "portability/instr_time.h"
@@ -181,6 +185,13 @@ typedef struct ServiceShared
 	slock_t		pool_lock;
 	pg_atomic_uint32 chunk_owner[POOL_MAX_CHUNKS];	/* slot + 1, or 0: free */
 } ServiceShared;
+
+/* Is process pid gone?  (Its buffer or its held rows can go too.) */
+static inline bool
+service_process_gone(int pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
 
 /* Jobs of fewer row-keys do not count in the paces of the engines. */
 #define TIMED_ROW_KEYS		100000

@@ -142,8 +142,6 @@ service_slot_finish(ServiceSlot *slot, uint32 running)
 	SetLatch(latch);
 }
 
-
-
 static const char *
 gpu_state_name(GpuProcessState state)
 {

@@ -222,9 +222,7 @@ held_end(struct SortStage *stage)
 	if (held->next_held)
 		job_space_end(&held->next);
 	held->next_held = false;
-	if (!held->ended)
-		(void) service_send_detached(SERVICE_JOB_HOLD_END, held->gpu, held->id);
-	held->ended = true;
+	let_go(held);
 }
 
 const RowStager service_stager = {

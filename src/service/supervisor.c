@@ -251,8 +251,7 @@ remove_stale_pools(void)
 		char		name[MAXPGPATH];
 
 		if (sscanf(de->d_name, "gpusort.%d.%15s", &pid, rest) != 2 ||
-			strcmp(rest, "buffer") != 0 || pid <= 0 ||
-			kill(pid, 0) == 0 || errno != ESRCH)
+			strcmp(rest, "buffer") != 0 || pid <= 0 || !service_process_gone(pid))
 			continue;
 		snprintf(name, sizeof(name), "/%s", de->d_name);
 		if (shm_unlink(name) == 0)
