@@ -29,24 +29,33 @@ node_gather_chunk(GpuSortState *state, int64 c)
 	if (first >= state->ntotal)
 		return;
 	prefault_gather(state->sorted + first, Min(RING_ROWS, state->ntotal - first),
-					ring->slots + (Size) b * RING_ROWS * GATHER_SLOT_BYTES,
-					&ring->state[b]);
+					ring->area + b * ring->chunk_bytes, ring->chunk_bytes,
+					ring->tuples + (Size) b * RING_ROWS, &ring->state[b]);
 }
 
 /* Starts gathering the sorted rows for a forward read, where it pays. */
 void
 node_start_ring(GpuSortState *state)
 {
-	Size		bytes = (Size) RING_CHUNKS * RING_ROWS * GATHER_SLOT_BYTES;
+	Size		row_bytes;
 	GatherRing *ring;
 
 	state->ring = NULL;
-	if (state->random_access || state->keys_only || state->wide_rows ||
+	if (state->random_access || state->keys_only ||
 		state->ntotal < RING_MIN_ROWS || gpusort_prefault_threads <= 0)
 		return;
+	row_bytes = state->store.tupledata / state->ntotal;
+	if (row_bytes > RING_MAX_ROW_BYTES)
+		return;
 	ring = MemoryContextAllocZero(state->store.cxt, sizeof(GatherRing));
-	ring->slots = (char *) TYPEALIGN(GPUSORT_CACHE_LINE,
-									 MemoryContextAlloc(state->store.cxt, bytes + GPUSORT_CACHE_LINE));
+	ring->chunk_bytes = RING_ROWS * Max(2 * MAXALIGN(row_bytes), GPUSORT_CACHE_LINE);
+	ring->area = (char *) TYPEALIGN(GPUSORT_CACHE_LINE,
+									MemoryContextAlloc(state->store.cxt,
+													   RING_CHUNKS * ring->chunk_bytes +
+													   GPUSORT_CACHE_LINE));
+	ring->tuples = MemoryContextAlloc(state->store.cxt,
+									  sizeof(MinimalTuple) * RING_CHUNKS * RING_ROWS);
+	state->memory_used += RING_CHUNKS * (ring->chunk_bytes + sizeof(MinimalTuple) * RING_ROWS);
 	state->ring = ring;
 	for (int c = 0; c < RING_CHUNKS; c++)
 		node_gather_chunk(state, c);

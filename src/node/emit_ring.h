@@ -25,18 +25,24 @@
  * The ring of rows that helper threads gather in sorted order ahead of the
  * emit phase (prefault.h): chunk c of the sorted rows goes into buffer
  * c % RING_CHUNKS, and is gathered while the emit phase reads the chunks
- * before it.  Only forward scans of inputs of RING_MIN_ROWS rows or more
- * that are not wide use it.
+ * before it.  A buffer holds the copies of RING_ROWS rows, one after
+ * another, in room for rows of twice the average size (at least a cache
+ * line); rows past that room are read where they lie.  Only forward scans
+ * of inputs of RING_MIN_ROWS rows or more, whose rows average at most
+ * RING_MAX_ROW_BYTES, use it.
  */
 #define RING_ROWS			4096
 #define RING_CHUNKS			16
 #define RING_MIN_ROWS		(RING_ROWS * RING_CHUNKS)
-#define RING_PREFETCH_ROWS	64	/* a 4 kB page ahead: the hardware's own
-								 * prefetching stops at page boundaries */
+#define RING_MAX_ROW_BYTES	512
+#define RING_PREFETCH_ROWS	32	/* about a 4 kB page ahead: the hardware's
+								 * own prefetching stops at page boundaries */
 
 struct GatherRing
 {
-	char	   *slots;			/* RING_CHUNKS buffers of RING_ROWS slots */
+	char	   *area;			/* RING_CHUNKS buffers of chunk_bytes */
+	Size		chunk_bytes;
+	MinimalTuple *tuples;		/* RING_CHUNKS x RING_ROWS: each row's copy */
 	volatile uint32 state[RING_CHUNKS]; /* GATHER_QUEUED, _DONE, _DROPPED */
 	bool		direct;			/* the current chunk is read from sorted */
 };
@@ -56,8 +62,7 @@ node_ring_row(GpuSortState *state, int64 pos)
 {
 	GatherRing *ring = state->ring;
 	int64		c = pos / RING_ROWS;
-	char	   *slot;
-	MinimalTuple tuple;
+	MinimalTuple *tuples;
 
 	if (pos % RING_ROWS == 0)
 	{
@@ -78,14 +83,10 @@ node_ring_row(GpuSortState *state, int64 pos)
 	}
 	if (ring->direct)
 		return state->sorted[pos];
-	slot = ring->slots + ((Size) (c % RING_CHUNKS) * RING_ROWS + pos % RING_ROWS) *
-		GATHER_SLOT_BYTES;
-	__builtin_prefetch(ring->slots + (Size) ((pos + RING_PREFETCH_ROWS) %
-											 (RING_CHUNKS * RING_ROWS)) * GATHER_SLOT_BYTES);
-	if (((MinimalTuple) slot)->t_len != 0)
-		return (MinimalTuple) slot;
-	memcpy(&tuple, slot + GATHER_POINTER_OFFSET, sizeof(tuple));
-	return tuple;
+	tuples = ring->tuples + (c % RING_CHUNKS) * RING_ROWS;
+	if (pos % RING_ROWS + RING_PREFETCH_ROWS < RING_ROWS)
+		__builtin_prefetch(tuples[pos % RING_ROWS + RING_PREFETCH_ROWS]);
+	return tuples[pos % RING_ROWS];
 }
 
 #endif							/* GPUSORT_EMIT_RING_H */

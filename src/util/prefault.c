@@ -41,13 +41,15 @@
 
 /*
  * A piece of work: [start, start + len) to map, or, when rows is not NULL,
- * nrows tuples to gather into the slots at start (prefault_gather).
+ * nrows tuples to gather into the area [start, start + len), their places
+ * set in tuples (prefault_gather).
  */
 typedef struct Piece
 {
 	char	   *start;
 	Size		len;
 	MinimalTuple const *rows;
+	MinimalTuple *tuples;
 	uint32		nrows;
 	volatile uint32 *state;
 } Piece;
@@ -71,24 +73,27 @@ static struct
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/* Copies a gather piece's tuples into their slots (see prefault.h). */
+/* Copies a gather piece's tuples into its area (see prefault.h). */
 static void
 gather_rows(const Piece *piece)
 {
+	Size		used = 0;
+
 	for (uint32 i = 0; i < piece->nrows; i++)
 	{
 		MinimalTuple tuple = piece->rows[i];
-		char	   *slot = piece->start + (Size) i * GATHER_SLOT_BYTES;
+		Size		len;
 
 		if (i + GATHER_PREFETCH < piece->nrows)
 			__builtin_prefetch(piece->rows[i + GATHER_PREFETCH]);
-		if (tuple->t_len <= GATHER_SLOT_BYTES)
-			memcpy(slot, tuple, tuple->t_len);
-		else
+		len = tuple->t_len;
+		if (used + len <= piece->len)
 		{
-			((MinimalTuple) slot)->t_len = 0;
-			memcpy(slot + GATHER_POINTER_OFFSET, &tuple, sizeof(tuple));
+			memcpy(piece->start + used, tuple, len);
+			tuple = (MinimalTuple) (piece->start + used);
+			used += MAXALIGN(len);
 		}
+		piece->tuples[i] = tuple;
 	}
 	__atomic_store_n(piece->state, GATHER_DONE, __ATOMIC_RELEASE);
 }
@@ -216,7 +221,8 @@ prefault_huge_pages(void *start, Size len)
 }
 
 void
-prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+prefault_gather(MinimalTuple const *rows, uint32 nrows,
+				char *area, Size area_bytes, MinimalTuple *tuples,
 				volatile uint32 *state)
 {
 	bool		queued = false;
@@ -232,9 +238,10 @@ prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
 	{
 		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
 
-		piece->start = slots;
-		piece->len = (Size) nrows * GATHER_SLOT_BYTES;
+		piece->start = area;
+		piece->len = area_bytes;
 		piece->rows = rows;
+		piece->tuples = tuples;
 		piece->nrows = nrows;
 		piece->state = state;
 		pool.tail++;
@@ -279,7 +286,8 @@ prefault_huge_pages(void *start, Size len)
 }
 
 void
-prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+prefault_gather(MinimalTuple const *rows, uint32 nrows,
+				char *area, Size area_bytes, MinimalTuple *tuples,
 				volatile uint32 *state)
 {
 	*state = GATHER_DROPPED;

@@ -18,7 +18,7 @@
  * Sorted rows are read in an order unrelated to where they lie, and each
  * read misses the caches and the TLB; one core overlaps only a few such
  * misses.  So the threads also copy the rows, a few thousand at a time, in
- * sorted order into a small ring of slots just ahead of the backend, which
+ * sorted order into a small ring of buffers just ahead of the backend, which
  * then reads them in sequence (the GpuSort node's emit phase).
  *
  * The threads run no PostgreSQL code and receive no signals.
@@ -56,23 +56,22 @@ extern void prefault_huge_pages(void *start, Size len);
 
 /*
  * Gathering rows in the order the backend will read them: a helper thread
- * copies the tuples that rows[0..nrows-1] point to into consecutive slots
- * of GATHER_SLOT_BYTES at slots (cache-line aligned), each tuple that fits
- * in one; a larger tuple's slot gets a t_len of 0 and, at
- * GATHER_POINTER_OFFSET, the tuple's pointer.  *state goes from
- * GATHER_QUEUED to GATHER_DONE when the slots are filled, or to
- * GATHER_DROPPED if the work was cancelled before it began; it is
- * GATHER_DROPPED at once when no helper thread runs or the queue is full.
+ * copies the tuples that rows[0..nrows-1] point to, one after another
+ * (MAXALIGNed), into the area of area_bytes at area (cache-line aligned),
+ * and sets tuples[i] to row i's copy, or to rows[i] itself once the area is
+ * full.  *state goes from GATHER_QUEUED to GATHER_DONE when tuples[] is
+ * filled, or to GATHER_DROPPED if the work was cancelled before it began;
+ * it is GATHER_DROPPED at once when no helper thread runs or the queue is
+ * full.
  */
-#define GATHER_SLOT_BYTES		GPUSORT_CACHE_LINE	/* a slot: one line */
-#define GATHER_POINTER_OFFSET	8
 #define GATHER_PREFETCH			16	/* rows a thread fetches ahead */
 
 #define GATHER_QUEUED			0
 #define GATHER_DONE				1
 #define GATHER_DROPPED			2
 
-extern void prefault_gather(MinimalTuple const *rows, uint32 nrows, char *slots,
+extern void prefault_gather(MinimalTuple const *rows, uint32 nrows,
+							char *area, Size area_bytes, MinimalTuple *tuples,
 							volatile uint32 *state);
 
 /*

@@ -83,3 +83,19 @@ SELECT explain_analyze('EXECUTE at_min');
 SELECT same_as_native('EXECUTE at_min');
 DEALLOCATE at_min;
 RESET gpusort.min_rows;
+
+-- Helper threads copy the sorted rows of a large input ahead of the emit
+-- phase, into buffers with room for twice the average row (at least 65536
+-- rows, with gpusort.prefault_threads).  A run of rows far larger than the
+-- rest fills them, and those rows are read where they lie: first in the
+-- order, last, and a NULL key among them.
+CREATE TABLE ring_t AS
+  SELECT g AS id, CASE WHEN g % 50000 <> 7 THEN hashint4(g) END AS k,
+         CASE WHEN hashint4(g) < -2040109465 OR g % 50000 = 7
+              THEN repeat(md5(g::text), 55) ELSE md5(g::text) END AS pad
+  FROM generate_series(1, 100000) g;
+SELECT count(*) FILTER (WHERE length(pad) > 32) AS large_rows FROM ring_t;
+SELECT same_as_native('SELECT * FROM ring_t ORDER BY k, id');
+SELECT same_as_native('SELECT * FROM ring_t ORDER BY k DESC, id');
+SELECT same_as_native('SELECT id, k FROM ring_t ORDER BY k NULLS FIRST, pad, id');
+DROP TABLE ring_t;
