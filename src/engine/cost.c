@@ -81,7 +81,7 @@ gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys, const char **why)
 		return false;
 	if (!gpu->job_fits(nrows, nkeys))
 	{
-		*why = "the sort needs more device memory than gpusort.gpu_memory allows";
+		*why = gpu->too_large;
 		return false;
 	}
 	cpu_ms = cpu_estimate_ms(nrows, nkeys);

@@ -113,6 +113,7 @@ typedef struct SortEngine
 	bool		(*started) (void);	/* running in this backend */
 	double		(*startup_ms) (void);	/* its start as measured here, or 0 */
 	bool		(*job_fits) (uint32 nrows, int nkeys);	/* within its memory */
+	const char *too_large;		/* why a job does not fit, naming the setting */
 
 	/*
 	 * An engine shared by all backends (the GPU service) may decline a job

@@ -383,6 +383,7 @@ const SortEngine gpu_sort_engine = {
 	.started = gpu_engine_started,
 	.startup_ms = gpu_engine_startup_ms,
 	.job_fits = gpu_job_fits,
+	.too_large = "the sort needs more device memory than gpusort.gpu_memory allows",
 	.uploader = &gpu_uploader,
 	.stager = &gpu_stager,
 };

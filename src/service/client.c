@@ -302,6 +302,8 @@ const SortEngine service_sort_engine = {
 	.started = service_started,
 	.startup_ms = service_startup_ms,
 	.job_fits = service_job_fits,
+	.too_large = "the sort needs more device memory than gpusort.service_memory allows, "
+	"even in buckets on every GPU",
 	.admits = service_admits,
 	.cpu_sorted = service_cpu_sorted,
 	.uploader = NULL,
