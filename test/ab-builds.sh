@@ -1,8 +1,9 @@
 #!/bin/bash
 # ab-builds.sh: A/B of gpusort builds on one server and the same data.  Each
 # round installs each build's gpusort.so in turn, restarts the server, and
-# runs test/bench-sql.sh on the chosen cases; the rows of every run go into
-# one CSV with the build and the round in front.
+# runs test/bench-sql.sh on the chosen cases (or test/bench-orders.sh, with
+# BENCH=orders); the rows of every run go into one CSV with the build and
+# the round in front.
 #
 #   test/ab-builds.sh RESULTS_DIR NAME=path/to/gpusort.so [NAME=...]
 #
@@ -12,7 +13,10 @@
 #   ROUNDS          rounds (default 2), builds interleaved in each
 #   SIZES, RUNS, ENGINES, CASES_MATCHING   passed to bench-sql.sh (defaults
 #                   10000000, 5, "cpu gpu", the 10M int8 full-row case)
-# Writes RESULTS_DIR/ab-<device>.csv and prints the medians by build.
+#   BENCH           sql (default) or orders: test/bench-orders.sh SET (default
+#                   types), which reads ROWS, RUNS, DEVICE, WIDE and ONLY
+# Writes RESULTS_DIR/ab-<device>.csv (ab-orders.csv) and prints the medians
+# by build.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RESULTS=${1:?usage: ab-builds.sh RESULTS_DIR NAME=gpusort.so ...}
@@ -47,6 +51,18 @@ for round in $(seq "$ROUNDS"); do
 		install_build "${build#*=}" || { echo "install of $name failed"; exit 1; }
 		dir=$RESULTS/ab-$name-$round
 		echo "== round $round, build $name"
+		if [ "${BENCH:-sql}" = orders ]; then
+			"$ROOT/test/bench-orders.sh" "${SET:-types}" "$dir" >"$dir.log" 2>&1 ||
+				{ tail -5 "$dir.log"; exit 1; }
+			out=$RESULTS/ab-orders.csv
+			[ -f "$out" ] || echo "build,round,order,native_ms,gpusort_ms" >"$out"
+			# "ORDER BY  native  gpusort  ratio" lines: the order may hold spaces, commas, quotes
+			ls "$dir"/bench-*.txt | grep -v -- '-explain\.txt$' | xargs grep -hv -e '^#' -e '^ORDER BY' |
+				awk -v b="$name" -v r="$round" '{ o = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+x$/, "", o)
+					gsub(/"/, "\"\"", o); print b "," r ",\"" o "\"," $(NF - 2) "," $(NF - 1) }' >>"$out"
+			rm -rf "$dir" "$dir.log"
+			continue
+		fi
 		BUDGET=${BUDGET:-300} "$ROOT/test/bench-sql.sh" "$dir" >/dev/null 2>"$dir.log" ||
 			{ tail -5 "$dir.log"; exit 1; }
 		csv=$(ls "$dir"/sql-bench-*.csv)
@@ -56,6 +72,12 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 echo "CSV: $out"
+if [ "${BENCH:-sql}" = orders ]; then
+	# build | order: each round's gpusort median (ms)
+	awk -F, 'NR > 1 { o = $0; sub(/^[^"]*"/, "", o); sub(/"[^"]*$/, "", o); gsub(/""/, "\"", o)
+		k = $1 " | " o; v[k] = v[k] " " $NF } END { for (k in v) print k ":" v[k] }' "$out" | sort
+	exit 0
+fi
 # build | case | engine: each round's median (ms)
 awk -F, 'NR > 1 && $10 != "" { k = $1 " | " $6 " | " $7; v[k] = v[k] " " $10 }
 	END { for (k in v) print k ":" v[k] }' "$out" | sort

@@ -14,8 +14,9 @@
 #   test/bench-orders.sh SET [RESULTS_DIR]
 #
 # Reports the median of RUNS executions of "SELECT count(*) FROM (SELECT *
-# ... ORDER BY ... OFFSET 0)" (every row sorted, none sent) and the ratio
-# native / gpusort (above 1: gpusort is faster).  Writes
+# ... ORDER BY ... OFFSET 0)" (every row sorted, none sent), each in a new
+# session, native and gpusort taking turns, and the ratio native / gpusort
+# (above 1: gpusort is faster).  Writes
 # RESULTS_DIR/bench-SET-<cores>core-<device>.txt, and beside it -explain.txt
 # with an EXPLAIN ANALYZE of each order under gpusort (where the time went);
 # then draws the charts of RESULTS_DIR (test/plot-results.sh) where
@@ -112,11 +113,11 @@ make_table() {
 make_table "$TABLE" "$COLUMNS"
 grep -q '^url:' <<<"$ORDERS_RUN" && make_table "${TABLE}_url" "$URL_COLUMNS"
 
-# Median milliseconds of RUNS runs of the query with gpusort on or off.
-median_ms() {
+# Milliseconds of one run of the query, in a new session, with gpusort on
+# or off.
+run_ms() {
 	local enabled=$1 query=$2
-	for _ in $(seq "$RUNS"); do
-		"${PSQL[@]}" <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	"${PSQL[@]}" <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 SET work_mem = '$WORK_MEM';
 SET max_parallel_workers_per_gather = 0;
 SET gpusort.device = $DEVICE;
@@ -125,8 +126,8 @@ $([ "$DEVICE" != cpu ] && [ "$enabled" = on ] && echo "SELECT gpusort_gpu_start(
 \\timing on
 $(timed "$query");
 SQL
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
+median() { awk NF | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # EXPLAIN ANALYZE of the query with gpusort, after the timed runs.
 explain_gpusort() {
@@ -151,8 +152,14 @@ EXPLAINS=${OUTFILE%.txt}-explain.txt
 		table=$TABLE
 		case $order in url:*) table=${TABLE}_url; order=${order#url: } ;; esac
 		q="SELECT * FROM $table ORDER BY $order"
-		native=$(median_ms off "$q")
-		ours=$(median_ms on "$q")
+		# native and gpusort take turns, so that a host's drift meets both
+		native= ours=
+		for _ in $(seq "$RUNS"); do
+			native+="$(run_ms off "$q")"$'\n'
+			ours+="$(run_ms on "$q")"$'\n'
+		done
+		native=$(median <<<"$native")
+		ours=$(median <<<"$ours")
 		explain_gpusort "$q" >>"$EXPLAINS"
 		awk -v o="$order$([ "$table" != "$TABLE" ] && echo " (URLs)")" -v n="$native" -v g="$ours" \
 			'BEGIN { printf "%-58s %10.1f %10.1f %6.2fx\n", o, n, g, n / g }'
