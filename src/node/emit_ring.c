@@ -38,6 +38,7 @@ void
 node_start_ring(GpuSortState *state)
 {
 	Size		row_bytes;
+	Size		room;
 	GatherRing *ring;
 
 	state->ring = NULL;
@@ -47,8 +48,10 @@ node_start_ring(GpuSortState *state)
 	row_bytes = state->store.tupledata / state->ntotal;
 	if (row_bytes > RING_MAX_ROW_BYTES)
 		return;
+	room = Min(RING_MAX_BUFFER_BYTES, state->store.tupledata / (2 * RING_CHUNKS));
+	room = Max(room, RING_ROWS * GPUSORT_CACHE_LINE);
 	ring = MemoryContextAllocZero(state->store.cxt, sizeof(GatherRing));
-	ring->chunk_bytes = RING_ROWS * Max(2 * MAXALIGN(row_bytes), GPUSORT_CACHE_LINE);
+	ring->chunk_bytes = Min(room, RING_ROWS * Max(2 * MAXALIGN(row_bytes), GPUSORT_CACHE_LINE));
 	ring->area = (char *) TYPEALIGN(GPUSORT_CACHE_LINE,
 									MemoryContextAlloc(state->store.cxt,
 													   RING_CHUNKS * ring->chunk_bytes +

@@ -27,14 +27,17 @@
  * c % RING_CHUNKS, and is gathered while the emit phase reads the chunks
  * before it.  A buffer holds the copies of RING_ROWS rows, one after
  * another, in room for rows of twice the average size (at least a cache
- * line); rows past that room are read where they lie.  Only forward scans
- * of inputs of RING_MIN_ROWS rows or more, whose rows average at most
+ * line), but no more than RING_MAX_BUFFER_BYTES, nor more than half the
+ * rows' bytes over all buffers (unless that is below a cache line a row);
+ * rows past that room are read where they lie.  Only forward scans of
+ * inputs of RING_MIN_ROWS rows or more, whose rows average at most
  * RING_MAX_ROW_BYTES, use it.
  */
 #define RING_ROWS			4096
 #define RING_CHUNKS			16
 #define RING_MIN_ROWS		(RING_ROWS * RING_CHUNKS)
 #define RING_MAX_ROW_BYTES	512
+#define RING_MAX_BUFFER_BYTES	((Size) 1024 * 1024)
 #define RING_PREFETCH_ROWS	32	/* about a 4 kB page ahead: the hardware's
 								 * own prefetching stops at page boundaries */
 
