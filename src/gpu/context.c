@@ -32,7 +32,7 @@
 /* gpusort.gpu_memory = 0: this share of the device's free memory. */
 #define DEFAULT_MEMORY_SHARE	0.8
 
-GpuEngine	gpu;
+GpuEngine	gpu = {.mem_setting = "gpusort.gpu_memory"};
 
 /* Releases everything: the next job starts the GPU again. */
 void

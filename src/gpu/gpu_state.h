@@ -163,13 +163,6 @@ gpu_early_upload_drop(void)
 
 /* What the cost model asks of the GPU (sort_job.h's SortEngine). */
 extern bool gpu_engine_started(void);
-
-/* The setting that limits the device memory, for messages. */
-static inline const char *
-gpu_mem_setting(void)
-{
-	return gpu.mem_setting ? gpu.mem_setting : "gpusort.gpu_memory";
-}
 extern bool gpu_engine_unavailable(const char **why);
 extern double gpu_engine_startup_ms(void);
 extern bool gpu_job_fits(uint32 nrows, int nkeys);

@@ -248,7 +248,7 @@ prepare_sort(uint32 nrows, Size device_bytes, char **why)
 	{
 		*why = psprintf("the sort needs about %zu MB of device memory, more than "
 						"the %zu MB that %s allows",
-						device_bytes >> 20, gpu.mem_limit >> 20, gpu_mem_setting());
+						device_bytes >> 20, gpu.mem_limit >> 20, gpu.mem_setting);
 		return false;
 	}
 	/* the rows of larger inputs held here count against the same limit */

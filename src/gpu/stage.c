@@ -43,7 +43,6 @@ struct SortStage
 {
 	gs_context *ctx;			/* the context that holds the buffers */
 	MemoryContextCallback cleanup;
-	Size		device_bytes;	/* all buffers below */
 
 	char	   *arena;			/* the tuple blocks */
 	Size		arena_used;
@@ -61,7 +60,8 @@ struct SortStage
 	uint64	   *chunk_places;	/* on the device: their places in it */
 	Size		chunk_bytes;
 	uint64		chunk_rows;		/* rows a buffer holds at most */
-	char	   *host;			/* the buffer, on the host */
+	char	   *host;			/* the buffer, on the host (a backend's) */
+	Size		host_bytes;
 	uint32	   *host_lengths;
 	uint64	   *host_places;
 };
@@ -83,12 +83,11 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 	if (held_bytes + bytes > gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
-						"%s allows", gpu.mem_limit >> 20, gpu_mem_setting());
+						"%s allows", gpu.mem_limit >> 20, gpu.mem_setting);
 		return false;
 	}
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
 		return false;
-	stage->device_bytes += bytes;
 	held_bytes += bytes;
 	return true;
 }
@@ -99,7 +98,6 @@ stage_free(SortStage *stage, void **ptr, Size bytes)
 	if (*ptr && gpu.ctx == stage->ctx)
 		(void) gs_device_free(gpu.ctx, *ptr);
 	*ptr = NULL;
-	stage->device_bytes -= bytes;
 	held_bytes -= bytes;
 }
 
@@ -238,7 +236,7 @@ static bool
 stage_add(SortStage *stage, const RowStore *store, char **why)
 {
 	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
-	Size		bytes = stage->arena_used;
+	Size		bytes;
 	uint64	   *places;
 	uint32	   *lengths;
 	int			block = 0;
@@ -247,12 +245,7 @@ stage_add(SortStage *stage, const RowStore *store, char **why)
 	if (store->nrows == 0)
 		return true;
 
-	/* the blocks, each from a multiple of 8 */
-	for (int b = 0; b < store->nblocks; b++)
-	{
-		block_places[b] = bytes;
-		bytes = TYPEALIGN(8, bytes + row_store_block_used(store, b));
-	}
+	bytes = row_store_block_places(store, stage->arena_used, block_places);
 	if (!stage_reserve(stage, bytes, store->nrows, why))
 		return false;
 	for (int b = 0; b < store->nblocks; b++)
@@ -342,13 +335,12 @@ gpu_stage_sort(SortStage *stage, char **why)
 		!stage_alloc(stage, stage->chunk_rows * sizeof(uint64),
 					 (void **) &stage->chunk_places, why))
 		return false;
-	stage->host = palloc(stage->chunk_bytes);
 	stage->host_lengths = palloc(sizeof(uint32) * stage->chunk_rows);
 	stage->host_places = palloc(sizeof(uint64) * stage->chunk_rows);
 	return stage_ok(gs_synchronize(gpu.ctx), why);
 }
 
-/* Makes the buffers of rows coming back hold a row of len bytes. */
+/* Makes the device's buffer of rows coming back hold a row of len bytes. */
 static bool
 fit_row(SortStage *stage, Size len, char **why)
 {
@@ -359,8 +351,6 @@ fit_row(SortStage *stage, Size len, char **why)
 	if (!stage_grow(stage, (void **) &stage->chunk, &size, 0, len, why))
 		return false;
 	stage->chunk_bytes = size;
-	pfree(stage->host);
-	stage->host = palloc_extended(size, MCXT_ALLOC_HUGE);
 	return true;
 }
 
@@ -414,14 +404,23 @@ static int64
 stage_next(SortStage *stage, char **rows, char **why)
 {
 	Size		need;
-	int64		n = gpu_stage_next_into(stage, stage->host, stage->chunk_bytes, &need, why);
+	int64		n;
 
-	/* a row larger than the buffer: the buffer grows to hold it */
-	if (n == 0 && need > 0)
+	for (;;)
 	{
+		if (stage->host_bytes < stage->chunk_bytes)
+		{
+			if (stage->host)
+				pfree(stage->host);
+			stage->host = palloc_extended(stage->chunk_bytes, MCXT_ALLOC_HUGE);
+			stage->host_bytes = stage->chunk_bytes;
+		}
+		n = gpu_stage_next_into(stage, stage->host, stage->host_bytes, &need, why);
+		if (n != 0 || need == 0)
+			break;
+		/* a row larger than the buffers: they grow to hold it */
 		if (!fit_row(stage, need, why))
 			return -1;
-		n = gpu_stage_next_into(stage, stage->host, stage->chunk_bytes, &need, why);
 	}
 	*rows = stage->host;
 	return n;

@@ -686,6 +686,17 @@ row_store_block_used(const RowStore *store, int b)
 	return tb->end - tb->start;
 }
 
+Size
+row_store_block_places(const RowStore *store, Size from, Size *block_places)
+{
+	for (int b = 0; b < store->nblocks; b++)
+	{
+		block_places[b] = from;
+		from = TYPEALIGN(8, from + row_store_block_used(store, b));
+	}
+	return from;
+}
+
 void
 row_store_places(const RowStore *store, const Size *block_places, uint32 first,
 				 uint32 n, int *block, uint64 *places, uint32 *lengths)

@@ -190,11 +190,15 @@ extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
 
 /*
  * For an engine that holds the rows (RowStager): the bytes of tuple block
- * b that hold tuples, and, for rows first..first+n-1, each one's place
- * (block_places[] of its block plus its offset there) and length.  *block
- * is where the walk through the blocks is (0 at the first row).
+ * b that hold tuples; the place of each block when they are laid back to
+ * back from offset from, each from a multiple of 8 (into block_places[],
+ * nblocks of them), and the offset past the last; and, for rows
+ * first..first+n-1, each one's place (block_places[] of its block plus its
+ * offset there) and length.  *block is where the walk through the blocks
+ * is (0 at the first row).
  */
 extern Size row_store_block_used(const RowStore *store, int b);
+extern Size row_store_block_places(const RowStore *store, Size from, Size *block_places);
 extern void row_store_places(const RowStore *store, const Size *block_places,
 							 uint32 first, uint32 n, int *block,
 							 uint64 *places, uint32 *lengths);

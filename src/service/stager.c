@@ -115,25 +115,32 @@ set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 	space->row_keys = nrows;
 }
 
+/* Runs a prepared job on the held rows to its end: true, or false with why. */
+static bool
+run_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
+		Size bytes, char **why)
+{
+	bool		ok;
+
+	set_job(held, space, kind, nrows, bytes);
+	ok = job_spaces_run(space, 1, why);
+	job_space_end(space);
+	return ok;
+}
+
 static bool
 held_add(struct SortStage *stage, const RowStore *store, char **why)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
 	uint32		n = store->nrows;
 	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
-	Size		bytes = 0;
+	Size		bytes = row_store_block_places(store, 0, block_places);
 	Size		keys;
 	Size		places;
 	Size		lengths;
 	JobSpace	space;
 	int			block = 0;
-	bool		ok;
 
-	for (int b = 0; b < store->nblocks; b++)
-	{
-		block_places[b] = bytes;
-		bytes = TYPEALIGN(8, bytes + row_store_block_used(store, b));
-	}
 	if (!job_space_prepare(service_held_layout(n, bytes, &keys, &places, &lengths),
 						   &space, why))
 		return false;
@@ -156,26 +163,18 @@ held_add(struct SortStage *stage, const RowStore *store, char **why)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	set_job(held, &space, SERVICE_JOB_HOLD_ADD, n, bytes);
-	ok = job_spaces_run(&space, 1, why);
-	job_space_end(&space);
 	pfree(block_places);
-	return ok;
+	return run_job(held, &space, SERVICE_JOB_HOLD_ADD, n, bytes, why);
 }
 
 static bool
 held_sort(struct SortStage *stage, char **why)
 {
-	ServiceHeld *held = (ServiceHeld *) stage;
 	JobSpace	space;
-	bool		ok;
 
 	if (!job_space_prepare(0, &space, why))
 		return false;
-	set_job(held, &space, SERVICE_JOB_HOLD_SORT, 0, 0);
-	ok = job_spaces_run(&space, 1, why);
-	job_space_end(&space);
-	return ok;
+	return run_job((ServiceHeld *) stage, &space, SERVICE_JOB_HOLD_SORT, 0, 0, why);
 }
 
 static int64
