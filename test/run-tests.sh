@@ -72,7 +72,7 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	echo "== differential suites again with a 64 kB budget: every sort spills"
 	# in the same database, whose helper functions (node_plan) they use
 	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
-		diff_results, diff_large, diff_layout, diff_types, diff_type_orders,
+		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
 		diff_type_results, ctx_a, ctx_b, ctx_big;
 		DROP FUNCTION IF EXISTS diff_fill, diff_check; DROP COLLATION IF EXISTS diff_icu"
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites \

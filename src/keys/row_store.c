@@ -403,16 +403,77 @@ form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
 }
 
 /*
- * The value of a key column.  A heap tuple's is read from the tuple itself,
+ * Where a key column's value lies in heap tuples without NULLs: past the
+ * attributes of fixed width at the start, which lie at the same offsets in
+ * every such tuple, from the first of variable width on (walk_from).  A
+ * column whose own offset is fixed, or that follows a C string, is left to
+ * heap_getattr (-1).
+ */
+static void
+locate_column(KeyColumn *column, TupleDesc desc)
+{
+	uint32		offset = 0;
+
+	column->walk_from = -1;
+	for (int i = 0; i < column->attno - 1; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen == -2)
+		{
+			column->walk_from = -1;
+			return;
+		}
+		if (att->attlen == -1)
+		{
+			if (column->walk_from < 0)
+			{
+				column->walk_from = i + 1;
+				column->walk_offset = offset;
+			}
+		}
+		else if (column->walk_from < 0)
+			offset = att_align_nominal(offset, att->attalign) + att->attlen;
+	}
+}
+
+/*
+ * The value of a key column.  A heap tuple's is read from the tuple itself:
  * at the attribute's cached offset when the tuple has no NULLs, which is
- * cheaper than deforming the slot up to the column.
+ * cheaper than deforming the slot up to the column, and past a column of
+ * variable width from the first such column on, not from the tuple's start
+ * as heap_getattr would (the text after a numeric).
  */
 static inline Datum
-key_value(TupleTableSlot *slot, HeapTuple htup, AttrNumber attno, bool *isnull)
+key_value(TupleTableSlot *slot, HeapTuple htup, KeyColumn *column, bool *isnull)
 {
-	if (htup)
-		return heap_getattr(htup, attno, slot->tts_tupleDescriptor, isnull);
-	return slot_getattr(slot, attno, isnull);
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	AttrNumber	attno = column->attno;
+
+	if (!htup)
+		return slot_getattr(slot, attno, isnull);
+	if (column->walk_from == 0)
+		locate_column(column, desc);
+	if (column->walk_from > 0 && HeapTupleNoNulls(htup) &&
+		attno <= HeapTupleHeaderGetNatts(htup->t_data))
+	{
+		char	   *tp = (char *) htup->t_data + htup->t_data->t_hoff;
+		uint32		offset = column->walk_offset;
+
+		for (int i = column->walk_from - 1;; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			offset = att_align_pointer(offset, att->attalign, att->attlen, tp + offset);
+			if (i == attno - 1)
+			{
+				*isnull = false;
+				return fetchatt(att, tp + offset);
+			}
+			offset = att_addlength_pointer(offset, att->attlen, tp + offset);
+		}
+	}
+	return heap_getattr(htup, attno, desc, isnull);
 }
 
 /*
@@ -561,7 +622,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-	value = key_value(slot, htup, lead->attno, &isnull);
+	value = key_value(slot, htup, lead, &isnull);
 
 	/*
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
@@ -633,7 +694,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		uint64		key = 0;
 
 		if (i > 0)
-			value = key_value(slot, htup, column->attno, &isnull);
+			value = key_value(slot, htup, column, &isnull);
 		if (isnull)
 		{
 			if (column->nulls == NULL)

@@ -55,6 +55,12 @@ typedef struct KeyColumn
 	uint8	   *nulls;			/* bitmap of NULL keys, or NULL if none yet */
 	uint64		min;			/* range of the non-NULL keys */
 	uint64		max;
+	int			walk_from;		/* heap tuples without NULLs: 1 + the first
+								 * attribute of variable width before the
+								 * column, from which its value is found;
+								 * -1: found by heap_getattr; 0: not known
+								 * yet */
+	uint32		walk_offset;	/* where that attribute starts (unaligned) */
 } KeyColumn;
 
 /* A block of tuples, in the order the store filled them. */

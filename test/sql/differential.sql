@@ -199,3 +199,21 @@ SELECT ob, uses_gpusort(q) AS gpusort_used, result_text(q) = native_text(q) AS s
 FROM (VALUES ('k4, id'), ('k8 DESC, id'), ('k8, k4 NULLS FIRST, id')) o(ob),
      LATERAL format('SELECT * FROM diff_layout ORDER BY %s', ob) q
 ORDER BY ob;
+
+-- Keys past columns of variable length, short and long (1- and 4-byte
+-- headers, then aligned), read from heap tuples as the scan returns them
+-- (no dropped column: the scan does not project), in rows with and without
+-- NULLs.
+CREATE TABLE diff_walk (id int, t text, k4 int4, n numeric, kt text COLLATE "C", kf float8);
+INSERT INTO diff_walk
+  SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE repeat('y', g % 300) END,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE hashint4(g) % 1000 END,
+         (hashint4(g + 1) % 100000)::numeric / (1 + g % 9),
+         CASE WHEN g % 5 = 0 THEN repeat(md5(g::text), 5) ELSE md5(g::text) END,
+         hashint4(g + 2) / 7.0
+  FROM generate_series(1, 30000) g;
+ANALYZE diff_walk;
+SELECT ob, uses_gpusort(q) AS gpusort_used, result_text(q) = native_text(q) AS same
+FROM (VALUES ('k4, id'), ('kt, id'), ('kf DESC, id'), ('n, kt DESC, id'), ('kt, kf')) o(ob),
+     LATERAL format('SELECT * FROM diff_walk ORDER BY %s', ob) q
+ORDER BY ob;
