@@ -11,6 +11,7 @@
 #include "access/detoast.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
 #include "keys/collation.h"
@@ -29,6 +30,7 @@
 									 * judged */
 #define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
+#define TUPLE_AHEAD			4		/* a page's tuples read ahead */
 
 void
 row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
@@ -622,6 +624,21 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+	if (TTS_IS_BUFFERTUPLE(slot) &&
+		BufferIsValid(((BufferHeapTupleTableSlot *) slot)->buffer))
+	{
+		/*
+		 * A scan returns a page's tuples in the order of their line
+		 * pointers, and the first read of each misses the caches: ask for
+		 * the one TUPLE_AHEAD line pointers on now, so that the misses
+		 * overlap.  (A wrong guess costs nothing but the prefetch.)
+		 */
+		Page		page = BufferGetPage(((BufferHeapTupleTableSlot *) slot)->buffer);
+		OffsetNumber ahead = ItemPointerGetOffsetNumberNoCheck(&htup->t_self) + TUPLE_AHEAD;
+
+		if (ahead <= PageGetMaxOffsetNumber(page))
+			__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
+	}
 	value = key_value(slot, htup, lead, &isnull);
 
 	/*
