@@ -622,23 +622,31 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	Size		datalen = 0;
 	Size		newblock;
 
-	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
-		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-	if (TTS_IS_BUFFERTUPLE(slot) &&
-		BufferIsValid(((BufferHeapTupleTableSlot *) slot)->buffer))
+	if (TTS_IS_BUFFERTUPLE(slot))
 	{
+		Buffer		buffer = ((BufferHeapTupleTableSlot *) slot)->buffer;
+
+		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+
 		/*
 		 * A scan returns a page's tuples in the order of their line
 		 * pointers, and the first read of each misses the caches: ask for
 		 * the one TUPLE_AHEAD line pointers on now, so that the misses
-		 * overlap.  (A wrong guess costs nothing but the prefetch.)
+		 * overlap.  (A wrong guess costs nothing but the prefetch.  This
+		 * stays here: GCC drops calls to a function whose only effect is a
+		 * prefetch.)
 		 */
-		Page		page = BufferGetPage(((BufferHeapTupleTableSlot *) slot)->buffer);
-		OffsetNumber ahead = ItemPointerGetOffsetNumberNoCheck(&htup->t_self) + TUPLE_AHEAD;
+		if (BufferIsValid(buffer))
+		{
+			Page		page = BufferGetPage(buffer);
+			OffsetNumber ahead = ItemPointerGetOffsetNumberNoCheck(&htup->t_self) + TUPLE_AHEAD;
 
-		if (ahead <= PageGetMaxOffsetNumber(page))
-			__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
+			if (ahead <= PageGetMaxOffsetNumber(page))
+				__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
+		}
 	}
+	else if (TTS_IS_HEAPTUPLE(slot))
+		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
 	value = key_value(slot, htup, lead, &isnull);
 
 	/*
