@@ -185,7 +185,7 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 				fn(store->rows[r], r, arg);
 			for (; nullr < store->nnullrows && in_block(store->nullrows[nullr], block); nullr++)
 				fn(store->nullrows[nullr], -1, arg);
-			pfree(block->chunk);
+			big_array_free(block->mapping);
 		}
 		Assert(r == store->nrows && nullr == store->nnullrows);
 	}
@@ -200,6 +200,10 @@ row_store_memory(RowStore *store)
 
 	if (store->rowarray)
 		bytes += store->rowarray->bytes;
+	for (int b = 0; b < store->nblocks; b++)
+		bytes += store->blocks[b].mapping->bytes;
+	if (store->nextblock)
+		bytes += store->nextblock->bytes;
 	for (int i = 0; i < store->ncolumns; i++)
 		if (store->columns[i].keyarray)
 			bytes += store->columns[i].keyarray->bytes;
@@ -268,28 +272,29 @@ grow_rows(RowStore *store)
 }
 
 /*
- * A new tuple block of size bytes (and a cache line, to start on one), its
- * pages queued to be mapped ahead of its use.
+ * A new tuple block of size bytes, its pages queued to be mapped ahead of
+ * its use.  It is a mapping of its own, which a helper thread can unmap
+ * after the sort while the backend goes on (big_array_free).
  */
-static char *
+static BigArray *
 new_block(RowStore *store, Size size)
 {
-	char	   *chunk = MemoryContextAllocHuge(store->cxt, size + GPUSORT_CACHE_LINE);
+	BigArray   *mapping = big_array_create(store->cxt, size);
 
-	prefault_huge_pages(chunk, size + GPUSORT_CACHE_LINE);
-	prefault_range(chunk, size + GPUSORT_CACHE_LINE);
-	store->tuplebytes += size + GPUSORT_CACHE_LINE;
-	return chunk;
+	prefault_huge_pages(mapping->data, mapping->bytes);
+	prefault_range(mapping->data, mapping->bytes);
+	store->tuplebytes += mapping->bytes;
+	return mapping;
 }
 
 /*
  * Makes a block of size bytes the one tuples go into, noting it in the
- * order of use.  Its tuples start on a cache line.
+ * order of use.  Its tuples start on a page, hence on a cache line.
  */
 static void
-use_block(RowStore *store, char *chunk, Size size)
+use_block(RowStore *store, BigArray *mapping, Size size)
 {
-	char	   *start = (char *) TYPEALIGN(GPUSORT_CACHE_LINE, chunk);
+	char	   *start = mapping->data;
 
 	if (store->nblocks == store->maxblocks)
 	{
@@ -298,7 +303,7 @@ use_block(RowStore *store, char *chunk, Size size)
 			repalloc(store->blocks, sizeof(TupleBlock) * store->maxblocks) :
 			MemoryContextAlloc(store->cxt, sizeof(TupleBlock) * store->maxblocks);
 	}
-	store->blocks[store->nblocks].chunk = chunk;
+	store->blocks[store->nblocks].mapping = mapping;
 	store->blocks[store->nblocks].start = start;
 	store->blocks[store->nblocks].end = start + size;
 	store->nblocks++;
@@ -325,14 +330,16 @@ static Size
 block_bytes_needed(RowStore *store, uint32 len)
 {
 	Size		size = MAXALIGN(len);
-	Size		next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
-	Size		ahead = (next >= AHEAD_BLOCK_SIZE) ? next + GPUSORT_CACHE_LINE : 0;
+	Size		next;
+	Size		ahead;
 
 	if (line_padding(store->block, size) + size <= store->blockfree)
-		return 0;
+		return 0;				/* nearly always: a row's cost stops here */
+	next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
+	ahead = (next >= AHEAD_BLOCK_SIZE) ? big_array_bytes(next) : 0;
 	if (store->nextblock && store->nextblocksize >= size)
 		return ahead;
-	return Max(store->blocksize, size) + GPUSORT_CACHE_LINE + ahead;
+	return big_array_bytes(Max(store->blocksize, size)) + ahead;
 }
 
 /*
@@ -447,9 +454,9 @@ locate_column(KeyColumn *column, TupleDesc desc)
  * as heap_getattr would (the text after a numeric).
  */
 static inline Datum
-key_value(TupleTableSlot *slot, HeapTuple htup, KeyColumn *column, bool *isnull)
+key_value(TupleDesc desc, TupleTableSlot *slot, HeapTuple htup, KeyColumn *column,
+		  bool *isnull)
 {
-	TupleDesc	desc = slot->tts_tupleDescriptor;
 	AttrNumber	attno = column->attno;
 
 	if (!htup)
@@ -511,7 +518,7 @@ prefix_key(RowStore *store, KeyColumn *column, Datum value)
  * not NULL, the bytes it was copied from, which value points into.
  */
 static uint64
-value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
+value_ref(RowStore *store, TupleDesc desc, AttrNumber attno,
 		  MinimalTuple tuple, const char *data, Datum value, bool whole)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
@@ -530,8 +537,7 @@ value_ref(RowStore *store, TupleTableSlot *slot, AttrNumber attno,
 	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
 		return (uint64) (uintptr_t) ((char *) tuple + ((char *) v - data));
 	return (uint64) (uintptr_t)
-		DatumGetPointer(minimal_tuple_getattr(tuple, attno, slot->tts_tupleDescriptor,
-											  &isnull));
+		DatumGetPointer(minimal_tuple_getattr(tuple, attno, desc, &isnull));
 }
 
 /*
@@ -604,14 +610,17 @@ row_store_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
 }
 
 /*
- * Adds the slot's row to the store.  Returns false, storing nothing, when
- * the row would take the store over its budget or over 2^32 - 1 rows.
+ * Adds a row to the store: a heap tuple (htup, on page where it lies in a
+ * buffer), or else the slot's row; desc describes either.  Returns false,
+ * storing nothing, when the row would take the store over its budget or
+ * over 2^32 - 1 rows.  Inlined into its two callers, so that each reads its
+ * kind of row without asking.
  */
-bool
-row_store_add(RowStore *store, TupleTableSlot *slot)
+static pg_attribute_always_inline bool
+add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
+		Page page)
 {
 	KeyColumn  *lead = &store->columns[0];
-	HeapTuple	htup = NULL;
 	const char *data = NULL;
 	uint32		len;
 	bool		isnull;
@@ -622,32 +631,21 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	Size		datalen = 0;
 	Size		newblock;
 
-	if (TTS_IS_BUFFERTUPLE(slot))
+	/*
+	 * A scan returns a page's tuples in the order of their line pointers,
+	 * and the first read of each misses the caches: ask for the one
+	 * TUPLE_AHEAD line pointers on now, so that the misses overlap.  (A
+	 * wrong guess costs nothing but the prefetch.  This stays here: GCC
+	 * drops calls to a function whose only effect is a prefetch.)
+	 */
+	if (page)
 	{
-		Buffer		buffer = ((BufferHeapTupleTableSlot *) slot)->buffer;
+		OffsetNumber ahead = ItemPointerGetOffsetNumberNoCheck(&htup->t_self) + TUPLE_AHEAD;
 
-		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-
-		/*
-		 * A scan returns a page's tuples in the order of their line
-		 * pointers, and the first read of each misses the caches: ask for
-		 * the one TUPLE_AHEAD line pointers on now, so that the misses
-		 * overlap.  (A wrong guess costs nothing but the prefetch.  This
-		 * stays here: GCC drops calls to a function whose only effect is a
-		 * prefetch.)
-		 */
-		if (BufferIsValid(buffer))
-		{
-			Page		page = BufferGetPage(buffer);
-			OffsetNumber ahead = ItemPointerGetOffsetNumberNoCheck(&htup->t_self) + TUPLE_AHEAD;
-
-			if (ahead <= PageGetMaxOffsetNumber(page))
-				__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
-		}
+		if (ahead <= PageGetMaxOffsetNumber(page))
+			__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
 	}
-	else if (TTS_IS_HEAPTUPLE(slot))
-		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-	value = key_value(slot, htup, lead, &isnull);
+	value = key_value(desc, slot, htup, lead, &isnull);
 
 	/*
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
@@ -719,7 +717,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 		uint64		key = 0;
 
 		if (i > 0)
-			value = key_value(slot, htup, column, &isnull);
+			value = key_value(desc, slot, htup, column, &isnull);
 		if (isnull)
 		{
 			if (column->nulls == NULL)
@@ -735,7 +733,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 			{
 				/* keys made later, by threads; no range yet */
 				column->keys[store->nrows] =
-					value_ref(store, slot, column->attno, tuple, data, value,
+					value_ref(store, desc, column->attno, tuple, data, value,
 							  column->xfrm->icu != NULL);
 				continue;
 			}
@@ -760,6 +758,36 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 											  (const uint64 *) store->rows, store->nrows,
 											  store->allocated, store->cxt);
 	return true;
+}
+
+/* Adds the slot's row to the store (add_row). */
+bool
+row_store_add(RowStore *store, TupleTableSlot *slot)
+{
+	HeapTuple	htup = NULL;
+	Page		page = NULL;
+
+	if (TTS_IS_BUFFERTUPLE(slot))
+	{
+		Buffer		buffer = ((BufferHeapTupleTableSlot *) slot)->buffer;
+
+		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+		if (BufferIsValid(buffer))
+			page = BufferGetPage(buffer);
+	}
+	else if (TTS_IS_HEAPTUPLE(slot))
+		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
+	return add_row(store, slot->tts_tupleDescriptor, slot, htup, page);
+}
+
+/*
+ * Adds a heap tuple that lies on page, in a buffer its caller holds pinned
+ * (add_row): the rows of a scan read without a slot.
+ */
+bool
+row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup, Page page)
+{
+	return add_row(store, desc, NULL, htup, page);
 }
 
 Size

@@ -24,8 +24,10 @@
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
+#include "storage/bufpage.h"
 
 #include "keys/key_codec.h"
+#include "util/big_array.h"
 #include "util/cacheline.h"
 
 /* One leading sort key of the rows that the engines sort. */
@@ -66,8 +68,8 @@ typedef struct KeyColumn
 /* A block of tuples, in the order the store filled them. */
 typedef struct TupleBlock
 {
-	char	   *chunk;			/* as allocated */
-	char	   *start;			/* its tuples: from the first cache line */
+	BigArray   *mapping;		/* its memory */
+	char	   *start;			/* its tuples */
 	char	   *end;
 } TupleBlock;
 
@@ -114,8 +116,7 @@ typedef struct RowStore
 	int			maxblocks;
 	char	   *block;			/* free space of the current tuple block */
 	Size		blockfree;
-	char	   *nextblock;		/* the block after it, allocated ahead (the
-								 * chunk) */
+	BigArray   *nextblock;		/* the block after it, allocated ahead */
 	Size		nextblocksize;
 	Size		blocksize;		/* size of the next block */
 	Size		tuplebytes;		/* all blocks allocated so far */
@@ -167,6 +168,8 @@ extern void row_store_init(RowStore *store, MemoryContext parent,
 						   Size budget, Size rowbytes, double expected_rows,
 						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
+extern bool row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup,
+							   Page page);
 extern Size row_store_memory(RowStore *store);
 
 /*

@@ -198,14 +198,21 @@ collect_and_sort(GpuSortState *state)
 		return;
 	}
 
+	state->heap_input = heap_input_usable(outer);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(outer);
+		TupleTableSlot *slot;	/* a row the store refused; none at the end */
 
+		if (state->heap_input)
+			slot = heap_input_fill(outer, store);
+		else
+		{
+			slot = ExecProcNode(outer);
+			if (!TupIsNull(slot) && row_store_add(store, slot))
+				continue;
+		}
 		if (TupIsNull(slot))
 			break;
-		if (row_store_add(store, slot))
-			continue;
 		if (!gpusort_spill)
 		{
 			node_sort_with_tuplesort(state, slot, NULL, "memory budget exceeded",

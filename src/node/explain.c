@@ -326,6 +326,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->ran == RUN_SPILLED)
 			explain_spill(state, es);
 	}
+	if (state->heap_input)
+		ExplainPropertyText("Input Read", "from the table's pages, by the node", es);
 	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
 	if (es->timing)
 	{

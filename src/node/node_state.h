@@ -67,6 +67,7 @@ typedef struct GpuSortState
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
 	bool		keys_only;		/* the row is its one sort key */
+	bool		heap_input;		/* rows read from the heap (heap_input.c) */
 
 	NodePhase	phase;
 	RowStore	store;
@@ -158,6 +159,10 @@ extern void node_sort_with_tuplesort(GpuSortState *state,
 									 const char *choice,
 									 const char *fallback_reason,
 									 instr_time start);
+
+/* heap_input.c */
+extern bool heap_input_usable(PlanState *outer);
+extern TupleTableSlot *heap_input_fill(PlanState *outer, RowStore *store);
 
 /* spill.c */
 extern void node_spill_run(GpuSortState *state);

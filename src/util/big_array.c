@@ -13,12 +13,15 @@
 #include "utils/memutils.h"
 
 #include "util/big_array.h"
+#include "util/prefault.h"
 
 static Size
 page_round(Size bytes)
 {
-	Size		page = (Size) sysconf(_SC_PAGESIZE);
+	static Size page = 0;
 
+	if (page == 0)
+		page = (Size) sysconf(_SC_PAGESIZE);
 	return TYPEALIGN(page, Max(bytes, 1));
 }
 
@@ -79,10 +82,17 @@ big_array_resize(BigArray *array, Size bytes)
 	array->bytes = bytes;
 }
 
+Size
+big_array_bytes(Size bytes)
+{
+	return page_round(bytes);
+}
+
 void
 big_array_free(BigArray *array)
 {
-	if (array->data != NULL)
+	/* a large mapping is unmapped by a helper thread, where one runs */
+	if (array->data != NULL && !prefault_unmap(array->data, array->bytes))
 		munmap(array->data, array->bytes);
 	array->data = NULL;
 	array->bytes = 0;

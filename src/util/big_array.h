@@ -10,7 +10,9 @@
  * that memory in on the backend: 11% of a 10M-row sort on the GPU host.
  * These arrays are anonymous mappings instead, resized with mremap(), which
  * moves page tables, not data.  A memory context owns each one: it is
- * unmapped when the context is reset or deleted, on error too.
+ * unmapped when the context is reset or deleted, on error too.  So are the
+ * row store's blocks of tuples, whose pages a helper thread frees after the
+ * sort, while the backend goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,7 +34,13 @@ extern BigArray *big_array_create(MemoryContext cxt, Size bytes);
 /* Grows or shrinks the array to at least bytes bytes, keeping its contents. */
 extern void big_array_resize(BigArray *array, Size bytes);
 
-/* Unmaps the array now (its handle stays, with data NULL). */
+/* The bytes that an array of at least bytes bytes maps. */
+extern Size big_array_bytes(Size bytes);
+
+/*
+ * Unmaps the array, now or, if it is large, soon on a helper thread
+ * (prefault_unmap); its handle stays, with data NULL.
+ */
 extern void big_array_free(BigArray *array);
 
 #endif							/* BIG_ARRAY_H */

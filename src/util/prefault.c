@@ -9,8 +9,9 @@
  * run PostgreSQL's handlers (util/threads.c); they live until the backend
  * exits.  They take
  * 2 MB pieces from a queue in the order they were queued, and only call
- * madvise() on them.  The queue is bounded: ranges that do not fit are left
- * to ordinary page faults.
+ * madvise() on them, or munmap() on mappings handed to them to unmap.  The
+ * queue is bounded: ranges that do not fit are left to ordinary page
+ * faults, and mappings to the caller to unmap.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,14 +41,15 @@
 #define HUGE_PAGE_BYTES	((Size) 2 * 1024 * 1024)
 
 /*
- * A piece of work: [start, start + len) to map, or, when rows is not NULL,
- * nrows tuples to gather into the area [start, start + len), their places
- * set in tuples (prefault_gather).
+ * A piece of work: [start, start + len) to map, or to unmap (unmap), or,
+ * when rows is not NULL, nrows tuples to gather into the area [start, start
+ * + len), their places set in tuples (prefault_gather).
  */
 typedef struct Piece
 {
 	char	   *start;
 	Size		len;
+	bool		unmap;
 	MinimalTuple const *rows;
 	MinimalTuple *tuples;
 	uint32		nrows;
@@ -62,7 +64,7 @@ static struct
 	Piece		queue[QUEUE_PIECES];
 	uint32		head;			/* next piece to take */
 	uint32		tail;			/* next free slot; tail - head are queued */
-	int			busy;			/* pieces being mapped */
+	int			busy;			/* pieces being mapped or gathered */
 	int			nthreads;		/* threads started */
 	bool		checked;		/* the kernel's support was checked */
 	bool		no_populate;	/* no MADV_POPULATE_WRITE */
@@ -111,17 +113,20 @@ prefault_thread(void *arg)
 			pthread_cond_wait(&pool.queued, &pool.lock);
 		piece = pool.queue[pool.head % QUEUE_PIECES];
 		pool.head++;
-		pool.busy++;
+		if (!piece.unmap)
+			pool.busy++;		/* what prefault_cancel() waits for */
 		pthread_mutex_unlock(&pool.lock);
 
 		if (piece.rows)
 			gather_rows(&piece);
+		else if (piece.unmap)
+			(void) munmap(piece.start, piece.len);
 		else
 			/* fails harmlessly on memory unmapped meanwhile */
 			(void) madvise(piece.start, piece.len, MADV_POPULATE_WRITE);
 
 		pthread_mutex_lock(&pool.lock);
-		if (--pool.busy == 0)
+		if (!piece.unmap && --pool.busy == 0)
 			pthread_cond_broadcast(&pool.done);
 	}
 	return NULL;
@@ -200,6 +205,7 @@ prefault_range(void *start, Size len)
 
 		piece->start = (char *) from;
 		piece->len = Min(MAP_PIECE_BYTES, to - from);
+		piece->unmap = false;
 		piece->rows = NULL;
 		from += piece->len;
 		pool.tail++;
@@ -220,12 +226,37 @@ prefault_huge_pages(void *start, Size len)
 		(void) madvise((void *) from, to - from, MADV_HUGEPAGE);
 }
 
+/* Queues one piece for a thread; false if the queue is full. */
+static bool
+queue_piece(const Piece *piece)
+{
+	bool		queued = false;
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.tail - pool.head < QUEUE_PIECES)
+	{
+		pool.queue[pool.tail % QUEUE_PIECES] = *piece;
+		pool.tail++;
+		queued = true;
+		pthread_cond_signal(&pool.queued);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return queued;
+}
+
 void
 prefault_gather(MinimalTuple const *rows, uint32 nrows,
 				char *area, Size area_bytes, MinimalTuple *tuples,
 				volatile uint32 *state)
 {
-	bool		queued = false;
+	Piece		piece = {
+		.start = area,
+		.len = area_bytes,
+		.rows = rows,
+		.tuples = tuples,
+		.nrows = nrows,
+		.state = state
+	};
 
 	if (gpusort_prefault_threads <= 0 || !start_threads())
 	{
@@ -233,41 +264,48 @@ prefault_gather(MinimalTuple const *rows, uint32 nrows,
 		return;
 	}
 	*state = GATHER_QUEUED;
-	pthread_mutex_lock(&pool.lock);
-	if (pool.tail - pool.head < QUEUE_PIECES)
-	{
-		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
-
-		piece->start = area;
-		piece->len = area_bytes;
-		piece->rows = rows;
-		piece->tuples = tuples;
-		piece->nrows = nrows;
-		piece->state = state;
-		pool.tail++;
-		queued = true;
-		pthread_cond_signal(&pool.queued);
-	}
-	pthread_mutex_unlock(&pool.lock);
-	if (!queued)
+	if (!queue_piece(&piece))
 		*state = GATHER_DROPPED;
+}
+
+bool
+prefault_unmap(void *start, Size len)
+{
+	Piece		piece = {.start = start, .len = len, .unmap = true};
+
+	if (pool.nthreads == 0 || len < MIN_RANGE_BYTES)
+		return false;
+	return queue_piece(&piece);
 }
 
 void
 prefault_cancel(void)
 {
+	uint32		kept;
+
 	if (pool.nthreads == 0)
 		return;
 	pthread_mutex_lock(&pool.lock);
-	/* the waiters of gathers dropped here read their rows themselves */
+
+	/*
+	 * The mappings to unmap stay queued, moved behind the others (each slot
+	 * is read before it is written over); the waiters of gathers dropped
+	 * here read their rows themselves.
+	 */
+	kept = pool.tail;
 	for (uint32 i = pool.head; i != pool.tail; i++)
 	{
 		Piece	   *piece = &pool.queue[i % QUEUE_PIECES];
 
 		if (piece->rows)
 			__atomic_store_n(piece->state, GATHER_DROPPED, __ATOMIC_RELEASE);
+		else if (piece->unmap)
+			pool.queue[kept++ % QUEUE_PIECES] = *piece;
 	}
 	pool.head = pool.tail;
+	pool.tail = kept;
+	if (pool.head != pool.tail)
+		pthread_cond_broadcast(&pool.queued);
 	while (pool.busy > 0)
 		pthread_cond_wait(&pool.done, &pool.lock);
 	pthread_mutex_unlock(&pool.lock);
@@ -291,6 +329,12 @@ prefault_gather(MinimalTuple const *rows, uint32 nrows,
 				volatile uint32 *state)
 {
 	*state = GATHER_DROPPED;
+}
+
+bool
+prefault_unmap(void *start, Size len)
+{
+	return false;
 }
 
 void

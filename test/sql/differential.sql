@@ -217,3 +217,33 @@ SELECT ob, uses_gpusort(q) AS gpusort_used, result_text(q) = native_text(q) AS s
 FROM (VALUES ('k4, id'), ('kt, id'), ('kf DESC, id'), ('n, kt DESC, id'), ('kt, kf')) o(ob),
      LATERAL format('SELECT * FROM diff_walk ORDER BY %s', ob) q
 ORDER BY ob;
+
+-- The same keys read through the scan node: a filter keeps GpuSort from
+-- reading the table's pages itself, as it does above.
+SELECT ob, result_text(q) = native_text(q) AS same,
+       NOT EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS through_scan_node
+FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
+     LATERAL format('SELECT * FROM diff_walk WHERE id > 0 ORDER BY %s', ob) q
+ORDER BY ob;
+
+-- The rows GpuSort reads from the table's pages are the ones the scan
+-- would return, counted as the scan's: those this transaction sees (rows
+-- deleted, rows updated in their page and moved out of it); also when the
+-- store fills, and its rows are spilled or handed to tuplesort, the rest
+-- then read by the scan node.
+BEGIN;
+DELETE FROM diff_walk WHERE id % 4 = 0;
+UPDATE diff_walk SET k4 = k4 + 1 WHERE id % 4 = 1;
+UPDATE diff_walk SET t = repeat('w', 400) WHERE id % 8 = 2;
+CREATE FUNCTION diff_read(q text) RETURNS TABLE (same boolean, explained text)
+LANGUAGE sql AS $$
+  SELECT result_text(q) = native_text(q),
+         (SELECT string_agg(trim(l), ' / ') FROM explain_analyze(q) l
+          WHERE l ~ '(Input Read|Seq Scan|Fallback Reason)')
+$$;
+SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
+SET LOCAL gpusort.work_mem = '64kB';
+SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
+SET LOCAL gpusort.spill = off;
+SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
+ROLLBACK;

@@ -96,6 +96,8 @@ $$;
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c COLLATE "C"');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id OFFSET 10000');
+-- (with a filter, the scan node reads the table: no "Input Read")
+SELECT explain_analyze('SELECT * FROM plan_t WHERE id > 5000 ORDER BY id');
 
 -- EXPLAIN without ANALYZE, with COSTS: the engine planned for the estimated
 -- rows, why, and whether they are expected to exceed the memory budget.

@@ -115,6 +115,28 @@ FROM explain_analyze('SELECT count(*) FROM (SELECT * FROM (SELECT generate_serie
 SELECT backend_kb('VmHWM') - :rss_before < :native_kb + 16 * 1024 AS within_native_peak;
 RESET work_mem;
 
+-- The memory of a large sort is given back after it, though helper threads
+-- unmap the tuple blocks and arrays while the backend goes on: the
+-- backend's mapped memory (VmSize) after four more sorts of 100 MB of rows
+-- is where it was after the first two, within 16 MB.
+\c
+SET max_parallel_workers_per_gather = 0;
+SET gpusort.work_mem = '1GB';
+SET gpusort.min_rows = 0;
+CREATE TABLE rel_unmap AS SELECT g AS id, repeat('u', 120) AS pad FROM generate_series(1, 700000) g;
+CREATE FUNCTION sorted_count() RETURNS int8
+LANGUAGE sql AS $$
+  SELECT count(*) FROM (SELECT * FROM rel_unmap ORDER BY id DESC OFFSET 0) s
+$$;
+SELECT sorted_count() + sorted_count() AS rows;
+SELECT pg_sleep(0.5);
+SELECT backend_kb('VmSize') AS vm_before \gset
+SELECT sorted_count() + sorted_count() + sorted_count() + sorted_count() AS rows;
+SELECT pg_sleep(0.5);
+SELECT backend_kb('VmSize') - :vm_before < 16 * 1024 AS given_back;
+RESET gpusort.work_mem;
+DROP TABLE rel_unmap;
+
 -- Rescans add nothing to the query's memory: 50 000 rescans of a sort below
 -- gpusort.min_rows (and above it), read while the query's context is alive
 -- (a cursor).
