@@ -9,7 +9,10 @@
 #          ICU and en_US.UTF-8 of the C library), rows of about 120 bytes;
 #          and URLs whose first 34 bytes all rows share (a table of their
 #          own).  The libc orders need the en_US.UTF-8 locale (LOCPATH may
-#          point the server at one) and are left out without.
+#          point the server at one) and are left out without;
+#   more   the other key types: timestamptz, time, float4, bool, oid, money,
+#          varchar and char(n) under C, bytea, and a domain over int8, rows
+#          of about 120 bytes.
 #
 #   test/bench-orders.sh SET [RESULTS_DIR]
 #
@@ -29,7 +32,7 @@
 # <rows>" runs, where the count leaves only the sort key in them), TAG
 # (added to the results file's name).
 set -uo pipefail
-SET=${1:?usage: bench-orders.sh ties|types [RESULTS_DIR]}
+SET=${1:?usage: bench-orders.sh ties|types|more [RESULTS_DIR]}
 RESULTS=${2:-test/results}
 ROWS=${ROWS:-1000000}
 RUNS=${RUNS:-3}
@@ -89,8 +92,29 @@ url: url COLLATE "en-x-icu"
 pad COLLATE bench_libc
 pad COLLATE bench_libc, ts
 url: url COLLATE bench_libc' ;;
+more)
+	"${PSQL[@]}" -c "DO \$\$ BEGIN CREATE DOMAIN bench_id AS int8 CHECK (VALUE > 0);
+	                 EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" || exit 1
+	COLUMNS="g AS id, '2000-01-01 00:00+00'::timestamptz + hashint8(g) % 1000000000 * interval '1 ms' AS tz,
+	         time '00:00' + (hashint4(g + 1) % 86400000) * interval '1 ms' AS tm,
+	         (hashint4(g + 2) / 1e4)::float4 AS f4, hashint4(g + 3) % 2 = 0 AS b,
+	         ((hashint4(g + 4)::int8 + 2147483648) % 4294967296)::oid AS o,
+	         ((hashint4(g + 5) % 100000000)::numeric / 100)::money AS m,
+	         md5((g + 6)::text)::varchar(32) COLLATE \"C\" AS vc,
+	         substr(md5((g + 7)::text), 1, 16)::char(16) COLLATE \"C\" AS bc,
+	         decode(md5((g + 8)::text), 'hex') AS by, (1 + (hashint8(g + 9) & 1152921504606846975))::bench_id AS di"
+	ORDERS='tz
+tm
+f4
+b, id
+o
+m
+vc
+bc
+by
+di' ;;
 *)
-	echo "unknown set $SET (ties, types)" >&2
+	echo "unknown set $SET (ties, types, more)" >&2
 	exit 2 ;;
 esac
 
