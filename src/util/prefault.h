@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * prefault.h
- *	  Mapping fresh memory ahead of its first use, and gathering rows ahead
- *	  of their reading, on other cores.
+ *	  Mapping fresh memory ahead of its first use, gathering rows ahead of
+ *	  their reading, and unmapping memory after its last, on other cores.
  *
  * The first write to each page of fresh memory costs a page fault in which
  * the kernel zeroes the page: about 0.35 s per GB on one core of the hosts
@@ -20,6 +20,11 @@
  * misses.  So the threads also copy the rows, a few thousand at a time, in
  * sorted order into a small ring of buffers just ahead of the backend, which
  * then reads them in sequence (the GpuSort node's emit phase).
+ *
+ * Freeing is costly too: the kernel frees a large mapping's pages in
+ * munmap(), about 35 ms per GB, after the last row is returned and before
+ * the query ends.  So the threads also unmap the sort's large mappings
+ * handed to them (big_array_free), while the backend goes on.
  *
  * The threads run no PostgreSQL code and receive no signals.
  *
