@@ -112,7 +112,6 @@ row_store_reset(RowStore *store)
 	store->block = NULL;
 	store->blockfree = 0;
 	store->nextblock = NULL;
-	store->nextblocksize = 0;
 	store->blocksize = FIRST_BLOCK_SIZE;
 	store->tuplebytes = 0;
 	store->tupledata = 0;
@@ -288,11 +287,11 @@ new_block(RowStore *store, Size size)
 }
 
 /*
- * Makes a block of size bytes the one tuples go into, noting it in the
- * order of use.  Its tuples start on a page, hence on a cache line.
+ * Makes a block the one tuples go into, noting it in the order of use.  Its
+ * tuples start on a page, hence on a cache line.
  */
 static void
-use_block(RowStore *store, BigArray *mapping, Size size)
+use_block(RowStore *store, BigArray *mapping)
 {
 	char	   *start = mapping->data;
 
@@ -305,10 +304,10 @@ use_block(RowStore *store, BigArray *mapping, Size size)
 	}
 	store->blocks[store->nblocks].mapping = mapping;
 	store->blocks[store->nblocks].start = start;
-	store->blocks[store->nblocks].end = start + size;
+	store->blocks[store->nblocks].end = start + mapping->bytes;
 	store->nblocks++;
 	store->block = start;
-	store->blockfree = size;
+	store->blockfree = mapping->bytes;
 }
 
 /*
@@ -337,7 +336,7 @@ block_bytes_needed(RowStore *store, uint32 len)
 		return 0;				/* nearly always: a row's cost stops here */
 	next = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
 	ahead = (next >= AHEAD_BLOCK_SIZE) ? big_array_bytes(next) : 0;
-	if (store->nextblock && store->nextblocksize >= size)
+	if (store->nextblock && store->nextblock->bytes >= size)
 		return ahead;
 	return big_array_bytes(Max(store->blocksize, size)) + ahead;
 }
@@ -358,17 +357,14 @@ allocate_tuple(RowStore *store, uint32 len)
 	{
 		Size		blocksize = Max(store->blocksize, size);
 
-		if (store->nextblock && store->nextblocksize >= size)
-			use_block(store, store->nextblock, store->nextblocksize);
+		if (store->nextblock && store->nextblock->bytes >= size)
+			use_block(store, store->nextblock);
 		else
-			use_block(store, new_block(store, blocksize), blocksize);
+			use_block(store, new_block(store, blocksize));
 		store->blocksize = Min(store->blocksize * 2, MAX_BLOCK_SIZE);
 		store->nextblock = NULL;
 		if (store->blocksize >= AHEAD_BLOCK_SIZE)
-		{
 			store->nextblock = new_block(store, store->blocksize);
-			store->nextblocksize = store->blocksize;
-		}
 		pad = 0;				/* blocks start on a line */
 	}
 	tuple = (MinimalTuple) (store->block + pad);

@@ -69,7 +69,7 @@ typedef struct KeyColumn
 typedef struct TupleBlock
 {
 	BigArray   *mapping;		/* its memory */
-	char	   *start;			/* its tuples */
+	char	   *start;			/* its tuples: the mapping's bytes, at hand */
 	char	   *end;
 } TupleBlock;
 
@@ -117,7 +117,6 @@ typedef struct RowStore
 	char	   *block;			/* free space of the current tuple block */
 	Size		blockfree;
 	BigArray   *nextblock;		/* the block after it, allocated ahead */
-	Size		nextblocksize;
 	Size		blocksize;		/* size of the next block */
 	Size		tuplebytes;		/* all blocks allocated so far */
 	Size		tupledata;		/* bytes of the tuples in them */

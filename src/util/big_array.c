@@ -15,8 +15,8 @@
 #include "util/big_array.h"
 #include "util/prefault.h"
 
-static Size
-page_round(Size bytes)
+Size
+big_array_bytes(Size bytes)
 {
 	static Size page = 0;
 
@@ -46,7 +46,7 @@ big_array_create(MemoryContext cxt, Size bytes)
 	BigArray   *array = MemoryContextAllocZero(cxt, sizeof(BigArray));
 	void	   *data;
 
-	bytes = page_round(bytes);
+	bytes = big_array_bytes(bytes);
 	data = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (data == MAP_FAILED)
 		out_of_memory(bytes);
@@ -64,7 +64,7 @@ big_array_resize(BigArray *array, Size bytes)
 	void	   *data;
 
 	Assert(array->data != NULL);
-	bytes = page_round(bytes);
+	bytes = big_array_bytes(bytes);
 	if (bytes == array->bytes)
 		return;
 #ifdef MREMAP_MAYMOVE
@@ -80,12 +80,6 @@ big_array_resize(BigArray *array, Size bytes)
 #endif
 	array->data = data;
 	array->bytes = bytes;
-}
-
-Size
-big_array_bytes(Size bytes)
-{
-	return page_round(bytes);
 }
 
 void

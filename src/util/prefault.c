@@ -201,13 +201,10 @@ prefault_range(void *start, Size len)
 	pthread_mutex_lock(&pool.lock);
 	while (from < to && pool.tail - pool.head < QUEUE_PIECES)
 	{
-		Piece	   *piece = &pool.queue[pool.tail % QUEUE_PIECES];
+		Size		len = Min(MAP_PIECE_BYTES, to - from);
 
-		piece->start = (char *) from;
-		piece->len = Min(MAP_PIECE_BYTES, to - from);
-		piece->unmap = false;
-		piece->rows = NULL;
-		from += piece->len;
+		pool.queue[pool.tail % QUEUE_PIECES] = (Piece) {.start = (char *) from, .len = len};
+		from += len;
 		pool.tail++;
 		queued = true;
 	}
