@@ -201,10 +201,10 @@ prefault_range(void *start, Size len)
 	pthread_mutex_lock(&pool.lock);
 	while (from < to && pool.tail - pool.head < QUEUE_PIECES)
 	{
-		Size		len = Min(MAP_PIECE_BYTES, to - from);
+		Size		piece_len = Min(MAP_PIECE_BYTES, to - from);
 
-		pool.queue[pool.tail % QUEUE_PIECES] = (Piece) {.start = (char *) from, .len = len};
-		from += len;
+		pool.queue[pool.tail % QUEUE_PIECES] = (Piece) {.start = (char *) from, .len = piece_len};
+		from += piece_len;
 		pool.tail++;
 		queued = true;
 	}
