@@ -20,6 +20,7 @@ int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
 bool		gpusort_spill = true;
+int			gpusort_min_run_rows = 2048;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = -1;
 bool		gpusort_gpu_prestart = false;
@@ -174,6 +175,16 @@ gpusort_define_settings(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.min_run_rows",
+							"Inputs over the memory budget whose budget holds fewer rows "
+							"are handed to PostgreSQL's tuplesort.",
+							"Sorted runs this short cost more than tuplesort's own. A developer "
+							"option: the tests set it to 0 to sort tiny budgets in runs.",
+							&gpusort_min_run_rows,
+							2048, 0, INT_MAX,
+							PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_id",
 							"The GPU that GpuSort uses, on hosts with several.",

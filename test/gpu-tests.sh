@@ -174,7 +174,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 	echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 
 	# ---- 1. regression suites on the GPU engine ----
-	suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e '' | tr '\n' ' ')gpu_engine"
+	suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e no_gpu -e '' | tr '\n' ' ')gpu_engine"
 	regress "regression suites (device = gpu)" backend $suites
 
 	# ---- 2. checks on a 1M-row table that a suite cannot make ----
@@ -279,7 +279,7 @@ SQL
 	if can_restart && service_mode on; then
 		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
-		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e '' | tr '\n' ' ')"
+		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
 		regress "GPU service: regression suites (device = gpu)" service $suites
 		if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
 			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|start time|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"

@@ -75,7 +75,7 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
 		diff_type_results, ctx_a, ctx_b, ctx_big;
 		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read; DROP COLLATION IF EXISTS diff_icu"
-	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64" run_suites \
+	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
 fi
 if [ "$cuda" = yes ]; then

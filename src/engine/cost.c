@@ -92,13 +92,13 @@ gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys, const char **why)
 }
 
 bool
-gpu_job_expected(const SortEngine *gpu, uint32 nrows, int nkeys)
+gpu_job_expected(const SortEngine *gpu, int device, uint32 nrows, int nkeys)
 {
 	const char *why;
 
-	if (gpu == NULL || gpusort_device == GPUSORT_DEVICE_CPU)
+	if (gpu == NULL || device == GPUSORT_DEVICE_CPU)
 		return false;
-	if (gpusort_device == GPUSORT_DEVICE_GPU)
+	if (device == GPUSORT_DEVICE_GPU)
 		return true;
 	return gpu->started() && gpu_pays(gpu, nrows, nkeys, &why);
 }

@@ -30,6 +30,7 @@ extern bool gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys,
  * can be told before it runs?  With gpusort.device = auto, only when the GPU
  * runs already: its rows are then uploaded while they are collected.
  */
-extern bool gpu_job_expected(const SortEngine *gpu, uint32 nrows, int nkeys);
+extern bool gpu_job_expected(const SortEngine *gpu, int device, uint32 nrows,
+							 int nkeys);
 
 #endif							/* GPUSORT_COST_H */

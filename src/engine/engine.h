@@ -30,14 +30,23 @@ typedef struct SortJobReport
 	const char *fallback_reason;	/* why the chosen one did not run it, or
 									 * NULL */
 	const char *engine_note;	/* the engine's note (SortJob), or NULL */
+
+	/*
+	 * What the statistics already counted of the sort this report follows
+	 * (zero it for each new sort): a sort whose rows reach the engines in
+	 * several jobs (sorted runs) counts once, per engine, as does its
+	 * fallback.
+	 */
+	uint8		counted;
 } SortJobReport;
 
 /*
- * Runs a job on the engine that gpusort.device selects, falling back to the
- * CPU engine when the GPU cannot do it.  Never fails but for out-of-memory and
- * interrupts, which are raised as errors in the usual way.
+ * Runs a job on the engine that device (a GpuSortDevice: gpusort.device as
+ * the caller took it) selects, falling back to the CPU engine when the GPU
+ * cannot do it.  Never fails but for out-of-memory and interrupts, which are
+ * raised as errors in the usual way.
  */
-extern void sort_job_run(SortJob *job, SortJobReport *report);
+extern void sort_job_run(SortJob *job, int device, SortJobReport *report);
 
 /*
  * Runs a job on the CPU engine, for the reason given: a choice (choice), or
@@ -48,29 +57,30 @@ extern void sort_job_run_on_cpu(SortJob *job, const char *choice,
 								SortJobReport *report);
 
 /*
- * The engine that gpusort.device and the cost model choose for a job of
- * nrows rows and nkeys key columns, as far as can be told before it runs,
- * with the reason in *choice; what EXPLAIN without ANALYZE shows.
+ * The engine that device and the cost model choose for a job of nrows rows
+ * and nkeys key columns, as far as can be told before it runs, with the
+ * reason in *choice; what EXPLAIN without ANALYZE shows.
  */
-extern SortEngineKind sort_engine_choose(uint32 nrows, int nkeys,
+extern SortEngineKind sort_engine_choose(int device, uint32 nrows, int nkeys,
 										 const char **choice);
 
 /* Sorts values, as sort_job_run sorts jobs. */
-extern void sort_values_run(SortValues *values, SortJobReport *report);
+extern void sort_values_run(SortValues *values, int device,
+							SortJobReport *report);
 
 /*
- * The early upload of rows being collected (row_store.h): the GPU gets the
- * leading key column while the input is still read, when the job is
- * expected to go there.
+ * The early upload of rows being collected (row_store.h) for device: the
+ * GPU gets the leading key column while the input is still read, when the
+ * job is expected to go there; NULL where it never will.
  */
-extern const RowStoreUploader sort_engine_uploader;
+extern const RowStoreUploader *sort_engine_uploader(int device);
 
 /*
  * The engine that holds the rows of an input larger than the memory budget
- * (row_store.h), when gpusort.device lets the GPU sort and it works here;
- * else NULL with the reason in *why.
+ * (row_store.h), when device lets the GPU sort and it works here; else NULL
+ * with the reason in *why.
  */
-extern const RowStager *sort_engine_stager(char **why);
+extern const RowStager *sort_engine_stager(int device, char **why);
 
 extern const char *sort_engine_name(SortEngineKind engine);
 

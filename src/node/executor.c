@@ -10,11 +10,14 @@
  * (sort_rows.c), and returns the rows in order.  It behaves like Sort in
  * every other way: it supports backward scans, mark/restore and rescans.
  *
- * Inputs that turn out larger than the memory budget are sorted in runs
- * that the engine sorts, spilled to temporary files and merged on the way
- * out (spill.c); with gpusort.spill off they are handed to PostgreSQL's
- * tuplesort instead, rows already read included (fallback.c).  Inputs that
- * turn out smaller than gpusort.min_rows are sorted by the CPU engine.
+ * Inputs that turn out larger than the memory budget are held by the engine
+ * or sorted in runs that the engine sorts, spilled to temporary files and
+ * merged on the way out (spill.c); where that would not pay (a plan that
+ * reads backward, a budget too small for runs) or gpusort.spill is off,
+ * they are handed to PostgreSQL's tuplesort instead, rows already read
+ * included (fallback.c).  Inputs that turn out smaller than gpusort.min_rows
+ * are sorted by the CPU engine.  The settings are taken once, as the node
+ * begins (NodeSettings).
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +27,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "utils/memutils.h"
 
 #include "engine/engine.h"
 #include "keys/row_store.h"
@@ -68,6 +72,16 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	KeyColumn  *columns;
 	int			ncolumns = 0;
 	Size		rowbytes;
+
+	state->settings.enabled = gpusort_enabled;
+	state->settings.spill = gpusort_spill;
+	state->settings.budget_kb = gpusort_memory_budget_kb();
+	state->settings.min_rows = gpusort_min_rows;
+	state->settings.min_run_rows = gpusort_min_run_rows;
+	state->settings.device = gpusort_device;
+	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "GpuSort report",
+											  ALLOCSET_SMALL_SIZES);
 
 	/* As Sort does: we can go back and rewind; our input need not. */
 	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
@@ -170,9 +184,10 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * strxfrm() keys, which are made after the last row.
 	 */
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
-				   (Size) gpusort_memory_budget_kb() * 1024, rowbytes,
+				   (Size) state->settings.budget_kb * 1024, rowbytes,
 				   cscan->scan.plan.plan_rows, state->keys_only,
-				   columns[0].xfrm ? NULL : &sort_engine_uploader);
+				   columns[0].xfrm ? NULL :
+				   sort_engine_uploader(state->settings.device));
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */
@@ -191,7 +206,7 @@ collect_and_sort(GpuSortState *state)
 
 	INSTR_TIME_SET_CURRENT(start);
 
-	if (!gpusort_enabled)
+	if (!state->settings.enabled)
 	{
 		node_sort_with_tuplesort(state, ExecProcNode(outer),
 								 "gpusort.enabled = off", NULL, start);
@@ -213,13 +228,29 @@ collect_and_sort(GpuSortState *state)
 		}
 		if (TupIsNull(slot))
 			break;
-		if (!gpusort_spill)
+
+		/*
+		 * The store is full: the first time, the input goes out of core, or
+		 * to tuplesort where that pays better; then its rows go to the
+		 * engine that holds them, or become a sorted run.
+		 */
+		if (!state->spilling)
 		{
-			node_sort_with_tuplesort(state, slot, NULL, "memory budget exceeded",
-									 start);
-			return;
+			const char *tuplesort_choice;
+
+			if (!state->settings.spill)
+			{
+				node_sort_with_tuplesort(state, slot, NULL,
+										 "memory budget exceeded", start);
+				return;
+			}
+			if ((tuplesort_choice = node_spill_begin(state)) != NULL)
+			{
+				node_sort_with_tuplesort(state, slot, tuplesort_choice, NULL,
+										 start);
+				return;
+			}
 		}
-		/* the store is full: its rows become a sorted run */
 		node_spill_run(state);
 		if (!row_store_add(store, slot))
 			node_spill_row(state, slot);
@@ -237,7 +268,7 @@ collect_and_sort(GpuSortState *state)
 	state->collect_ms = ms_since(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
-	node_sort_rows(state, state->ntotal < gpusort_min_rows);
+	node_sort_rows(state, state->ntotal < state->settings.min_rows);
 	state->sort_ms = ms_since(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
@@ -334,9 +365,7 @@ forget_rows(GpuSortState *state)
 	state->tuplesort = NULL;
 	node_spill_end(state);
 	row_store_reset(&state->store);
-	state->report.choice = NULL;	/* they may have lived there */
-	state->report.fallback_reason = NULL;
-	state->report.engine_note = NULL;
+	memset(&state->report, 0, sizeof(state->report));	/* a new sort */
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;

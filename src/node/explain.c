@@ -197,13 +197,14 @@ explain_plan(GpuSortState *state, ExplainState *es)
 	const char *choice;
 	SortEngineKind engine;
 
-	if (!gpusort_enabled)
+	if (!state->settings.enabled)
 	{
 		ExplainPropertyText("Planned Engine", "tuplesort", es);
 		ExplainPropertyText("Engine Choice", "gpusort.enabled = off", es);
 		return;
 	}
-	engine = sort_engine_choose((uint32) Min(rows, (double) PG_UINT32_MAX),
+	engine = sort_engine_choose(state->settings.device,
+								(uint32) Min(rows, (double) PG_UINT32_MAX),
 								store->ncolumns, &choice);
 	ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
 	ExplainPropertyText("Engine Choice", choice, es);
@@ -233,7 +234,8 @@ gpusort_publish_worker_stats(GpuSortState *state)
 
 /*
  * What each parallel worker's GpuSort did, as Sort shows its workers: a
- * "Worker N:" line each in text, a Workers group otherwise.
+ * "Worker N:" line each in text, otherwise a "GpuSort Workers" group (PostgreSQL
+ * names its own per-worker group "Workers", with VERBOSE).
  */
 static void
 explain_workers(GpuSortState *state, ExplainState *es)
@@ -245,7 +247,7 @@ explain_workers(GpuSortState *state, ExplainState *es)
 	if (n == 0)
 		return;
 	if (es->format != EXPLAIN_FORMAT_TEXT)
-		ExplainOpenGroup("Workers", "Workers", false, es);
+		ExplainOpenGroup("GpuSort Workers", "GpuSort Workers", false, es);
 	for (int i = 0; i < n; i++)
 	{
 		WorkerSortStats *w = &workers[i];
@@ -270,7 +272,7 @@ explain_workers(GpuSortState *state, ExplainState *es)
 		ExplainCloseGroup("Worker", NULL, true, es);
 	}
 	if (es->format != EXPLAIN_FORMAT_TEXT)
-		ExplainCloseGroup("Workers", "Workers", false, es);
+		ExplainCloseGroup("GpuSort Workers", "GpuSort Workers", false, es);
 }
 
 void

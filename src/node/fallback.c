@@ -24,7 +24,7 @@ begin_tuplesort(GpuSortState *state)
 {
 	return tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
 								state->sortops, state->collations,
-								state->nullsfirst, gpusort_memory_budget_kb(), NULL,
+								state->nullsfirst, state->settings.budget_kb, NULL,
 								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
 }
 

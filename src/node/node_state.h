@@ -51,9 +51,25 @@ typedef enum RunKind
 	RUN_TUPLESORT
 } RunKind;
 
+/*
+ * The settings a node depends on, taken once as it begins, as tuplesort
+ * takes its budget: a SET in the middle of the query, even one that a
+ * function of the query makes, changes nothing in a sort under way.
+ */
+typedef struct NodeSettings
+{
+	bool		enabled;		/* gpusort.enabled */
+	bool		spill;			/* gpusort.spill */
+	int			budget_kb;		/* gpusort.work_mem, or work_mem */
+	int			min_rows;		/* gpusort.min_rows */
+	int			min_run_rows;	/* gpusort.min_run_rows */
+	int			device;			/* gpusort.device (GpuSortDevice) */
+} NodeSettings;
+
 typedef struct GpuSortState
 {
 	CustomScanState css;
+	NodeSettings settings;
 
 	/* sort keys, from the plan */
 	int			nkeys;
@@ -101,7 +117,8 @@ typedef struct GpuSortState
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
-	SortJobReport report;
+	SortJobReport report;		/* its words kept in report_cxt */
+	MemoryContext report_cxt;
 	const char *tuplesort_choice;	/* why tuplesort ran: chosen, */
 	const char *tuplesort_reason;	/* or fallen back to */
 	int			radix_keys;		/* key columns the engine sorted */
@@ -165,6 +182,7 @@ extern bool heap_input_usable(PlanState *outer);
 extern TupleTableSlot *heap_input_fill(PlanState *outer, RowStore *store);
 
 /* spill.c */
+extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_finish(GpuSortState *state);

@@ -158,6 +158,26 @@ check_xfrm_order(GpuSortState *state, uint32 *perm, int j, const uint64 *refs)
 }
 
 /*
+ * The report's words may lie in the store's memory, which the next sorted
+ * run resets: copies them where EXPLAIN ANALYZE reads them.
+ */
+static void
+keep_report(GpuSortState *state)
+{
+	SortJobReport *report = &state->report;
+
+	MemoryContextReset(state->report_cxt);
+	if (report->choice)
+		report->choice = MemoryContextStrdup(state->report_cxt, report->choice);
+	if (report->fallback_reason)
+		report->fallback_reason = MemoryContextStrdup(state->report_cxt,
+													  report->fallback_reason);
+	if (report->engine_note)
+		report->engine_note = MemoryContextStrdup(state->report_cxt,
+												  report->engine_note);
+}
+
+/*
  * Sorts the collected rows with a sort engine and the comparators.  An
  * input below gpusort.min_rows stays on the CPU engine: handing rows already
  * collected to tuplesort would cost more than sorting them here.
@@ -275,9 +295,10 @@ node_sort_rows(GpuSortState *state, bool small)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(store->cxt);
 
-		sort_job_run(&job, &state->report);
+		sort_job_run(&job, state->settings.device, &state->report);
 		MemoryContextSwitchTo(oldcxt);
 	}
+	keep_report(state);
 	row_store_end_upload(store);
 	perm = job.perm;
 	pfree(keys);

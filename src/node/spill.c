@@ -29,6 +29,7 @@
 /* How far ahead a run's writer fetches the rows it will write. */
 #define PREFETCH_DISTANCE	16
 
+
 /* Starts the runs, at the first one. */
 static void
 begin_runs(GpuSortState *state)
@@ -39,15 +40,6 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey);
-}
-
-/* The store is full for the first time: the engine holds the rows, or runs. */
-static void
-begin_spill(GpuSortState *state)
-{
-	state->spilling = true;
-	if (!node_stage_begin(state))
-		begin_runs(state);
 }
 
 /*
@@ -122,8 +114,9 @@ sort_run(GpuSortState *state)
 	if (state->ntotal == 0)
 		return false;
 
+	/* a run is part of an input over the budget: never small */
 	INSTR_TIME_SET_CURRENT(start);
-	node_sort_rows(state, state->ntotal < gpusort_min_rows);
+	node_sort_rows(state, false);
 	state->sort_ms += ms_since(start);
 	if (state->report.engine == SORT_ENGINE_GPU)
 		state->gpu_runs++;
@@ -131,6 +124,34 @@ sort_run(GpuSortState *state)
 	state->spilled_rows += state->ntotal;
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	return true;
+}
+
+/*
+ * The store is full for the first time: starts the out-of-core path, the
+ * engine holding the rows where it can (spill_stage.c), else sorted runs.
+ * Or, starting nothing, returns why tuplesort's method pays better here:
+ * where the plan reads the rows backward (the runs would be merged into a
+ * tuplestore, writing every row twice, while the last run stays in
+ * memory), or where the budget holds too few rows for runs to pay.
+ */
+const char *
+node_spill_begin(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+
+	if (node_stage_begin(state))
+	{
+		state->spilling = true;
+		return NULL;
+	}
+	if (state->random_access)
+		return "the input exceeds the memory budget and the plan reads it backward";
+	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */
+	if ((int64) store->nrows + store->nnullrows < state->settings.min_run_rows)
+		return "the memory budget holds too few rows for sorted runs to pay";
+	state->spilling = true;
+	begin_runs(state);
+	return NULL;
 }
 
 /*
@@ -142,8 +163,7 @@ node_spill_run(GpuSortState *state)
 {
 	instr_time	start;
 
-	if (!state->spilling)
-		begin_spill(state);
+	Assert(state->spilling);
 	if (state->stage)
 	{
 		INSTR_TIME_SET_CURRENT(start);
@@ -192,8 +212,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	bool		shouldfree;
 	MinimalTuple tuple;
 
-	if (!state->spilling)
-		begin_spill(state);
+	Assert(state->spilling);
 	if (state->stage)
 	{
 		RowStore   *store = &state->store;
@@ -240,7 +259,7 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 void
 node_spill_finish(GpuSortState *state)
 {
-	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
+	Size		budget = (Size) state->settings.budget_kb * 1024;
 	RowStore   *store = &state->store;
 	instr_time	start;
 
@@ -268,7 +287,7 @@ node_spill_finish(GpuSortState *state)
 			state->css.ss.ss_ScanTupleSlot;
 		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
 
-		state->merged = tuplestore_begin_heap(true, false, gpusort_memory_budget_kb());
+		state->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
 		tuplestore_set_eflags(state->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
 		while (next_in_order(state, slot))

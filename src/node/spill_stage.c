@@ -33,7 +33,7 @@ bool
 node_stage_begin(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
-	Size		budget = (Size) gpusort_memory_budget_kb() * 1024;
+	Size		budget = (Size) state->settings.budget_kb * 1024;
 	char	   *why = NULL;
 
 	if (state->keys_only)
@@ -46,7 +46,7 @@ node_stage_begin(GpuSortState *state)
 		state->stage_why = "the order is not one key that the engine orders completely";
 		return false;
 	}
-	if ((state->stager = sort_engine_stager(&why)) == NULL ||
+	if ((state->stager = sort_engine_stager(state->settings.device, &why)) == NULL ||
 		(state->stage = state->stager->begin(budget, &why)) == NULL)
 	{
 		state->stager = NULL;
@@ -56,7 +56,7 @@ node_stage_begin(GpuSortState *state)
 	/* the rows go up whole: no early upload of their keys for a sort */
 	row_store_end_upload(store);
 	store->uploader = NULL;
-	state->stage_nulls = tuplestore_begin_heap(false, false, gpusort_memory_budget_kb());
+	state->stage_nulls = tuplestore_begin_heap(false, false, state->settings.budget_kb);
 	state->stage_why = NULL;
 	return true;
 }

@@ -67,6 +67,7 @@
 #include "keys/key_codec.h"
 #include "sql/datum_sort.h"
 #include "util/prefault.h"
+#include "settings.h"
 
 /* A one-dimensional input array, checked and measured. */
 typedef struct SortInput
@@ -336,14 +337,14 @@ sort_into(SortInput *in, char *dst)
 	{
 		/* the values themselves are sorted: no permutation to apply */
 		SortValues	values;
-		SortJobReport report;
+		SortJobReport report = {0};
 
 		values.type = in->codec->layout;
 		values.descending = in->descending;
 		values.n = n;
 		values.in = src;
 		values.out = dst;
-		sort_values_run(&values, &report);
+		sort_values_run(&values, gpusort_device, &report);
 		array_sort_report(n, &report);
 	}
 	else

@@ -36,6 +36,7 @@
 
 #include "keys/key_codec.h"
 #include "sql/datum_sort.h"
+#include "settings.h"
 
 /* Elements whose prefix keys are made before abbrev_abort is first asked. */
 #define ABBREV_FIRST_CHECK	10
@@ -220,7 +221,7 @@ array_sort_permutation(const uint64 *const *keys, int nkeys, uint32 n,
 					   uint32 *perm)
 {
 	SortJob		job;
-	SortJobReport report;
+	SortJobReport report = {0};
 
 	job.nrows = n;
 	job.nkeys = nkeys;
@@ -229,7 +230,7 @@ array_sort_permutation(const uint64 *const *keys, int nkeys, uint32 n,
 	job.payload = NULL;
 	job.payload_sorted = false;
 	job.upload = NULL;
-	sort_job_run(&job, &report);
+	sort_job_run(&job, gpusort_device, &report);
 	array_sort_report(n, &report);
 }
 

@@ -111,9 +111,12 @@ SELECT gi_explain('SELECT id FROM gi_t ORDER BY k');
 RESET gpusort.gpu_memory;
 
 -- gpusort.device = auto: small sorts, and small arrays, stay on the CPU.
+-- (A host without a GPU says so once per session: the no_gpu suite.)
 SELECT gpusort_stats_reset();
 SET gpusort.device = auto;
+SET client_min_messages = warning;
 SELECT gi_sorted('SELECT id FROM gi_t ORDER BY k, id OFFSET 0');
+RESET client_min_messages;
 SELECT array_length(gpusort(array_agg(k)), 1) FROM gi_t;
 SELECT * FROM gi_stats;
 

@@ -3,6 +3,8 @@
 -- out.  The rows are always those Sort returns; cancels and errors leave no
 -- temporary file behind.  (Uses the helpers of node_plan.)
 SET gpusort.min_rows = 0;
+-- sorted runs however few rows the budget holds (tuplesort's otherwise)
+SET gpusort.min_run_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64MB';
 SELECT coalesce((SELECT collcollate FROM pg_collation

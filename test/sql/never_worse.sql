@@ -1,0 +1,148 @@
+-- Never worse than Sort: a setting changed in the middle of a query changes
+-- nothing in its sorts; EXPLAIN ANALYZE's words outlive the sorted runs they
+-- describe; the input goes to tuplesort's own method where the engines
+-- cannot win (a plan that reads backward, a budget too small for sorted
+-- runs); statistics count sorts, not runs; parallel EXPLAIN in JSON has one
+-- "Workers" key per object.  (Uses the helpers of node_plan.)
+SET gpusort.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- The node takes its settings once, as it begins.  gpusort.spill turned off
+-- by the query itself half-way through its input lost the rows already
+-- written to sorted runs: every row comes back now.
+SET gpusort.work_mem = '1MB';
+SELECT count(*) AS rows, sum(g) = 500000500000 AS all_of_them
+FROM (SELECT g FROM (SELECT g, CASE WHEN g = 500000
+                                THEN set_config('gpusort.spill', 'off', false) END AS x
+                     FROM generate_series(1, 1000000) g) s
+      ORDER BY g DESC OFFSET 0) q;
+SHOW gpusort.spill;
+RESET gpusort.spill;
+-- So with the budget, and gpusort.device (which here would have the runs
+-- after it warn, each, that no GPU sorted them).
+SELECT count(*) AS rows, sum(g) = 500000500000 AS all_of_them
+FROM (SELECT g FROM (SELECT g, CASE WHEN g = 500000
+                                THEN set_config('gpusort.work_mem', '64kB', false) END AS x
+                     FROM generate_series(1, 1000000) g) s
+      ORDER BY g DESC OFFSET 0) q;
+SET gpusort.work_mem = '1MB';
+SELECT current_setting('gpusort.device') AS device \gset
+SELECT count(*) AS rows
+FROM (SELECT g FROM (SELECT g, CASE WHEN g = 500000
+                                THEN set_config('gpusort.device',
+                                                CASE :'device' WHEN 'cpu' THEN 'gpu' ELSE 'cpu' END,
+                                                false) END AS x
+                     FROM generate_series(1, 1000000) g) s
+      ORDER BY g DESC OFFSET 0) q;
+SET gpusort.device = :'device';
+
+-- EXPLAIN ANALYZE after many sorted runs: the engine's choice is read from
+-- memory that outlives them (it was made in the row store, reset at each
+-- run, and printed whatever lay there later), and is not the last, short
+-- run's "input below gpusort.min_rows".
+CREATE TABLE nw_r AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 300000) g;
+ANALYZE nw_r;
+RESET gpusort.min_rows;
+SELECT gpusort_stats_reset();
+SELECT regexp_replace(line, '\m(cpu|gpu)\M', '<engine>', 'g') AS line
+FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
+WHERE line ~ '(Sort Engine|Engine Choice|Sort Method|Fallback Reason):';
+-- gpusort_stats() counts that query's sort once, not once per run.
+SELECT sum(sorts) AS sorts FROM gpusort_stats();
+SET gpusort.min_rows = 0;
+
+-- Where the budget holds too few rows for sorted runs to pay, the input goes
+-- to tuplesort (gpusort.min_run_rows), rows already read included.
+SET gpusort.work_mem = '64kB';
+SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
+WHERE line ~ '(Sort Engine|Engine Choice):';
+SELECT same_as_native('SELECT * FROM nw_r ORDER BY s COLLATE "C"');
+SET gpusort.min_run_rows = 0;
+SELECT line ~ 'sorted runs' AS in_runs
+FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
+WHERE line ~ 'Sort Method:';
+RESET gpusort.min_run_rows;
+
+-- A plan that reads the sorted rows backward, and is over the budget (the
+-- inner side of a merge join, which marks and restores, where the planner
+-- expected the sort to fit in work_mem; a SCROLL cursor): tuplesort's
+-- method, within the budget, rather than sorted runs merged into a
+-- tuplestore as large as the budget beside the last run in memory.
+SET gpusort.work_mem = '1MB';
+SET work_mem = '64MB';
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT regexp_replace(line, '\m(cpu|gpu)\M', '<engine>', 'g') AS line
+FROM explain_analyze('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s') line
+WHERE line ~ '(Merge Join|Sort Engine|Engine Choice):';
+-- the most memory a GpuSort of the plan used, in kB
+CREATE FUNCTION nw_memory_kb(query text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  most int := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || query LOOP
+    most := greatest(most, substring(line FROM 'Memory Used: (\d+)')::int);
+  END LOOP;
+  RETURN most;
+END
+$$;
+SELECT nw_memory_kb('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s') <= 1024
+  AS within_budget;
+SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET work_mem;
+BEGIN;
+DECLARE nw_c SCROLL CURSOR FOR SELECT id FROM nw_r ORDER BY s COLLATE "C", id;
+FETCH LAST FROM nw_c;
+FETCH PRIOR FROM nw_c;
+FETCH ABSOLUTE 100000 FROM nw_c;
+FETCH BACKWARD 2 FROM nw_c;
+COMMIT;
+SET gpusort.enabled = off;
+BEGIN;
+DECLARE nw_c SCROLL CURSOR FOR SELECT id FROM nw_r ORDER BY s COLLATE "C", id;
+FETCH LAST FROM nw_c;
+FETCH PRIOR FROM nw_c;
+FETCH ABSOLUTE 100000 FROM nw_c;
+FETCH BACKWARD 2 FROM nw_c;
+COMMIT;
+RESET gpusort.enabled;
+RESET gpusort.work_mem;
+
+-- Parallel EXPLAIN (VERBOSE, FORMAT JSON): what each worker's GpuSort did
+-- is the node's "GpuSort Workers", not a second "Workers" key beside
+-- PostgreSQL's own (readers of the JSON keep one of the two).
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+CREATE FUNCTION nw_gpusort_json(query text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  doc json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO doc;
+  RETURN (WITH RECURSIVE plans(p) AS (
+            SELECT doc -> 0 -> 'Plan'
+            UNION ALL
+            SELECT json_array_elements(p -> 'Plans') FROM plans WHERE p -> 'Plans' IS NOT NULL)
+          SELECT p FROM plans WHERE p ->> 'Custom Plan Provider' = 'GpuSort' LIMIT 1);
+END
+$$;
+SELECT count(*) FILTER (WHERE k = 'Workers') <= 1 AS one_workers_key,
+       count(*) FILTER (WHERE k = 'GpuSort Workers') AS gpusort_workers_keys
+FROM json_object_keys(nw_gpusort_json('SELECT * FROM nw_r ORDER BY id')) k;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+SET max_parallel_workers_per_gather = 0;
+
+DROP FUNCTION nw_gpusort_json(text);
+DROP FUNCTION nw_memory_kb(text);
+DROP TABLE nw_r;
+RESET gpusort.min_rows;
