@@ -83,7 +83,9 @@ static void
 list_gpus(void)
 {
 	GpuDeviceInfo *devices;
-	const char *p = gpusort_service_gpus;
+	List	   *ids;
+	char	   *bad;
+	ListCell   *lc;
 	int			count;
 	int			n = 0;
 
@@ -92,27 +94,19 @@ list_gpus(void)
 	if (count == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "%s", gs_last_error(NULL));
-	if (p == NULL || *p == '\0')
+	/* its check let only a good value through (else NIL: all GPUs) */
+	(void) gpusort_parse_service_gpus(gpusort_service_gpus, &ids, &bad);
+	if (ids == NIL)
 	{
 		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
 			service->gpus[n++].info = devices[i];
 	}
-	else
-		while (*p && n < SERVICE_MAX_GPUS)
-		{
-			char	   *end;
-			long		id = strtol(p, &end, 10);
-
-			if (end == p)
-			{
-				p++;
-				continue;
-			}
-			p = end;
-			for (int i = 0; i < count; i++)
-				if (devices[i].id == id)
-					service->gpus[n++].info = devices[i];
-		}
+	foreach(lc, ids)
+	{
+		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
+			if (devices[i].id == lfirst_int(lc))
+				service->gpus[n++].info = devices[i];
+	}
 	if (count > 0 && n == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "gpusort.service_gpus (\"%s\") names none of the %d GPUs",
