@@ -33,6 +33,14 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpusort_service_fallbacks'
 LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+-- The service is the server's: superusers and members of pg_read_all_stats
+-- (pg_monitor's among them) read it, as they read every session's activity.
+REVOKE EXECUTE ON FUNCTION gpusort_service_status() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION gpusort_service_fallbacks() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION gpusort_service_status() TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION gpusort_service_fallbacks() TO pg_read_all_stats;
+GRANT SELECT ON gpusort_service TO pg_read_all_stats;
+
 COMMENT ON FUNCTION gpusort_service_status() IS
   'The GPU service''s GPUs: state, process, jobs, rows, busy time, failures, restarts, the queue and device memory (no rows without the service)';
 COMMENT ON VIEW gpusort_service IS

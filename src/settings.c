@@ -7,9 +7,11 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
 #include <limits.h>
 
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "compat.h"
 #include "settings.h"
@@ -88,6 +90,64 @@ check_gpu_memory(int *newval, void **extra, GucSource source)
 	return true;
 }
 
+bool
+gpusort_parse_service_gpus(const char *value, List **ids, char **bad)
+{
+	char	   *copy = pstrdup(value);
+	List	   *entries;
+	ListCell   *lc;
+	bool		ok = SplitGUCList(copy, ',', &entries);
+
+	*ids = NIL;
+	*bad = NULL;
+	foreach(lc, entries)
+	{
+		char	   *entry = lfirst(lc);
+		char	   *end;
+		long		id;
+
+		if (!ok)
+			break;
+		errno = 0;
+		id = strtol(entry, &end, 10);
+		if (!isdigit((unsigned char) entry[0]) || *end != '\0' || errno != 0 ||
+			id > INT_MAX)
+		{
+			*bad = pstrdup(entry);
+			ok = false;
+			break;
+		}
+		*ids = lappend_int(*ids, (int) id);
+	}
+	list_free(entries);
+	pfree(copy);
+	if (!ok)
+	{
+		list_free(*ids);
+		*ids = NIL;
+	}
+	return ok;
+}
+
+/* gpusort.service_gpus: CUDA device numbers separated by commas, or empty. */
+static bool
+check_service_gpus(char **newval, void **extra, GucSource source)
+{
+	List	   *ids;
+	char	   *bad;
+
+	if (gpusort_parse_service_gpus(*newval, &ids, &bad))
+	{
+		list_free(ids);
+		return true;
+	}
+	if (bad != NULL)
+		GUC_check_errdetail("\"%s\" is not a CUDA device number (a non-negative integer).", bad);
+	else
+		GUC_check_errdetail("It must be CUDA device numbers separated by commas, none empty, or empty for all.");
+	return false;
+}
+
 /* The GPU service's settings (PGC_POSTMASTER: only while preloading). */
 static void
 define_service_settings(void)
@@ -108,7 +168,7 @@ define_service_settings(void)
 							   &gpusort_service_gpus,
 							   "",
 							   PGC_POSTMASTER, 0,
-							   NULL, NULL, NULL);
+							   check_service_gpus, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.service_memory",
 							"Device memory the GPU service may use on each GPU, for all backends; -1 uses 80% of the GPU's free memory.",

@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "nodes/pg_list.h"
 
 /* Where sort jobs run: gpusort.device. */
 typedef enum GpuSortDevice
@@ -52,6 +53,15 @@ gpusort_memory_budget_kb(void)
 {
 	return gpusort_work_mem >= 0 ? gpusort_work_mem : work_mem;
 }
+
+/*
+ * The CUDA device numbers that a value of gpusort.service_gpus names, in its
+ * order, into *ids (a List of int; NIL: none named, so all).  False where
+ * the value is not a list of non-negative integers, with the entry that is
+ * not one in *bad (palloc'd; NULL where the list itself is malformed: an
+ * empty entry, an unbalanced quote).
+ */
+extern bool gpusort_parse_service_gpus(const char *value, List **ids, char **bad);
 
 /* Defines them (_PG_init). */
 extern void gpusort_define_settings(void);

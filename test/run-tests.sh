@@ -9,6 +9,8 @@
 #      that every sort above a few hundred rows spills (SPILL_RERUN=0: not);
 #      With CUDA, the GPU service's crash test runs there too
 #      (test/service-crash.sh: kill -9 of its processes while sessions sort);
+#      then a cluster stopped with pg_ctl -m immediate leaves no buffer of
+#      the service in /dev/shm (test/service-shm.sh);
 #   3. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
 #   4. runs test/scale-out.sh: a coordinator and two shards, a table sharded
@@ -87,6 +89,13 @@ if [ "$cuda" = yes ]; then
 	fi
 fi
 cluster_stop
+
+echo "== the GPU service's buffer does not outlive the server (test/service-shm.sh)"
+if test/service-shm.sh; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
 
 echo "== loading suite (no preloading)"
 PGOPTIONS= cluster_start || exit 1

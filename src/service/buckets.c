@@ -397,7 +397,7 @@ int
 service_buckets(uint32 nrows, int nkeys, Size mem_limit)
 {
 	Size		need = gpu_job_device_bytes(nrows, nkeys);
-	int			ready = Max(service_gpus_ready(), 1);
+	int			ready = Max(gpu_service_gpus_ready(), 1);
 	double		nbuckets;
 
 	if (need <= mem_limit)

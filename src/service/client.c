@@ -128,7 +128,7 @@ cpu_now_ms(uint32 nrows, int nkeys)
 static bool
 service_admits(uint32 nrows, int nkeys, char **why)
 {
-	int			ready = service_gpus_ready();
+	int			ready = gpu_service_gpus_ready();
 	double		wait_ms;
 
 	/* no GPU at all: the job fails as it would in a backend's own engine */

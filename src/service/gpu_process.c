@@ -11,9 +11,9 @@
  * to the backend whose job failed.  It dies with the supervisor.
  *
  * It maps the service's buffer at its start and pins it, so that the GPU
- * engine copies jobs from it and back with no copy of its own; a job that
- * came in a segment of its own (service_shared.h) is mapped by the
- * segment's name.  A job is sorted in place: the payload or the
+ * engine copies jobs from it and back with no copy of its own; the buffer,
+ * and a job that came in a segment of its own (service_shared.h), are
+ * mapped by the segment's name.  A job is sorted in place: the payload or the
  * permutation, and the sorted first key column, take the place of what went
  * up.  A backend that gives up on its job sets the slot's cancel flag,
  * which the kernels watch.
@@ -83,7 +83,9 @@ static void
 list_gpus(void)
 {
 	GpuDeviceInfo *devices;
-	const char *p = gpusort_service_gpus;
+	List	   *ids;
+	char	   *bad;
+	ListCell   *lc;
 	int			count;
 	int			n = 0;
 
@@ -92,27 +94,19 @@ list_gpus(void)
 	if (count == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "%s", gs_last_error(NULL));
-	if (p == NULL || *p == '\0')
+	/* its check let only a good value through (else NIL: all GPUs) */
+	(void) gpusort_parse_service_gpus(gpusort_service_gpus, &ids, &bad);
+	if (ids == NIL)
 	{
 		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
 			service->gpus[n++].info = devices[i];
 	}
-	else
-		while (*p && n < SERVICE_MAX_GPUS)
-		{
-			char	   *end;
-			long		id = strtol(p, &end, 10);
-
-			if (end == p)
-			{
-				p++;
-				continue;
-			}
-			p = end;
-			for (int i = 0; i < count; i++)
-				if (devices[i].id == id)
-					service->gpus[n++].info = devices[i];
-		}
+	foreach(lc, ids)
+	{
+		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
+			if (devices[i].id == lfirst_int(lc))
+				service->gpus[n++].info = devices[i];
+	}
 	if (count > 0 && n == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "gpusort.service_gpus (\"%s\") names none of the %d GPUs",
@@ -195,41 +189,56 @@ take_job(int g, uint32 *word)
 static char *pool_base = NULL;
 
 /*
- * Maps the service's buffer, gives it its memory (the first process to do
- * so), and pins it for the GPU, which then copies jobs from it directly.
- * Without it, every job comes in a segment of its own.
+ * Maps a dynamic shared memory segment of bytes by its name (this process
+ * has no PGPROC for dsm_attach()), its pages at once; MAP_FAILED, with
+ * errno, where it cannot.
+ */
+static void *
+map_segment(dsm_handle handle, Size bytes)
+{
+	char		name[64];
+	void	   *p;
+	int			fd;
+	int			save_errno;
+
+	SERVICE_SEGMENT_NAME(name, handle);
+	fd = shm_open(name, O_RDWR, 0);
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	save_errno = errno;
+	close(fd);
+	errno = save_errno;
+	return p;
+}
+
+/*
+ * Maps the service's buffer, which the supervisor creates once the first
+ * process found a GPU, and pins it for the GPU, which then copies jobs from
+ * it directly.  Without it, every job comes in a segment of its own.
  */
 static void
 map_pool(int g)
 {
 	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
+	PoolState	state;
 	void	   *p;
-	int			fd;
-	int			rc;
 
-	if (bytes == 0)
-		return;
-	fd = shm_open(service->pool_name, O_RDWR, 0);
-	if (fd < 0)
+	while ((state = pg_atomic_read_u32(&service->pool_state)) == POOL_UNDECIDED)
 	{
-		ereport(LOG, (errmsg("gpusort: GPU %d: no buffer %s: %m", g, service->pool_name)));
+		pg_usleep(10000L);
+		if (getppid() != service->supervisor_pid)
+			_exit(0);
+	}
+	if (state != POOL_CREATED)
 		return;
-	}
-	rc = posix_fallocate(fd, 0, bytes);
-	p = MAP_FAILED;
-	if (rc == 0)
-	{
-		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-		rc = (p == MAP_FAILED) ? errno : 0;
-	}
-	close(fd);
+	pg_read_barrier();
+	p = map_segment(service->pool_segment, bytes);
 	if (p == MAP_FAILED)
 	{
-		const char *reason = strerror(rc);
-
 		ereport(LOG,
-				(errmsg("gpusort: GPU %d: the service's buffer of %zu MB cannot be had: %s",
-						g, bytes >> 20, reason)));
+				(errmsg("gpusort: GPU %d: the service's buffer of %zu MB cannot be mapped: %m",
+						g, bytes >> 20)));
 		return;
 	}
 	pool_base = p;
@@ -242,6 +251,7 @@ map_pool(int g)
 		ereport(LOG,
 				(errmsg("gpusort: GPU %d: the service's buffer cannot be pinned: %s",
 						g, gs_last_error(NULL))));
+	pg_write_barrier();
 	pg_atomic_write_u32(&service->pool_ready, 1);
 }
 
@@ -297,12 +307,10 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 {
 	ServiceGpu *gpu_entry = &service->gpus[g];
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
-	char		name[64];
 	char	   *why = NULL;
 	void	   *base = MAP_FAILED;
 	bool		ok = false;
 	instr_time	start;
-	int			fd;
 
 	INSTR_TIME_SET_CURRENT(start);
 	slot->gpu = g;
@@ -319,16 +327,10 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	}
 	else
 	{
-		SERVICE_SEGMENT_NAME(name, slot->segment);
-		fd = shm_open(name, O_RDWR, 0);
-		if (fd >= 0)
-		{
-			base = mmap(NULL, slot->segment_bytes, PROT_READ | PROT_WRITE,
-						MAP_SHARED | MAP_POPULATE, fd, 0);
-			close(fd);
-		}
+		base = map_segment(slot->segment, slot->segment_bytes);
 		if (base == MAP_FAILED)
-			why = psprintf("the GPU process could not map the job's segment %s: %m", name);
+			why = psprintf("the GPU process could not map the job's segment %u: %m",
+						   (unsigned) slot->segment);
 	}
 	if (base != MAP_FAILED)
 	{

@@ -16,10 +16,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/statvfs.h>
-
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -47,18 +43,6 @@ void
 service_count_fallback(ServiceFallback reason)
 {
 	pg_atomic_fetch_add_u64(&service->fallbacks[reason], 1);
-}
-
-int
-service_gpus_ready(void)
-{
-	int			n = (int) pg_atomic_read_u32(&service->ngpus);
-	int			ready = 0;
-
-	for (int g = 0; g < n; g++)
-		if (pg_atomic_read_u32(&service->gpus[g].state) == GPU_READY)
-			ready++;
-	return ready;
 }
 
 /*
@@ -148,23 +132,23 @@ claim_slot(uint32 *word, int *slotno)
 	return NULL;
 }
 
-/* Maps the service's buffer into this backend, once it is ready. */
+/*
+ * Maps the service's buffer into this backend, once it is ready, for the
+ * backend's life.
+ */
 static char *
 map_pool(void)
 {
-	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
-	void	   *p;
-	int			fd;
+	dsm_segment *seg;
 
 	if (pool_base || !pg_atomic_read_u32(&service->pool_ready))
 		return pool_base;
-	fd = shm_open(service->pool_name, O_RDWR, 0);
-	if (fd < 0)
+	pg_read_barrier();
+	seg = dsm_attach(service->pool_segment);
+	if (seg == NULL)
 		return NULL;
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p != MAP_FAILED)
-		pool_base = p;
+	dsm_pin_mapping(seg);
+	pool_base = dsm_segment_address(seg);
 	return pool_base;
 }
 
@@ -190,21 +174,6 @@ pool_alloc(uint32 owner, int need)
 		pg_atomic_write_u32(&service->chunk_owner[first + c], owner);
 	SpinLockRelease(&service->pool_lock);
 	return first;
-}
-
-/*
- * Is there room for a segment of bytes where PostgreSQL's posix segments
- * live?  dsm_create() raises an error where there is not, and a sort must
- * not fail for want of a GPU.
- */
-static bool
-room_for_segment(Size bytes)
-{
-	struct statvfs fs;
-
-	if (statvfs("/dev/shm", &fs) != 0)
-		return true;			/* not known: let dsm_create() tell */
-	return (double) fs.f_bavail * fs.f_frsize > (double) bytes * 1.25;
 }
 
 bool
@@ -244,7 +213,8 @@ job_space_prepare(Size bytes, JobSpace *space, char **why)
 		space->base = pool_base + (Size) first * POOL_CHUNK;
 		return true;
 	}
-	if (room_for_segment(bytes))
+	/* a sort must not fail for want of a GPU */
+	if (service_room_for_segment(bytes))
 		space->seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (space->seg == NULL)
 	{
@@ -308,7 +278,7 @@ wait_for_jobs(JobSpace *spaces, int n, char **why)
 
 	while (jobs_running(spaces, n, &queued) > 0)
 	{
-		if (service_gpus_ready() > 0)
+		if (gpu_service_gpus_ready() > 0)
 			down = false;
 		else if (!down)
 		{

@@ -64,9 +64,6 @@ extern void job_spaces_abandon(JobSpace *spaces, int n);
  */
 extern bool service_send_detached(ServiceJobKind kind, int gpu, uint32 held_id);
 
-/* GPU processes that take jobs now. */
-extern int	service_gpus_ready(void);
-
 /* Counts a fallback of this backend in the service's totals. */
 extern void service_count_fallback(ServiceFallback reason);
 

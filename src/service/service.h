@@ -34,6 +34,9 @@ extern bool gpu_service_init(void);
 /* Is the service this server's GPU engine (and no backend's CUDA)? */
 extern bool gpu_service_enabled(void);
 
+/* Its GPUs whose process is ready for jobs (0 without the service). */
+extern int	gpu_service_gpus_ready(void);
+
 /* Why a backend sorted on the CPU instead of through the service. */
 typedef enum ServiceFallback
 {

@@ -18,10 +18,10 @@
  *
  * A job travels in shared memory: the key columns, then the payload, then
  * room for the order.  That is a run of chunks of the service's buffer (a
- * posix shared memory object that the supervisor creates and every GPU
- * process pins, so that the GPU copies it with no copy by its process), or,
- * when the buffer has no room, a dynamic shared memory segment of the
- * backend's own, which the GPU process maps by name (only
+ * dynamic shared memory segment that the supervisor creates once a GPU is
+ * found, and every GPU process pins, so that the GPU copies it with no copy
+ * by its process), or, when the buffer has no room, a dynamic shared memory
+ * segment of the backend's own.  A GPU process maps both by name (only
  * dynamic_shared_memory_type = posix).  The GPU process sorts the job in
  * place and sets the backend's latch.
  *
@@ -77,6 +77,14 @@ typedef enum SlotState
 /* The service's buffer, in chunks. */
 #define POOL_CHUNK			((Size) 1024 * 1024)
 #define POOL_MAX_CHUNKS		16384
+
+/* Whether the service has a buffer: the supervisor decides, once. */
+typedef enum PoolState
+{
+	POOL_UNDECIDED = 0,			/* no GPU found yet */
+	POOL_CREATED,				/* pool_segment is the buffer */
+	POOL_NONE					/* no buffer: jobs travel in segments */
+} PoolState;
 
 typedef enum ServiceJobKind
 {
@@ -178,9 +186,13 @@ typedef struct ServiceShared
 	ServiceGpu	gpus[SERVICE_MAX_GPUS];
 	ServiceSlot slots[SERVICE_SLOTS];
 
-	/* the buffer: ready once a GPU process has given it its memory */
+	/*
+	 * the buffer: pool_segment once pool_state is POOL_CREATED, ready once a
+	 * GPU process has mapped it
+	 */
+	pg_atomic_uint32 pool_state;	/* a PoolState */
+	dsm_handle	pool_segment;
 	pg_atomic_uint32 pool_ready;
-	char		pool_name[64];
 	int			pool_chunks;
 	slock_t		pool_lock;
 	pg_atomic_uint32 chunk_owner[POOL_MAX_CHUNKS];	/* slot + 1, or 0: free */
@@ -208,6 +220,12 @@ service_pace(double pace, double ms, uint64 row_keys)
 /* shared.c */
 extern ServiceShared *service;
 extern void service_shmem_init(void);	/* asks for it (_PG_init) */
+
+/*
+ * Is there room for a segment of bytes where PostgreSQL's posix segments
+ * live?  dsm_create() raises an error where there is not.
+ */
+extern bool service_room_for_segment(Size bytes);
 
 /*
  * Ends a slot's job, from the state word running (GPU process, supervisor),

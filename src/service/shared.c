@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include <sys/statvfs.h>
+
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -84,13 +86,12 @@ service_shmem_startup(void)
 			pg_atomic_init_u32(&service->slots[s].state, SLOT_FREE);
 			pg_atomic_init_u32(&service->slots[s].abandoned, 0);
 		}
+		pg_atomic_init_u32(&service->pool_state, POOL_UNDECIDED);
 		pg_atomic_init_u32(&service->pool_ready, 0);
 		SpinLockInit(&service->pool_lock);
 		for (int c = 0; c < POOL_MAX_CHUNKS; c++)
 			pg_atomic_init_u32(&service->chunk_owner[c], 0);
 		service->pool_chunks = Min(gpusort_service_buffer, POOL_MAX_CHUNKS);
-		snprintf(service->pool_name, sizeof(service->pool_name),
-				 "/gpusort.%d.buffer", (int) getpid());
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -108,6 +109,28 @@ bool
 gpu_service_enabled(void)
 {
 	return service != NULL;
+}
+
+int
+gpu_service_gpus_ready(void)
+{
+	int			n = service ? (int) pg_atomic_read_u32(&service->ngpus) : 0;
+	int			ready = 0;
+
+	for (int g = 0; g < n; g++)
+		if (pg_atomic_read_u32(&service->gpus[g].state) == GPU_READY)
+			ready++;
+	return ready;
+}
+
+bool
+service_room_for_segment(Size bytes)
+{
+	struct statvfs fs;
+
+	if (statvfs("/dev/shm", &fs) != 0)
+		return true;			/* not known: let dsm_create() tell */
+	return (double) fs.f_bavail * fs.f_frsize > (double) bytes * 1.25;
 }
 
 bool
@@ -224,6 +247,12 @@ bool
 gpu_service_enabled(void)
 {
 	return false;
+}
+
+int
+gpu_service_gpus_ready(void)
+{
+	return 0;
 }
 
 int

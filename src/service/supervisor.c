@@ -15,8 +15,9 @@
  * postmaster.
  *
  * The first process lists the GPUs (gpusort.service_gpus names some, or
- * all) before it takes the first; the supervisor then starts one process
- * for each of the others.
+ * all) before it takes the first; the supervisor then creates the
+ * service's buffer (where a GPU was found) and starts one process for each
+ * of the others.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,18 +25,18 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/fork_process.h"
+#include "storage/dsm.h"
+#include "storage/dsm_impl.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "engine/engine.h"
@@ -232,64 +233,76 @@ stop_gpu_processes(void)
 }
 
 /*
- * Removes the buffers of servers that are gone (a postmaster killed before
- * its supervisor could remove its own): /dev/shm/gpusort.<pid>.buffer where
- * no process <pid> is.
- */
-static void
-remove_stale_pools(void)
-{
-	DIR		   *dir = opendir("/dev/shm");
-	struct dirent *de;
-
-	if (dir == NULL)
-		return;
-	while ((de = readdir(dir)) != NULL)
-	{
-		int			pid;
-		char		rest[16];
-		char		name[MAXPGPATH];
-
-		if (sscanf(de->d_name, "gpusort.%d.%15s", &pid, rest) != 2 ||
-			strcmp(rest, "buffer") != 0 || pid <= 0 || !service_process_gone(pid))
-			continue;
-		snprintf(name, sizeof(name), "/%s", de->d_name);
-		if (shm_unlink(name) == 0)
-			ereport(LOG,
-					(errmsg("gpusort: removed the GPU service's buffer %s of a server that is gone",
-							name)));
-	}
-	closedir(dir);
-}
-
-/*
- * The service's buffer: a posix shared memory object of its own, which
- * the GPU processes give memory to and pin, and backends map.  Removed
- * when the supervisor exits.
+ * The service's buffer, created once the first GPU process has found a GPU
+ * (none without one): a dynamic shared memory segment of PostgreSQL's,
+ * pinned for the server's life, which backends attach and the GPU
+ * processes map by name and pin for the GPU.
+ *
+ * PostgreSQL's segment rather than a posix object of the service's own:
+ * the postmaster removes it when it exits or restarts after a crash (an
+ * immediate stop included, which kills the supervisor before any exit
+ * callback of its own), and the next start of the cluster removes what a
+ * postmaster killed outright left, through its control segment, as the
+ * cluster's own OS user.  An object unlinked at once could not be opened by
+ * the backends, which are no children of the supervisor; one named after
+ * the cluster would outlive a cluster that is not started again.
+ *
+ * dsm_create() allocates the whole segment (posix_fallocate): where
+ * /dev/shm cannot hold it (a container's 64 MB), or it fails otherwise, the
+ * service has no buffer, and jobs travel in segments of their own.
  */
 static void
 create_pool(void)
 {
-	int			fd;
+	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
+	dsm_segment *seg = NULL;
+	char	   *why = NULL;
 
-	remove_stale_pools();
-	if (service->pool_chunks == 0)
+	if (pg_atomic_read_u32(&service->pool_state) != POOL_UNDECIDED ||
+		!pg_atomic_read_u32(&service->probed) ||
+		pg_atomic_read_u32(&service->ngpus) == 0)
 		return;
-	fd = shm_open(service->pool_name, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t) service->pool_chunks * POOL_CHUNK) != 0)
-		ereport(LOG,
-				(errmsg("gpusort: could not create the GPU service's buffer %s: %m",
-						service->pool_name)));
-	if (fd >= 0)
-		close(fd);
-}
+	/* the GPU processes map segments by name: posix ones */
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
+		why = "dynamic_shared_memory_type is not posix";
+	else if (!service_room_for_segment(bytes))
+		why = "/dev/shm has no room for it";
+	else if (bytes > 0)
+	{
+		MemoryContext cxt = CurrentMemoryContext;
 
-static void
-remove_pool(int code, Datum arg)
-{
-	pg_atomic_write_u32(&service->pool_ready, 0);
-	if (service->pool_chunks > 0)
-		(void) shm_unlink(service->pool_name);
+		PG_TRY();
+		{
+			seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+			if (seg == NULL)
+				why = "too many dynamic shared memory segments";
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			why = edata->message;
+		}
+		PG_END_TRY();
+	}
+	if (seg == NULL)
+	{
+		if (bytes > 0)
+			ereport(LOG,
+					(errmsg("gpusort: the GPU service has no buffer of %zu MB, and jobs travel in segments of their own: %s",
+							bytes >> 20, why)));
+		pg_atomic_write_u32(&service->pool_state, POOL_NONE);
+		return;
+	}
+	/* the pin keeps it; the supervisor itself does not use it */
+	dsm_pin_segment(seg);
+	service->pool_segment = dsm_segment_handle(seg);
+	dsm_detach(seg);
+	pg_write_barrier();
+	pg_atomic_write_u32(&service->pool_state, POOL_CREATED);
 }
 
 void
@@ -304,12 +317,11 @@ gpusort_service_main(Datum arg)
 	 * shared memory anew, and an exit stops them (stop_gpu_processes)
 	 */
 	service->supervisor_pid = MyProcPid;
-	create_pool();
-	on_shmem_exit(remove_pool, (Datum) 0);
 
 	for (;;)
 	{
 		reap_gpu_processes();
+		create_pool();
 		if (got_sigterm)
 		{
 			/*

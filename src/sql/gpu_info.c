@@ -7,7 +7,8 @@
  *		gpusort_devices()      the GPU service's GPUs, or those this backend
  *							   sees without the service (none: no rows)
  *		gpusort_gpu_start()    starts the GPU now; the milliseconds it took
- *							   (0 with the service, which runs it)
+ *							   (0 with the service, which runs it; NULL
+ *							   where no GPU can be used)
  *		gpusort_stats()        sorts, rows and time by engine, and fallbacks
  *		gpusort_stats_reset()  zeroes those counters
  *
@@ -67,8 +68,9 @@ gpusort_devices(PG_FUNCTION_ARGS)
 
 /*
  * gpusort_gpu_start() RETURNS float8: starts the GPU in this backend and
- * returns the milliseconds that took (0 when it ran already), or NULL with a
- * WARNING when no GPU can be used.
+ * returns the milliseconds that took (0 when it ran already, or where the
+ * GPU service runs it), or NULL with a WARNING when no GPU can be used (with
+ * the service: none of its GPUs is ready).
  */
 Datum
 gpusort_gpu_start(PG_FUNCTION_ARGS)
@@ -78,18 +80,20 @@ gpusort_gpu_start(PG_FUNCTION_ARGS)
 
 	if (gpu_service_enabled())
 	{
-		ereport(NOTICE,
-				(errmsg("gpusort: the GPU service runs the GPU; backends do not start it")));
-		PG_RETURN_FLOAT8(0);
+		if (gpu_service_gpus_ready() > 0)
+		{
+			ereport(NOTICE,
+					(errmsg("gpusort: the GPU service runs the GPU; backends do not start it")));
+			PG_RETURN_FLOAT8(0);
+		}
+		why = "No GPU of the GPU service is ready (see the gpusort_service view).";
 	}
-	if (!gpu_engine_start(&why, &ms))
-	{
-		ereport(WARNING,
-				(errmsg("gpusort: the GPU cannot be used"),
-				 errdetail("%s", why)));
-		PG_RETURN_NULL();
-	}
-	PG_RETURN_FLOAT8(ms);
+	else if (gpu_engine_start(&why, &ms))
+		PG_RETURN_FLOAT8(ms);
+	ereport(WARNING,
+			(errmsg("gpusort: the GPU cannot be used"),
+			 errdetail("%s", why)));
+	PG_RETURN_NULL();
 }
 
 /*

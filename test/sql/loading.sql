@@ -120,6 +120,12 @@ DROP EXTENSION gpusort;
 CREATE EXTENSION gpusort VERSION '1.0';
 ALTER EXTENSION gpusort UPDATE TO '1.3';
 SELECT extversion FROM pg_extension WHERE extname = 'gpusort';
+-- The GPU service is for superusers and pg_read_all_stats, view and
+-- functions alike.
+SELECT has_table_privilege('pg_read_all_stats', 'gpusort_service', 'SELECT') AS view,
+       bool_and(has_function_privilege('pg_read_all_stats', f, 'EXECUTE')) AS functions,
+       bool_and(NOT has_function_privilege('public', f, 'EXECUTE')) AS not_public
+FROM unnest(ARRAY['gpusort_service_status()', 'gpusort_service_fallbacks()']) AS f;
 SELECT count(*) AS objects,
        count(*) FILTER (WHERE EXISTS (SELECT FROM updated_objects u
                                       WHERE (u.*) IS NOT DISTINCT FROM (o.*))) AS same

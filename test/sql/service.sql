@@ -102,8 +102,14 @@ SELECT count(*) AS libcuda_mappings
 FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') AS line
 WHERE line ~ 'libcuda';
 
--- Backends start no GPU of their own.
-SELECT gpusort_gpu_start() AS start_ms;
+-- Backends start no GPU of their own: gpusort_gpu_start() returns 0 where a
+-- GPU of the service is ready (with a NOTICE), NULL where none is (with a
+-- WARNING; both hidden: which one differs between hosts).
+SET client_min_messages = error;
+SELECT gpusort_gpu_start() IS NULL =
+       NOT EXISTS (SELECT FROM gpusort_service WHERE state = 'ready') AS null_without_gpu,
+       coalesce(gpusort_gpu_start() = 0, true) AS zero_with_gpu;
+RESET client_min_messages;
 
 -- Jobs the service ran are counted per GPU.
 SELECT bool_and(state <> 'ready' OR (jobs > 0 AND rows > 0 AND busy_ms > 0))
@@ -113,6 +119,33 @@ FROM gpusort_service;
 -- The settings are the server's: not changed in a session.
 SET gpusort.service = off;
 SET gpusort.service_memory = '1GB';
+
+-- gpusort.service_gpus takes CUDA device numbers only.  ALTER SYSTEM checks
+-- a value as the server's start does (which keeps the default, all GPUs,
+-- with a WARNING), and writes only a good one.
+\set VERBOSITY default
+ALTER SYSTEM SET gpusort.service_gpus = 'banana,7';
+ALTER SYSTEM SET gpusort.service_gpus = '-1';
+ALTER SYSTEM SET gpusort.service_gpus = '0,,1';
+ALTER SYSTEM SET gpusort.service_gpus = '0, 2,2';
+ALTER SYSTEM RESET gpusort.service_gpus;
+\set VERBOSITY terse
+
+-- Who may read the service: superusers and members of pg_read_all_stats
+-- (pg_monitor's among them), through the view and its functions alike.
+CREATE ROLE sv_reader;
+CREATE ROLE sv_monitor IN ROLE pg_monitor;
+SET ROLE sv_reader;
+SELECT count(*) >= 0 AS readable FROM gpusort_service;
+SELECT count(*) >= 0 AS readable FROM gpusort_service_status();
+SELECT count(*) >= 0 AS readable FROM gpusort_service_fallbacks();
+SET ROLE sv_monitor;
+SELECT count(*) >= 0 AS readable FROM gpusort_service;
+SELECT count(*) >= 0 AS readable FROM gpusort_service_status();
+SELECT count(*) >= 0 AS readable FROM gpusort_service_fallbacks();
+RESET ROLE;
+DROP ROLE sv_reader;
+DROP ROLE sv_monitor;
 
 DROP FUNCTION sv_explained(text, text);
 DROP FUNCTION sv_same(text);
