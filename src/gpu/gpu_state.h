@@ -116,7 +116,8 @@ extern const RowStager gpu_stager;
 typedef struct SortStage SortStage;
 extern Size gpu_stage_chunk_bytes(Size host_bytes);
 extern Size gpu_stage_held_bytes(void);	/* device bytes of all inputs held */
-extern SortStage *gpu_stage_begin(Size host_bytes, char **why);
+extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
+								  char **why);
 extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 							   const uint64 *keys, uint64 *places,
 							   const uint32 *lengths, uint32 n, char **why);

@@ -16,7 +16,10 @@
  * service holds those of backends, which hand it each store laid out flat
  * (gpu_stage_add_flat) and take the rows back in their shared memory
  * (gpu_stage_next_into).  Device memory for all inputs held counts against
- * the one limit.
+ * the one limit, and so does the room that each input is expected to take
+ * (the planner's estimate), kept for it from its start: an input that would
+ * not fit beside the others is declined before it brings its first rows,
+ * not once it has brought half of them.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,10 +42,18 @@
 /* Device bytes that every input held here takes. */
 static Size held_bytes = 0;
 
+/*
+ * And what they are kept room for: each input's larger of the bytes it
+ * holds and those it is expected to take.
+ */
+static double committed_bytes = 0;
+
 struct SortStage
 {
 	gs_context *ctx;			/* the context that holds the buffers */
 	MemoryContextCallback cleanup;
+	Size		held;			/* device bytes it holds */
+	double		expected;		/* device bytes it is expected to take */
 
 	char	   *arena;			/* the tuple blocks */
 	Size		arena_used;
@@ -76,11 +87,28 @@ stage_ok(gs_status st, char **why)
 	return false;
 }
 
-/* Device memory, within what the memory setting allows. */
+/* Counts bytes (a negative delta: freed) as held by the stage. */
+static void
+stage_count(SortStage *stage, ssize_t delta)
+{
+	double		before = Max(stage->expected, (double) stage->held);
+
+	stage->held += delta;
+	held_bytes += delta;
+	committed_bytes += Max(stage->expected, (double) stage->held) - before;
+}
+
+/*
+ * Device memory, within what the memory setting allows beside the room kept
+ * for the other inputs.
+ */
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 {
-	if (held_bytes + bytes > gpu.mem_limit)
+	double		committed = committed_bytes - Max(stage->expected, (double) stage->held) +
+		Max(stage->expected, (double) (stage->held + bytes));
+
+	if (held_bytes + bytes > gpu.mem_limit || committed > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.mem_setting);
@@ -88,7 +116,7 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 	}
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
 		return false;
-	held_bytes += bytes;
+	stage_count(stage, (ssize_t) bytes);
 	return true;
 }
 
@@ -98,7 +126,7 @@ stage_free(SortStage *stage, void **ptr, Size bytes)
 	if (*ptr && gpu.ctx == stage->ctx)
 		(void) gs_device_free(gpu.ctx, *ptr);
 	*ptr = NULL;
-	held_bytes -= bytes;
+	stage_count(stage, -(ssize_t) bytes);
 }
 
 /* Grows a buffer of used bytes to hold at least need, keeping its bytes. */
@@ -138,6 +166,10 @@ stage_free_all(SortStage *stage)
 	stage_free(stage, (void **) &stage->chunk_places,
 			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
 	stage->arena_size = stage->row_capacity = 0;
+	/* and the room kept for it */
+	committed_bytes -= Max(stage->expected, (double) stage->held);
+	stage->expected = 0;
+	committed_bytes += stage->held;
 }
 
 /* The memory context of the stage goes away: so does its device memory. */
@@ -160,19 +192,30 @@ gpu_stage_chunk_bytes(Size host_bytes)
 }
 
 SortStage *
-gpu_stage_begin(Size host_bytes, char **why)
+gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 {
 	SortStage  *stage;
 	double		start_ms;
 
 	if (!gpu_engine_start(why, &start_ms))
 		return NULL;
+	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
+	{
+		*why = psprintf("the %.0f MB that the rows are expected to take do not fit "
+						"beside the %.0f MB kept for other sorts, within the %zu MB "
+						"of device memory that %s allows",
+						expected_bytes / (1 << 20), committed_bytes / (1 << 20),
+						gpu.mem_limit >> 20, gpu.mem_setting);
+		return NULL;
+	}
 	/* the sorts' buffers are not needed while the rows are here */
 	gpu_buffers_release();
 	stage = palloc0(sizeof(SortStage));
 	stage->ctx = gpu.ctx;
 	stage->chunk_bytes = gpu_stage_chunk_bytes(host_bytes);
 	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
+	stage->expected = expected_bytes;
+	committed_bytes += expected_bytes;
 	stage->cleanup.func = stage_cleanup;
 	stage->cleanup.arg = stage;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);

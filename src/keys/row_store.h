@@ -130,7 +130,10 @@ typedef struct RowStore
  * time, orders them by the leading key column, and hands them back in
  * order.  Only for stores of one key column whose keys order the rows
  * completely; rows led by a NULL are not its.  begin() returns NULL with the
- * reason when it cannot start (host_bytes: what it may use of host memory);
+ * reason when it cannot start (host_bytes: what it may use of host memory),
+ * or when the rows that the input is expected to bring in all
+ * (expected_bytes, the planner's estimate; 0 if not known) would not fit
+ * beside what it holds for other sorts, which it then keeps room for;
  * add() takes the non-NULL-led rows of a store; sort() orders all it holds;
  * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
  * back to back in a buffer of its own valid until the next call, and returns
@@ -141,7 +144,8 @@ typedef struct RowStore
 struct SortStage;
 typedef struct RowStager
 {
-	struct SortStage *(*begin) (Size host_bytes, char **why);
+	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
+								char **why);
 	bool		(*add) (struct SortStage *stage, const RowStore *store, char **why);
 	bool		(*sort) (struct SortStage *stage, char **why);
 	int64		(*next) (struct SortStage *stage, char **rows, char **why);

@@ -192,6 +192,7 @@ extern void node_spill_end(GpuSortState *state);
 /* spill_stage.c */
 extern bool node_stage_begin(GpuSortState *state);
 extern bool node_stage_store(GpuSortState *state);
+extern void node_stage_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
 extern void node_stage_end(GpuSortState *state);

@@ -172,7 +172,11 @@ node_spill_run(GpuSortState *state)
 			state->spill_ms += ms_since(start);
 			return;
 		}
-		begin_runs(state);		/* the engine could not take them */
+		/* the engine could not take them: sorted runs from here on */
+		begin_runs(state);
+		if (state->stage)
+			node_stage_to_run(state);
+		state->spill_ms += ms_since(start);
 	}
 	if (!sort_run(state))
 		return;
@@ -263,6 +267,9 @@ node_spill_finish(GpuSortState *state)
 	RowStore   *store = &state->store;
 	instr_time	start;
 
+	/* the engine sorts what it holds, if it can take the last rows */
+	if (state->stage)
+		node_spill_run(state);
 	if (state->stage)
 		node_stage_finish(state);
 

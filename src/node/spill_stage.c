@@ -10,8 +10,10 @@
  * is, unsorted, and is emptied; rows led by a NULL, equal under that key,
  * go to a tuplestore.  Once the input ends, the engine sorts all rows at
  * once and hands them back in order, a buffer at a time.  Where the engine
- * cannot start or take the first store, the runs of spill.c sort the input
- * instead; a failure later, with rows held on the device, is an error.
+ * cannot start, or take the first store (the rows expected would not fit
+ * beside what it holds for other sorts), the runs of spill.c sort the input
+ * instead; where it cannot take a later store, the rows it holds come back
+ * sorted as the first of those runs (node_stage_to_run).
  *
  *-------------------------------------------------------------------------
  */
@@ -34,6 +36,8 @@ node_stage_begin(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	Size		budget = (Size) state->settings.budget_kb * 1024;
+	Plan	   *plan = state->css.ss.ps.plan;
+	double		expected;
 	char	   *why = NULL;
 
 	if (state->keys_only)
@@ -46,8 +50,9 @@ node_stage_begin(GpuSortState *state)
 		state->stage_why = "the order is not one key that the engine orders completely";
 		return false;
 	}
+	expected = row_store_expected_bytes(store, plan->plan_rows, plan->plan_width);
 	if ((state->stager = sort_engine_stager(state->settings.device, &why)) == NULL ||
-		(state->stage = state->stager->begin(budget, &why)) == NULL)
+		(state->stage = state->stager->begin(budget, expected, &why)) == NULL)
 	{
 		state->stager = NULL;
 		state->stage_why = why;
@@ -63,8 +68,9 @@ node_stage_begin(GpuSortState *state)
 
 /*
  * Hands the rows of the store to the engine and empties it.  False if the
- * engine could not take the first store (nothing is held then, and the
- * engine is let go); a later failure raises an error.
+ * engine could not take them: if they were the first, nothing is held, and
+ * the engine is let go; else it still holds the stores before
+ * (node_stage_to_run).
  */
 bool
 node_stage_store(GpuSortState *state)
@@ -76,12 +82,8 @@ node_stage_store(GpuSortState *state)
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	if (!state->stager->add(state->stage, store, &why))
 	{
-		if (state->staged_batches > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("GpuSort could not hold more rows on the GPU: %s", why),
-					 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
-		node_stage_end(state);
+		if (state->staged_batches == 0)
+			node_stage_end(state);
 		state->stage_why = why;
 		return false;
 	}
@@ -95,15 +97,13 @@ node_stage_store(GpuSortState *state)
 	return true;
 }
 
-/* Has the engine sort what it holds, the last store's rows with it. */
-void
-node_stage_finish(GpuSortState *state)
+/* Has the engine sort what it holds, to be read from the first row. */
+static void
+sort_held(GpuSortState *state)
 {
 	char	   *why = NULL;
 	instr_time	start;
 
-	if (!node_stage_store(state))
-		elog(ERROR, "GpuSort lost the rows it held");	/* not after the first */
 	INSTR_TIME_SET_CURRENT(start);
 	if (!state->stager->sort(state->stage, &why))
 		ereport(ERROR,
@@ -113,6 +113,44 @@ node_stage_finish(GpuSortState *state)
 	state->sort_ms += ms_since(start);
 	state->stage_left = 0;
 	state->nulls_done = false;
+}
+
+/*
+ * The engine took stores, but cannot take the one in the store (other
+ * sorts hold its memory): the rows it holds, sorted, and the rows led by a
+ * NULL become the first sorted run (the runs begun), and the engine is let
+ * go.  The rows in the store stay there.
+ */
+void
+node_stage_to_run(GpuSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	sort_held(state);
+	sorted_runs_start_run(&state->runs);
+	while (node_stage_next(state, slot))
+	{
+		bool		shouldfree;
+		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+
+		sorted_runs_put(&state->runs, tuple, false, 0);
+		if (shouldfree)
+			pfree(tuple);
+	}
+	ExecClearTuple(slot);
+	sorted_runs_end_run(&state->runs);
+	node_stage_end(state);
+	state->stage_why = psprintf("the GPU held %lld stores, then could take no more "
+								"(they became the first sorted run): %s",
+								(long long) state->staged_batches, state->stage_why);
+	state->staged_batches = 0;
+}
+
+/* Has the engine sort what it holds, the last store's rows with it. */
+void
+node_stage_finish(GpuSortState *state)
+{
+	sort_held(state);
 
 	/* what EXPLAIN ANALYZE tells: the GPU's keys ordered the one sort key */
 	state->report.engine = SORT_ENGINE_GPU;

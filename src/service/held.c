@@ -67,7 +67,7 @@ new_input(ServiceSlot *slot, char **why)
 	input->cxt = AllocSetContextCreate(TopMemoryContext, "gpusort held input",
 									   ALLOCSET_SMALL_SIZES);
 	oldcxt = MemoryContextSwitchTo(input->cxt);
-	input->stage = gpu_stage_begin(slot->held_budget, why);
+	input->stage = gpu_stage_begin(slot->held_budget, slot->held_expected, why);
 	MemoryContextSwitchTo(oldcxt);
 	if (input->stage == NULL)
 	{

@@ -128,6 +128,8 @@ typedef struct ServiceSlot
 	bool		descending;
 	uint32		held_id;		/* held rows: the input's number */
 	Size		held_budget;	/* the node's memory budget */
+	double		held_expected;	/* first ADD: the bytes the input is
+								 * expected to take (0: not known) */
 	Size		held_bytes;		/* ADD: the blocks' bytes; NEXT: room */
 
 	/* its result */

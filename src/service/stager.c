@@ -31,6 +31,7 @@ typedef struct ServiceHeld
 	int			gpu;			/* the GPU process that holds the rows */
 	uint32		id;				/* their number there */
 	Size		budget;			/* the node's memory budget */
+	double		expected;		/* bytes the input is expected to take */
 	Size		room;			/* bytes the rows handed back may take */
 	JobSpace	next;			/* those rows, while next_held */
 	bool		next_held;
@@ -76,7 +77,7 @@ let_go(void *arg)
 }
 
 static struct SortStage *
-held_begin(Size host_bytes, char **why)
+held_begin(Size host_bytes, double expected_bytes, char **why)
 {
 	ServiceHeld *held;
 	int			gpu = roomiest_gpu();
@@ -92,6 +93,7 @@ held_begin(Size host_bytes, char **why)
 		held->id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
 	while (held->id == 0);
 	held->budget = host_bytes;
+	held->expected = expected_bytes;
 	held->room = gpu_stage_chunk_bytes(host_bytes);
 	held->cleanup.func = let_go;
 	held->cleanup.arg = held;
@@ -110,6 +112,7 @@ set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 	slot->target_gpu = held->gpu;
 	slot->held_id = held->id;
 	slot->held_budget = held->budget;
+	slot->held_expected = held->expected;
 	slot->held_bytes = bytes;
 	slot->nrows = nrows;
 	space->row_keys = nrows;
