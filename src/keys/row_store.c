@@ -733,14 +733,8 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 							  column->xfrm->icu != NULL);
 				continue;
 			}
-			if (column->prefix)
-				key = prefix_key(store, column, value);
-			else if (column->codec->source == KEY_PREFIX_NUMERIC)
-				key = key_encode_numeric(value, column->descending);
-			else if (!column->codec->exact)
-				key = key_encode_bytes(column->codec, value, column->descending, 0);
-			else
-				key = key_encode_word(column->codec, value, column->word, column->descending);
+			key = column->prefix ? prefix_key(store, column, value) :
+				key_column_encode(column, value);
 			column->min = Min(column->min, key);
 			column->max = Max(column->max, key);
 		}

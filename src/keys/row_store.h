@@ -222,6 +222,25 @@ key_column_isnull(const KeyColumn *column, uint32 row)
 	return column->nulls && (column->nulls[row / 8] & (1 << (row % 8)));
 }
 
+/*
+ * The key of a value (not NULL) of a key column whose keys are made as the
+ * rows come (not strxfrm() or ICU keys), from the value's first byte: what
+ * the store keeps (add_row, which also gives prefix keys up), and what the
+ * merge of sorted runs makes again from the rows it reads back.
+ */
+static inline uint64
+key_column_encode(const KeyColumn *column, Datum value)
+{
+	if (column->prefix)
+		return key_encode_prefix(column->codec, column->prefix, value,
+								 column->descending);
+	if (column->codec->source == KEY_PREFIX_NUMERIC)
+		return key_encode_numeric(value, column->descending);
+	if (!column->codec->exact)
+		return key_encode_bytes(column->codec, value, column->descending, 0);
+	return key_encode_word(column->codec, value, column->word, column->descending);
+}
+
 /* Fetches an attribute of a stored tuple, as heap_getattr does. */
 static inline Datum
 minimal_tuple_getattr(MinimalTuple tuple, int attno, TupleDesc desc,

@@ -3,8 +3,14 @@
  * sorted_runs.c
  *	  Sorted runs of rows on temporary tapes, and their merge (sorted_runs.h).
  *
- * On a tape, each row is a RunRowHeader followed by its MinimalTuple.  The
- * merge keeps one cursor per run, each holding the run's next row, in a
+ * On a tape, each row is what tuplesort writes for it (writetup_heap, with
+ * no trailing length): a 32-bit word, the length of the tuple's body, then
+ * the body, the MinimalTuple less its first MINIMAL_TUPLE_DATA_OFFSET bytes
+ * (its length and padding).  The word's top bit says whether the row has a
+ * merge key, which is made again from the row as it is read back.  The
+ * rows of a run are counted, so no word marks its end.
+ *
+ * The merge keeps one cursor per run, each holding the run's next row, in a
  * binary heap ordered by merge key and then by the comparators.
  *
  *-------------------------------------------------------------------------
@@ -28,12 +34,8 @@ typedef struct SortedRun
 	int64		rows;
 } SortedRun;
 
-typedef struct RunRowHeader
-{
-	uint32		len;			/* of the MinimalTuple that follows */
-	uint32		haskey;
-	uint64		key;
-} RunRowHeader;
+/* A row's word on tape: the length of its body, and this if it has a key. */
+#define RUN_ROW_KEYED		((uint32) 1 << 31)
 
 struct RunCursor
 {
@@ -48,7 +50,7 @@ struct RunCursor
 
 void
 sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
-				  int key_firstkey)
+				  int key_firstkey, const KeyColumn *lead)
 {
 	MemoryContext oldcxt;
 
@@ -57,6 +59,7 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 									  ALLOCSET_DEFAULT_SIZES);
 	runs->ties = ties;
 	runs->key_firstkey = key_firstkey;
+	runs->lead = lead;
 	runs->maxruns = 16;
 	runs->runs = MemoryContextAlloc(runs->cxt, sizeof(SortedRun) * runs->maxruns);
 	runs->last = -1;
@@ -80,17 +83,17 @@ sorted_runs_start_run(SortedRuns *runs)
 }
 
 void
-sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey, uint64 key)
+sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey)
 {
-	RunRowHeader header;
+	uint32		bodylen = tuple->t_len - MINIMAL_TUPLE_DATA_OFFSET;
+	uint32		word = bodylen | (haskey ? RUN_ROW_KEYED : 0);
 	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);	/* for the
 																 * tape's buffer */
 
-	header.len = tuple->t_len;
-	header.haskey = haskey;
-	header.key = haskey ? key : 0;
-	LogicalTapeWrite(runs->writing, (void *) &header, sizeof(header));
-	LogicalTapeWrite(runs->writing, (void *) tuple, tuple->t_len);
+	if (bodylen & RUN_ROW_KEYED)
+		elog(ERROR, "GpuSort row of %u bytes too large for a run", tuple->t_len);
+	LogicalTapeWrite(runs->writing, (void *) &word, sizeof(word));
+	LogicalTapeWrite(runs->writing, (char *) tuple + MINIMAL_TUPLE_DATA_OFFSET, bodylen);
 	runs->writing_rows++;
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -150,30 +153,48 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 	return true;
 }
 
+/* The merge key of a row read back: its leading value's key, as the run's. */
+static inline uint64
+merge_key(SortedRuns *runs, MinimalTuple tuple)
+{
+	bool		isnull;
+	Datum		value = minimal_tuple_getattr(tuple, runs->lead->attno,
+											  runs->ties->desc, &isnull);
+
+	Assert(!isnull);
+	return key_column_encode(runs->lead, value);
+}
+
 /* Reads a cursor's next row; false at the end of its run. */
 static bool
 cursor_read(SortedRuns *runs, RunCursor *cursor)
 {
-	RunRowHeader header;
-	MemoryContext cxt = runs->cxt;
+	uint32		word;
+	uint32		bodylen;
+	Size		len;
 
 	if (cursor->tape == NULL)
 		return memory_read(runs, cursor);
 	if (cursor->left == 0)
 		return false;
-	if (LogicalTapeRead(cursor->tape, &header, sizeof(header)) != sizeof(header))
+	if (LogicalTapeRead(cursor->tape, &word, sizeof(word)) != sizeof(word))
 		elog(ERROR, "unexpected end of a GpuSort run");
-	if (header.len > cursor->space)
+	bodylen = word & ~RUN_ROW_KEYED;
+	len = (Size) bodylen + MINIMAL_TUPLE_DATA_OFFSET;
+	if (len > cursor->space)
 	{
 		if (cursor->tuple)
 			pfree(cursor->tuple);
-		cursor->space = Max(header.len, 2 * cursor->space);
-		cursor->tuple = MemoryContextAllocHuge(cxt, cursor->space);
+		cursor->space = Max(len, 2 * cursor->space);
+		cursor->tuple = MemoryContextAllocHuge(runs->cxt, cursor->space);
 	}
-	if (LogicalTapeRead(cursor->tape, cursor->tuple, header.len) != header.len)
+	if (LogicalTapeRead(cursor->tape, (char *) cursor->tuple + MINIMAL_TUPLE_DATA_OFFSET,
+						bodylen) != bodylen)
 		elog(ERROR, "unexpected end of a GpuSort run");
-	cursor->haskey = header.haskey != 0;
-	cursor->key = header.key;
+	cursor->tuple->t_len = len;
+	cursor->haskey = (word & RUN_ROW_KEYED) != 0;
+	if (cursor->haskey)
+		cursor->key = merge_key(runs, cursor->tuple);
 	cursor->left--;
 	return true;
 }
@@ -319,7 +340,7 @@ sorted_runs_merge_begin(SortedRuns *runs, Size budget)
 		merge_open(runs, 0, n);
 		sorted_runs_start_run(runs);
 		while ((cursor = merge_pop(runs)) != NULL)
-			sorted_runs_put(runs, cursor->tuple, cursor->haskey, cursor->key);
+			sorted_runs_put(runs, cursor->tuple, cursor->haskey);
 		merge_close(runs, 0, n);
 		sorted_runs_end_run(runs);
 		runs->early_merges++;

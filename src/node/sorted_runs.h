@@ -4,19 +4,23 @@
  *	  Sorted runs of rows on temporary tapes, and their merge: the spill of
  *	  a GpuSort node whose input outgrows its memory budget.
  *
- * A run is written in sorted order, each row with its merge key: the first
- * word of its leading engine key where that word orders rows as the
- * comparators do in every run (an exact key, a byte prefix or an abbreviated
- * key made the same way in each run), else none.  The merge compares merge
- * keys where both rows have one, and PostgreSQL's comparators otherwise and
- * where the keys tie, so its order is Sort's whatever the keys were.
+ * A run is written in sorted order, each row marked with whether it has a
+ * merge key: the first word of its leading engine key where that word
+ * orders rows as the comparators do in every run (an exact key, a byte
+ * prefix or an abbreviated key made the same way in each run), else none.
+ * The key itself is not written: the merge makes it again from the row it
+ * reads back (the leading key column's value, key_column_encode).  The merge
+ * compares merge keys where both rows have one, and PostgreSQL's comparators
+ * otherwise and where the keys tie, so its order is Sort's whatever the keys
+ * were.
  *
  * The runs live in one LogicalTapeSet (PostgreSQL's own temporary files:
- * temp_tablespaces, temp_file_limit, log_temp_files, removal on error).
- * Runs are merged in one pass on the way out; when there are more than the
- * memory budget can hold read buffers for, the smallest runs are first
- * merged into one.  The last run may stay in memory and join the merge
- * from there.
+ * temp_tablespaces, temp_file_limit, log_temp_files, removal on error), each
+ * row in no more bytes than tuplesort writes for it, so that the runs never
+ * need more disk than Sort's.  Runs are merged in one pass on the way out;
+ * when there are more than the memory budget can hold read buffers for, the
+ * smallest runs are first merged into one.  The last run may stay in memory
+ * and join the merge from there.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +32,7 @@
 #include "access/htup_details.h"
 #include "utils/logtape.h"
 
+#include "keys/row_store.h"
 #include "node/tie_order.h"
 
 typedef struct RunCursor RunCursor;
@@ -54,6 +59,8 @@ typedef struct SortedRuns
 	TieOrder   *ties;			/* the comparators of all sort keys */
 	int			key_firstkey;	/* the sort key that rows of equal merge
 								 * keys are compared from */
+	const KeyColumn *lead;		/* the leading key column: merge keys are
+								 * its keys, made again from the rows */
 
 	/* the runs, in the order written */
 	struct SortedRun *runs;
@@ -78,11 +85,20 @@ typedef struct SortedRuns
 	Size		merge_memory;	/* read buffers and rows of the merge */
 } SortedRuns;
 
+/*
+ * Starts the runs of rows that ties describes; lead (the store's leading key
+ * column, which must outlive the runs) makes their merge keys.
+ */
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
-							  TieOrder *ties, int key_firstkey);
+							  TieOrder *ties, int key_firstkey,
+							  const KeyColumn *lead);
 extern void sorted_runs_start_run(SortedRuns *runs);
-extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple,
-							bool haskey, uint64 key);
+
+/*
+ * Writes the next row of the run; haskey: its leading value is not NULL and
+ * its key, key_column_encode's, is comparable with those of other runs.
+ */
+extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey);
 extern void sorted_runs_end_run(SortedRuns *runs);
 
 /* Adds the last run, which stays in memory until the merge ends. */

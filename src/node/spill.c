@@ -39,7 +39,8 @@ begin_runs(GpuSortState *state)
 
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
-	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey);
+	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
+					  lead);
 }
 
 /*
@@ -61,8 +62,6 @@ lead_keys_mergeable(GpuSortState *state)
 static void
 write_run(GpuSortState *state)
 {
-	RowStore   *store = &state->store;
-	const uint64 *keys = store->columns[0].keys;
 	bool		mergeable = lead_keys_mergeable(state);
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
@@ -80,7 +79,7 @@ write_run(GpuSortState *state)
 
 			tuple = ExecFetchSlotMinimalTuple(store_key_row(state, slot, Max(row, -1)),
 											  &shouldfree);
-			sorted_runs_put(&state->runs, tuple, row >= 0, row >= 0 ? keys[row] : 0);
+			sorted_runs_put(&state->runs, tuple, row >= 0);
 			if (shouldfree)
 				pfree(tuple);
 		}
@@ -95,8 +94,7 @@ write_run(GpuSortState *state)
 			if (pos + PREFETCH_DISTANCE < state->ntotal)
 				__builtin_prefetch(state->sorted[pos + PREFETCH_DISTANCE]);
 
-			sorted_runs_put(&state->runs, state->sorted[pos], keyed,
-							keyed ? keys[row] : 0);
+			sorted_runs_put(&state->runs, state->sorted[pos], keyed);
 		}
 	}
 	ExecClearTuple(slot);
@@ -233,7 +231,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	}
 	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 	sorted_runs_start_run(&state->runs);
-	sorted_runs_put(&state->runs, tuple, false, 0);
+	sorted_runs_put(&state->runs, tuple, false);
 	sorted_runs_end_run(&state->runs);
 	state->spilled_rows++;
 	if (shouldfree)

@@ -133,7 +133,7 @@ node_stage_to_run(GpuSortState *state)
 		bool		shouldfree;
 		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 
-		sorted_runs_put(&state->runs, tuple, false, 0);
+		sorted_runs_put(&state->runs, tuple, false);
 		if (shouldfree)
 			pfree(tuple);
 	}

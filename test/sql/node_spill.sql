@@ -214,6 +214,49 @@ SELECT limit_error('SELECT count(*) FROM (SELECT * FROM sp ORDER BY k, id OFFSET
 RESET temp_file_limit;
 SELECT temp_files() AS temp_files_after_limit;
 
+-- The runs take no more disk than Sort's (tuplesort's tapes) at the same
+-- budget: a row on tape is what tuplesort writes for it.  pg_stat_database
+-- counts the bytes of each temporary file as it is removed; the forced
+-- flushes make the counts current between statements.
+SET work_mem = '4MB';
+SET gpusort.work_mem = '4MB';
+CREATE TABLE sp_disk AS
+  SELECT g::int8 AS id, (g::int8 * 7919) % 1000003 AS k, md5(g::text) AS t,
+         repeat('p', 20) AS pad
+  FROM generate_series(1, 300000) g;
+ANALYZE sp_disk;
+CREATE FUNCTION temp_bytes() RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()
+$$;
+\set by_int8 'SELECT count(s.*), pg_stat_force_next_flush() FROM (SELECT * FROM sp_disk ORDER BY k OFFSET 0) s'
+\set by_text 'SELECT count(s.*), pg_stat_force_next_flush() FROM (SELECT * FROM sp_disk ORDER BY t COLLATE "C" OFFSET 0) s'
+SELECT pg_stat_force_next_flush() \gset
+SELECT temp_bytes() AS bytes0 \gset
+:by_int8 \gset
+SELECT temp_bytes() AS bytes1 \gset
+:by_text \gset
+SELECT temp_bytes() AS bytes2 \gset
+SET gpusort.enabled = off;
+:by_int8 \gset
+SELECT temp_bytes() AS bytes3 \gset
+:by_text \gset
+SELECT temp_bytes() AS bytes4 \gset
+RESET gpusort.enabled;
+SELECT :bytes1 - :bytes0 > 0 AS spilled,
+       :bytes1 - :bytes0 <= :bytes3 - :bytes2 AS int8_gpusort_bytes_le_sort_bytes,
+       :bytes2 - :bytes1 <= :bytes4 - :bytes3 AS text_gpusort_bytes_le_sort_bytes;
+-- so a query that Sort completes under temp_file_limit completes with GpuSort
+-- (the runs' former format, 16 bytes more a row, needed more than this)
+SET temp_file_limit = '26MB';
+SELECT limit_error('SELECT * FROM sp_disk ORDER BY k OFFSET 1000000') AS gpusort;
+SET gpusort.enabled = off;
+SELECT limit_error('SELECT * FROM sp_disk ORDER BY k OFFSET 1000000') AS sort;
+RESET gpusort.enabled;
+RESET temp_file_limit;
+SET work_mem = '64MB';
+SET gpusort.work_mem = 64;
+
 -- With gpusort.spill off, such inputs go to tuplesort.
 SET gpusort.spill = off;
 SELECT line FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line

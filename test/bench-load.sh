@@ -1,0 +1,93 @@
+#!/bin/bash
+# bench-load.sh: several sessions sorting a large table at once, at
+# PostgreSQL's default settings (work_mem, parallel query: nothing is SET),
+# with gpusort off (PostgreSQL's Sort) and on, in one run: the wall time
+# until the last session is done, and whether every session returned every
+# row.  Against a running server that preloads gpusort (PGHOST, PGPORT,
+# PGUSER: a superuser).
+#
+#   test/bench-load.sh [OUT_DIR]
+#
+# The table is TPC-H's lineitem, loaded from the CSV files that tpchgen-cli
+# writes (TPCH_DIR/lineitem/*.csv, with a header line; made with SCALE when
+# TPCH_DIR has none and tpchgen-cli is on PATH), into an unlogged table.
+# Each session runs QUERY (default: every row of lineitem ordered by
+# l_partkey, counted over the sort) and checks the count.
+#
+# Environment: SESSIONS (8), SCALE (10), TPCH_DIR (/tmp/tpch), MODES ("on
+# off"), QUERY, TIMEOUT (seconds a mode may take, 280), TAG.
+# Writes OUT_DIR/bench-load[-TAG].txt.
+set -uo pipefail
+OUT=${1:-/tmp/gpusort-bench-load}
+mkdir -p "$OUT"
+SESSIONS=${SESSIONS:-8}
+SCALE=${SCALE:-10}
+TPCH_DIR=${TPCH_DIR:-/tmp/tpch}
+MODES=${MODES:-on off}
+TIMEOUT=${TIMEOUT:-280}
+QUERY=${QUERY:-SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s}
+RES="$OUT/bench-load${TAG:+-$TAG}.txt"
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+TMP=$(mktemp -d /tmp/gpusort-bench-load.XXXXXX)
+chmod 755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+exec > >(tee "$RES") 2>&1
+
+echo "# bench-load on $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU')"
+echo "# $("${PSQL[@]}" -c 'SELECT version()')"
+echo "# work_mem $("${PSQL[@]}" -c 'SHOW work_mem'), max_parallel_workers_per_gather" \
+	"$("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather'), gpusort.service_memory" \
+	"$("${PSQL[@]}" -c "SELECT current_setting('gpusort.service_memory', true)")"
+
+if ! "${PSQL[@]}" -c "SELECT 1 FROM lineitem LIMIT 1" >/dev/null 2>&1; then
+	if ! ls "$TPCH_DIR"/lineitem/*.csv >/dev/null 2>&1; then
+		start=$(date +%s)
+		tpchgen-cli csv -s "$SCALE" --tables lineitem --parts 16 --output-dir "$TPCH_DIR" >/dev/null || exit 1
+		echo "# tpchgen-cli: scale $SCALE in $(($(date +%s) - start)) s"
+	fi
+	chmod -R a+rX "$TPCH_DIR"
+	"${PSQL[@]}" -c "CREATE UNLOGGED TABLE lineitem (l_orderkey int8, l_partkey int8,
+		l_suppkey int8, l_linenumber int4, l_quantity numeric(15,2),
+		l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
+		l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date,
+		l_receiptdate date, l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44))" || exit 1
+	start=$(date +%s)
+	for f in "$TPCH_DIR"/lineitem/*.csv; do
+		"${PSQL[@]}" -c "\\copy lineitem FROM '$f' (FORMAT csv, HEADER)" &
+	done
+	wait
+	"${PSQL[@]}" -c "VACUUM ANALYZE lineitem"
+	echo "# loaded in $(($(date +%s) - start)) s"
+fi
+rows=$("${PSQL[@]}" -c "SELECT count(*) FROM lineitem")
+echo "# lineitem: $rows rows, $("${PSQL[@]}" -c "SELECT pg_size_pretty(pg_table_size('lineitem'))")"
+echo "# $SESSIONS sessions at once: $QUERY"
+
+for mode in $MODES; do
+	setting=""
+	[ "$mode" = off ] && setting="SET gpusort.enabled = off;"
+	rm -f "$TMP"/s.*
+	start=$(date +%s.%N)
+	for ((s = 0; s < SESSIONS; s++)); do
+		timeout "$TIMEOUT" "${PSQL[@]}" -c "$setting $QUERY" >"$TMP/s.$s" 2>&1 &
+	done
+	peak=0
+	while [ -n "$(jobs -r)" ]; do
+		used=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1)
+		[ -n "$used" ] && [ "$used" -gt "$peak" ] && peak=$used
+		sleep 1
+	done
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+	right=0
+	for ((s = 0; s < SESSIONS; s++)); do
+		if [ "$(tail -n 1 "$TMP/s.$s")" = "$rows" ]; then
+			right=$((right + 1))
+		else
+			echo "   session $s ($mode): $(tr '\n' ' ' <"$TMP/s.$s" | cut -c1-300)"
+		fi
+	done
+	printf 'gpusort %-3s  wall %7.1f s  sessions with every row: %d of %d  peak device memory %s MiB\n' \
+		"$mode" "$wall" "$right" "$SESSIONS" "$peak"
+done
+# what one session's GpuSort did, alone
+"${PSQL[@]}" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $QUERY" | grep -E 'GpuSort|Engine|Method|Held|Runs|Workers|Worker [0-9]|Rows:' | sed 's/^/   /'
