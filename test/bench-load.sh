@@ -52,10 +52,12 @@ if ! "${PSQL[@]}" -c "SELECT 1 FROM lineitem LIMIT 1" >/dev/null 2>&1; then
 		l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date,
 		l_receiptdate date, l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44))" || exit 1
 	start=$(date +%s)
+	pids=()
 	for f in "$TPCH_DIR"/lineitem/*.csv; do
 		"${PSQL[@]}" -c "\\copy lineitem FROM '$f' (FORMAT csv, HEADER)" &
+		pids+=($!)
 	done
-	wait
+	wait "${pids[@]}"
 	"${PSQL[@]}" -c "VACUUM ANALYZE lineitem"
 	echo "# loaded in $(($(date +%s) - start)) s"
 fi
@@ -63,19 +65,31 @@ rows=$("${PSQL[@]}" -c "SELECT count(*) FROM lineitem")
 echo "# lineitem: $rows rows, $("${PSQL[@]}" -c "SELECT pg_size_pretty(pg_table_size('lineitem'))")"
 echo "# $SESSIONS sessions at once: $QUERY"
 
+# running PID...: is any of them still running?
+running() {
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
+}
+
 for mode in $MODES; do
 	setting=""
 	[ "$mode" = off ] && setting="SET gpusort.enabled = off;"
 	rm -f "$TMP"/s.*
 	start=$(date +%s.%N)
+	pids=()
 	for ((s = 0; s < SESSIONS; s++)); do
 		timeout "$TIMEOUT" "${PSQL[@]}" -c "$setting $QUERY" >"$TMP/s.$s" 2>&1 &
+		pids+=($!)
 	done
 	peak=0
-	while [ -n "$(jobs -r)" ]; do
+	# (not wait or jobs: they would wait for the tee of this script's output)
+	while running "${pids[@]}"; do
 		used=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1)
 		[ -n "$used" ] && [ "$used" -gt "$peak" ] && peak=$used
-		sleep 1
+		sleep 0.5
 	done
 	wall=$(echo "$(date +%s.%N) - $start" | bc)
 	right=0
@@ -90,4 +104,4 @@ for mode in $MODES; do
 		"$mode" "$wall" "$right" "$SESSIONS" "$peak"
 done
 # what one session's GpuSort did, alone
-"${PSQL[@]}" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $QUERY" | grep -E 'GpuSort|Engine|Method|Held|Runs|Workers|Worker [0-9]|Rows:' | sed 's/^/   /'
+[ "${EXPLAIN:-1}" = 1 ] && "${PSQL[@]}" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $QUERY" | grep -E 'GpuSort|Engine|Method|Held|Runs|Workers|Worker [0-9]|Rows:' | sed 's/^/   /'
