@@ -91,7 +91,7 @@ for mode in $MODES; do
 		[ -n "$used" ] && [ "$used" -gt "$peak" ] && peak=$used
 		sleep 0.5
 	done
-	wall=$(echo "$(date +%s.%N) - $start" | bc)
+	wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
 	right=0
 	for ((s = 0; s < SESSIONS; s++)); do
 		if [ "$(tail -n 1 "$TMP/s.$s")" = "$rows" ]; then
