@@ -199,6 +199,13 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 
 	if (!gpu_engine_start(why, &start_ms))
 		return NULL;
+	if (expected_bytes > (double) gpu.mem_limit)
+	{
+		*why = psprintf("the %.0f MB that the rows are expected to take are more than "
+						"the %zu MB of device memory that %s allows",
+						expected_bytes / (1 << 20), gpu.mem_limit >> 20, gpu.mem_setting);
+		return NULL;
+	}
 	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the %.0f MB that the rows are expected to take do not fit "
