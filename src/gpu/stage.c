@@ -54,6 +54,8 @@ struct SortStage
 	MemoryContextCallback cleanup;
 	Size		held;			/* device bytes it holds */
 	double		expected;		/* device bytes it is expected to take */
+	Size		keep;			/* until sorted: device bytes its sort will
+								 * take, kept free as rows come */
 
 	char	   *arena;			/* the tuple blocks */
 	Size		arena_used;
@@ -108,7 +110,8 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 	double		committed = committed_bytes - Max(stage->expected, (double) stage->held) +
 		Max(stage->expected, (double) (stage->held + bytes));
 
-	if (held_bytes + bytes > gpu.mem_limit || committed > (double) gpu.mem_limit)
+	if (held_bytes + bytes + stage->keep > gpu.mem_limit ||
+		committed + stage->keep > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.mem_setting);
@@ -257,6 +260,13 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
 		*why = psprintf("more than %llu rows", (unsigned long long) GS_MAX_PAIRS);
 		return false;
 	}
+	/*
+	 * The sort stays possible: its permutation (of the rows' capacity, which
+	 * may double now), the radix sort's second buffers of keys and row
+	 * numbers, and the buffers of rows coming back.
+	 */
+	stage->keep = Max(rows, row_capacity * 2) * (2 * sizeof(uint32) + sizeof(uint64)) +
+		stage->chunk_bytes + stage->chunk_rows * sizeof(uint64);
 	if (!stage_grow(stage, (void **) &stage->arena, &stage->arena_size,
 					stage->arena_used, bytes, why))
 		return false;
@@ -362,6 +372,7 @@ gpu_stage_sort(SortStage *stage, char **why)
 
 	if (n == 0)
 		return true;
+	stage->keep = 0;			/* what was kept free is taken now */
 	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
 		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
 		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys, stage->perm, stage->keys,

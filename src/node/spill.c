@@ -29,7 +29,6 @@
 /* How far ahead a run's writer fetches the rows it will write. */
 #define PREFETCH_DISTANCE	16
 
-
 /* Starts the runs, at the first one. */
 static void
 begin_runs(GpuSortState *state)

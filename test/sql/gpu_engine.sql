@@ -145,6 +145,23 @@ SELECT spill_lines('SELECT * FROM g1m ORDER BY k8');
 SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8_in_runs;
 RESET client_min_messages;
 RESET gpusort.gpu_memory;
+-- Where the planner expects far fewer rows than come (a function's 1000),
+-- the GPU takes the first stores, then no more: what it holds comes back
+-- sorted as the first sorted run, and the rows are Sort's.
+CREATE FUNCTION ge_rows(n int) RETURNS TABLE (id int, pad text)
+LANGUAGE plpgsql ROWS 1000 AS $$
+BEGIN
+  RETURN QUERY SELECT g, md5(g::text) FROM generate_series(1, n) g;
+END
+$$;
+SET gpusort.gpu_memory = 48;
+SET client_min_messages = error;
+SELECT regexp_replace(spill_lines('SELECT * FROM ge_rows(2000000) ORDER BY id'),
+                      'held \d+ stores', 'held N stores') AS held_then_runs;
+SELECT same_ids('SELECT id FROM ge_rows(2000000) ORDER BY id') AS id_after_held;
+RESET client_min_messages;
+RESET gpusort.gpu_memory;
+DROP FUNCTION ge_rows(int);
 SET gpusort.work_mem = '2GB';
 
 DROP TABLE g1m CASCADE;
