@@ -75,8 +75,8 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	# in the same database, whose helper functions (node_plan) they use
 	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
 		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
-		diff_type_results, ctx_a, ctx_b, ctx_big;
-		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read; DROP COLLATION IF EXISTS diff_icu"
+		diff_type_results, diff_disk_results, ctx_a, ctx_b, ctx_big;
+		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read, diff_disk_kb, diff_disk; DROP COLLATION IF EXISTS diff_icu"
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
 fi

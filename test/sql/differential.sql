@@ -247,3 +247,52 @@ SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
 SET LOCAL gpusort.spill = off;
 SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
 ROLLBACK;
+
+-- No more disk than Sort: at a 1 MB budget, no ORDER BY of the shapes above
+-- writes more to its temporary files than Sort writes for it (GpuSort's
+-- Disk Used, Sort's Sort Space Used on disk: both the blocks of their
+-- temporary files), also where the rows go to tuplesort's own method.
+CREATE FUNCTION diff_disk_kb(query text) RETURNS int8
+LANGUAGE plpgsql AS $$
+DECLARE
+  doc json;
+  node json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO doc;
+  WITH RECURSIVE plans(p) AS (
+    SELECT doc -> 0 -> 'Plan'
+    UNION ALL
+    SELECT json_array_elements(p -> 'Plans') FROM plans WHERE p -> 'Plans' IS NOT NULL)
+  SELECT p INTO node FROM plans
+  WHERE p ->> 'Node Type' = 'Sort' OR p ->> 'Custom Plan Provider' = 'GpuSort' LIMIT 1;
+  IF node ->> 'Disk Used' IS NOT NULL THEN
+    RETURN (node ->> 'Disk Used')::int8;
+  ELSIF node ->> 'Sort Space Type' = 'Disk' THEN
+    RETURN (node ->> 'Sort Space Used')::int8;
+  END IF;
+  RETURN 0;
+END
+$$;
+CREATE FUNCTION diff_disk(query text, OUT ours int8, OUT native int8)
+LANGUAGE plpgsql AS $$
+BEGIN
+  ours := diff_disk_kb(query);
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  native := diff_disk_kb(query);
+  PERFORM set_config('gpusort.enabled', 'on', true);
+END
+$$;
+SET work_mem = '1MB';
+SET gpusort.work_mem = '1MB';
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE diff_disk_results AS
+  SELECT s.shape, o.ob,
+         (diff_disk(format('SELECT * FROM diff_data WHERE shape = %L ORDER BY %s',
+                           s.shape, o.ob))).*
+  FROM (SELECT DISTINCT shape FROM diff_data) s, diff_orders o;
+SELECT shape, ob, ours, native FROM diff_disk_results WHERE ours > native ORDER BY 1, 2;
+SELECT count(*) AS orders, count(*) FILTER (WHERE native > 0) > 0 AS some_spilled
+FROM diff_disk_results;
+RESET max_parallel_workers_per_gather;
+RESET gpusort.work_mem;
+RESET work_mem;
