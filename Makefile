@@ -11,7 +11,7 @@ MODULE_big = gpusort
 EXTENSION = gpusort
 DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql sql/gpusort--1.3.sql \
        sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql sql/gpusort--1.2--1.3.sql
-PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs"
+PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs or a radix-sort CPU engine"
 
 SRCS = $(sort $(wildcard src/*.c src/*/*.c))
 OBJS = $(SRCS:.c=.o)

@@ -34,11 +34,12 @@ RETURNS int4[]
 AS 'MODULE_PATHNAME', 'gpusort_array_permutation'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- GPU AND ENGINE INFORMATION (src/gpu_info.c) --
+-- GPU AND ENGINE INFORMATION (src/sql/gpu_info.c) --
 
--- gpusort_devices() lists the GPUs this backend sees: none (no rows, not an
--- error) without a GPU or a driver.  Memory is in MB; free memory is as of
--- the call.  The first call in a backend starts CUDA there.
+-- gpusort_devices() lists the GPU service's GPUs where it runs (free memory
+-- as of its start), else the GPUs this backend sees (free memory as of the
+-- call; the first call in a backend starts CUDA there): none (no rows, not
+-- an error) without a GPU or a driver.  Memory is in MB.
 CREATE FUNCTION gpusort_devices(
     OUT id int4,
     OUT name text,
@@ -52,8 +53,8 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 -- gpusort_gpu_start() starts the GPU in this backend (gpusort.gpu_id, within
 -- gpusort.gpu_memory), as the first GPU sort would, and returns the
--- milliseconds that took: 0 when it ran already, NULL with a WARNING when no
--- GPU can be used.
+-- milliseconds that took: 0 when it ran already, or with a NOTICE where a GPU
+-- of the GPU service is ready; NULL with a WARNING when no GPU can be used.
 CREATE FUNCTION gpusort_gpu_start()
 RETURNS float8
 AS 'MODULE_PATHNAME', 'gpusort_gpu_start'
@@ -102,8 +103,8 @@ COMMENT ON FUNCTION gpusort_stats() IS
 COMMENT ON FUNCTION gpusort_stats_reset() IS
   'Zeroes the counters of gpusort_stats() in this backend';
 
--- 1.3 shows the GPU service (gpusort.service): one row per GPU, and the
--- sorts that went to the CPU engine instead, by reason.
+-- 1.3 shows the GPU service (gpusort.service; src/sql/service_info.c): one
+-- row per GPU, and the sorts that went to the CPU engine instead, by reason.
 CREATE FUNCTION gpusort_service_status(
     OUT gpu int4,
     OUT device int4,

@@ -255,8 +255,9 @@ gpusort_define_settings(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_memory",
-							"Device memory one backend may use for sorting; -1 uses 80% of the GPU's free memory.",
-							"A sort that needs more is split into key ranges that the GPUs sort at once.",
+							"Device memory one backend may use for sorting without the GPU service; -1 uses 80% of the GPU's free memory.",
+							"Applies where a backend runs CUDA itself (gpusort.service off, or the library not preloaded); "
+							"a sort that needs more runs on the CPU engine.",
 							&gpusort_gpu_memory,
 							-1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MB,
