@@ -3,7 +3,9 @@
 #   make                      build gpusort.so (with CUDA when nvcc is found)
 #   make GPUSORT_CUDA=no      build the CPU-only library
 #   make install              install into the PostgreSQL that pg_config names
-#   make installcheck         run the regression suites against a server
+#   make installcheck         run the regression suites against a server,
+#                             then the TAP tests
+#   make prove_installcheck   run the TAP tests alone (test/t/*.pl)
 #
 # PG_CONFIG picks the PostgreSQL to build against; NVCC the CUDA compiler.
 
@@ -28,6 +30,14 @@ EXTRA_CLEAN = .kbuild .build-pg_config cuda/*.o test/regress.log
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 
+# TAP tests: test/t/*.pl, run by prove.  They start clusters of their own
+# (PostgreSQL::Test::Cluster) from the PostgreSQL that pg_config names, with
+# gpusort installed there, and need PGXS configured with --enable-tap-tests
+# and perl's IPC::Run (without them PGXS says "TAP tests not enabled").
+# make installcheck TAP_TESTS= leaves them out.  Their clusters and logs go
+# to tmp_check/ (PGXS puts it under $(CURDIR)).
+TAP_TESTS = 1
+PROVE_TESTS ?= test/t/*.pl
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
@@ -60,6 +70,11 @@ cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 $(OBJS): $(wildcard src/*.h src/*/*.h)
+
+# the TAP tests alone, as PGXS runs them in make installcheck
+.PHONY: prove_installcheck
+prove_installcheck:
+	$(prove_installcheck)
 
 print-cuda:
 	@echo $(GPUSORT_CUDA)

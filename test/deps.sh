@@ -1,15 +1,17 @@
 #!/bin/bash
 # Installs what building and testing gpusort needs, when it is missing:
 # PostgreSQL 15 server and headers from the distribution's packages (for the
-# default pg_config), a C toolchain, and the en_US.UTF-8 locale (the key_libc
-# suite sorts under it where it exists).  Source it; it does nothing when
-# everything is there.  Needs root (or sudo) to install, and says what it
+# default pg_config), a C toolchain, perl's IPC::Run (the TAP tests in
+# test/t, through PostgreSQL::Test::Cluster), and the en_US.UTF-8 locale (the
+# key_libc suite sorts under it where it exists).  Source it; it does nothing
+# when everything is there.  Needs root (or sudo) to install, and says what it
 # installs into the system.
 
 gpusort_install_deps() {
 	local need=()
 	command -v make >/dev/null 2>&1 || need+=(make)
 	command -v gcc >/dev/null 2>&1 || need+=(gcc)
+	perl -MIPC::Run -e 1 >/dev/null 2>&1 || need+=(libipc-run-perl)
 	if [ -z "${PG_CONFIG:-}" ] || [ "$PG_CONFIG" = pg_config ]; then
 		if ! command -v pg_config >/dev/null 2>&1 ||
 			[ ! -e "$(pg_config --includedir-server 2>/dev/null)/postgres.h" ]; then

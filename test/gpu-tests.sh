@@ -282,7 +282,7 @@ SQL
 		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
 		regress "GPU service: regression suites (device = gpu)" service $suites
 		if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
-			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|start time|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
+			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|checkpointer|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
 		else
 			record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
 		fi

@@ -6,14 +6,15 @@
 # are ignored) into PREFIX (default /opt/postgresql-VERSION), so that gpusort can
 # be built and tested against it with PGXS:
 #   make PG_CONFIG=PREFIX/bin/pg_config && make PG_CONFIG=... installcheck
-# Installs the server, client tools, PGXS (incl. pg_regress) and the contrib
+# Installs the server, client tools, PGXS (incl. pg_regress, and the TAP
+# tests' perl modules: configured with --enable-tap-tests) and the contrib
 # modules intarray and postgres_fdw.
 #
 # PostgreSQL 16 is in none of the Debian releases the deb-src entry names
 # (bookworm has 15, trixie 17, sid 18): for 16, the script installs instead
 # the complete PostgreSQL 16.2 (server, client tools, headers, PGXS,
-# pg_regress; no contrib modules) that the PyPI package pgserver ships in its
-# x86-64 wheel, downloaded with pip.
+# pg_regress; no contrib modules, no TAP tests' modules) that the PyPI package
+# pgserver ships in its x86-64 wheel, downloaded with pip.
 #
 # - Must run as root (adds a deb-src entry, installs build deps with apt-get).
 # - The deb-src entry is derived from the machine's own Debian apt sources
@@ -62,6 +63,9 @@ prefix_complete() {
     # postgres_fdw is built too, but not required: prefixes built before it was are kept
     if [[ ! -f $PREFIX/.pgserver-wheel ]]; then
         [[ -f $sharedir/extension/intarray.control && -f $pkglibdir/_int.so ]] || return 1
+        # the TAP tests' support: a prefix built without it is built again
+        grep -qE '^enable_tap_tests[[:space:]]*=[[:space:]]*yes' "${pgxs%/makefiles/pgxs.mk}/Makefile.global" &&
+            [[ -f ${pgxs%/src/makefiles/pgxs.mk}/src/test/perl/PostgreSQL/Test/Cluster.pm ]] || return 1
     fi
     [[ -x $bindir/initdb && -x $bindir/postgres && -x $bindir/psql && -x $bindir/pg_ctl ]] || return 1
 }
@@ -75,7 +79,7 @@ if [[ -x $PG_CONFIG ]]; then
         echo "$PG_CONFIG"
         exit 0
     fi
-    log "$PREFIX is incomplete (binaries, pg_regress or contrib modules missing); rebuilding"
+    log "$PREFIX is incomplete (binaries, pg_regress, contrib modules or TAP support missing); rebuilding"
 fi
 
 [[ $EUID -eq 0 ]] || die "must run as root (apt-get); PostgreSQL itself is built without needing root"
@@ -174,7 +178,8 @@ if (( need_update )); then
 fi
 
 # --- 2. build dependencies (minimal: no LLVM, ICU, readline, OpenSSL) ---------
-deps=(gcc make libc6-dev bison flex perl zlib1g-dev bzip2 xz-utils)
+# (IPC::Run: configure --enable-tap-tests checks for it)
+deps=(gcc make libc6-dev bison flex perl libipc-run-perl zlib1g-dev bzip2 xz-utils)
 missing=()
 for p in "${deps[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -221,7 +226,7 @@ log "building in $srcdir (log: $logf)"
 # shellcheck disable=SC2086  # PGBUILD_CONFIGURE is a word list on purpose
 if ! { ./configure --prefix="$PREFIX" \
             --without-llvm --without-icu --without-readline \
-            --disable-nls ${PGBUILD_CONFIGURE:-} \
+            --disable-nls --enable-tap-tests ${PGBUILD_CONFIGURE:-} \
        && make -j"$JOBS" \
        && make -j"$JOBS" -C contrib/intarray \
        && make -j"$JOBS" -C contrib/postgres_fdw \
@@ -232,6 +237,6 @@ if ! { ./configure --prefix="$PREFIX" \
     die "build of PostgreSQL $VERSION failed (full log: $logf)"
 fi
 
-prefix_complete || die "install into $PREFIX is incomplete (pg_config, binaries, pg_regress or contrib modules missing)"
+prefix_complete || die "install into $PREFIX is incomplete (pg_config, binaries, pg_regress, contrib modules or TAP support missing)"
 log "installed PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}') into $PREFIX"
 echo "$PG_CONFIG"

@@ -7,17 +7,26 @@
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
 #      that every sort above a few hundred rows spills (SPILL_RERUN=0: not);
-#      With CUDA, the GPU service's crash test runs there too
-#      (test/service-crash.sh: kill -9 of its processes while sessions sort);
-#      then a cluster stopped with pg_ctl -m immediate leaves no buffer of
-#      the service in /dev/shm (test/service-shm.sh);
-#   3. starts a cluster without it and runs the suite that loads gpusort with
+#   3. runs the TAP tests (test/t/*.pl, make prove_installcheck: prove, with
+#      clusters of their own from PostgreSQL::Test::Cluster; as root, as the
+#      user gpusort, since initdb refuses root):
+#        001_service_crash  kill -9 of the GPU service's processes while
+#                           sessions sort: the rows, no crash restart, the
+#                           service back within 10 s (skipped by a library
+#                           built without CUDA, which has no service);
+#        002_service_shm    the service's buffer in /dev/shm only where a GPU
+#                           is ready, and nothing of it after pg_ctl stop -m
+#                           immediate;
+#      skipped, and said so, where this PostgreSQL's PGXS was built without
+#      --enable-tap-tests (the pgserver wheel's PostgreSQL 16); each test file
+#      counts once, passed or failed, and prove's summary is in the log;
+#   4. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries;
-#   4. runs test/scale-out.sh: a coordinator and two shards, a table sharded
+#   5. runs test/scale-out.sh: a coordinator and two shards, a table sharded
 #      through postgres_fdw, ORDER BY pushed to the shards' GpuSort (skipped,
 #      and said so, when postgres_fdw is not installed with that PostgreSQL;
 #      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
-#   5. builds the CUDA kernel tests when nvcc is there: a build only, reported
+#   6. builds the CUDA kernel tests when nvcc is there: a build only, reported
 #      as not run (they run on a GPU host, through test/gpu-tests.sh), that
 #      counts as failed when it fails and never as passed.
 # Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
@@ -54,7 +63,7 @@ failed=0
 # Runs one installcheck and adds its results to the counts.
 run_suites() {
 	local log=test/regress.log
-	make -s installcheck PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$log"
+	make -s installcheck TAP_TESTS= PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$log"
 	passed=$((passed + $(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$log")))
 	failed=$((failed + $(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$log")))
 	if grep -q -E '(\.\.\. FAILED|^not ok )' "$log" && [ -f regression.diffs ]; then
@@ -80,21 +89,41 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
 fi
-if [ "$cuda" = yes ]; then
-	echo "== the GPU service survives kill -9 of its processes (test/service-crash.sh)"
-	if SESSIONS=8 ROWS=200000 test/service-crash.sh; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-	fi
-fi
 cluster_stop
 
-echo "== the GPU service's buffer does not outlive the server (test/service-shm.sh)"
-if test/service-shm.sh; then
-	passed=$((passed + 1))
+echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its buffer after an immediate stop"
+tap_global=$("$PG_CONFIG" --pgxs) && tap_global=${tap_global%/makefiles/pgxs.mk}/Makefile.global
+if ! grep -qs -E '^enable_tap_tests[[:space:]]*=[[:space:]]*yes' "$tap_global" ||
+	[ ! -f "${tap_global%/Makefile.global}/test/perl/PostgreSQL/Test/Cluster.pm" ]; then
+	echo "skipped: the PGXS of this PostgreSQL was built without --enable-tap-tests ($tap_global)"
 else
-	failed=$((failed + 1))
+	# They run from a copy of the Makefile and test/t owned by the user they
+	# run as, where PGXS puts their tmp_check (clusters, logs) and which
+	# that user can read whatever the permissions of this tree.
+	tapdir=$(mktemp -d /tmp/gpusort-tap.XXXXXX)
+	mkdir "$tapdir/test"
+	cp Makefile "$tapdir/" && cp -r test/t "$tapdir/test/"
+	runas=()
+	if [ "$(id -u)" = 0 ]; then
+		chown -R gpusort "$tapdir"
+		runas=(runuser -u gpusort --)
+	fi
+	echo "   (in $tapdir)"
+	"${runas[@]}" make -s -C "$tapdir" prove_installcheck PG_CONFIG="$PG_CONFIG" 2>&1 |
+		tee "$tapdir/prove.log"
+	for t in test/t/*.pl; do
+		name=$(basename "$t" .pl)
+		if grep -q -E "^$t \.+ ok" "$tapdir/prove.log"; then
+			passed=$((passed + 1))
+		elif ! grep -q -E "^$t \.+ skipped" "$tapdir/prove.log"; then
+			failed=$((failed + 1))
+			if [ -f "$tapdir/tmp_check/log/regress_log_$name" ]; then
+				echo "-- the last lines of $name's log:"
+				tail -n 40 "$tapdir/tmp_check/log/regress_log_$name"
+			fi
+		fi
+	done
+	rm -rf "$tapdir"
 fi
 
 echo "== loading suite (no preloading)"
