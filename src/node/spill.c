@@ -39,7 +39,7 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  lead);
+					  lead, (Size) gpusort_memory_budget_kb() * 1024);
 }
 
 /* The store is full for the first time: the engine holds the rows, or runs. */
