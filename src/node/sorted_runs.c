@@ -13,10 +13,11 @@
  * A tape's last block takes a whole block of the file however little of it
  * the run fills.  tuplesort puts many runs on each of a few tapes, and loses
  * little there; a run here has a tape of its own, and would lose half a
- * block a run.  So a run's rows go to its tape through a window that holds
- * back the last block's worth of them: when the run ends, the rows that fit
- * in the block being filled are written, and the rest are held in memory as
- * a run of their own, each row with its merge key.  Held runs join the
+ * block a run.  So the last rows of a run (its length is known at its
+ * start) go to its tape through a window that holds back the last block's
+ * worth of them: when the run ends, the rows that fit in the block being
+ * filled are written, and the rest are held in memory as a run of their
+ * own, each row with its merge key.  Held runs join the
  * merge from memory, and early merges take them in (they need no read
  * buffer); when they take more than a sixteenth of the budget (at least 8
  * blocks) while runs are written, they are merged into a run on tape,
@@ -53,6 +54,13 @@
  * blocks are depends on it.
  */
 #define TAPE_BLOCK_DATA		((Size) (BLCKSZ - 2 * sizeof(int64)))
+
+/*
+ * The rows at the end of a run that go through the window: enough to fill a
+ * block, as a row takes at least 8 bytes on tape.  The rows before them go
+ * straight to the tape.
+ */
+#define WINDOW_ROWS			((int64) (TAPE_BLOCK_DATA / 8 + 1))
 
 /* A row held in memory, with its merge key. */
 typedef struct HeldRow
@@ -148,7 +156,7 @@ merge_key(SortedRuns *runs, MinimalTuple tuple)
 }
 
 void
-sorted_runs_start_run(SortedRuns *runs)
+sorted_runs_start_run(SortedRuns *runs, int64 nrows)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);
 
@@ -156,6 +164,7 @@ sorted_runs_start_run(SortedRuns *runs)
 	runs->writing = LogicalTapeCreate(runs->tapes);
 	runs->writing_rows = 0;
 	runs->written = 0;
+	runs->to_come = nrows;
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -237,6 +246,12 @@ sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey)
 	RunWindow  *window = runs->window;
 	Size		len = MAXALIGN(tuple->t_len);
 
+	if (runs->to_come-- > WINDOW_ROWS)
+	{
+		/* not one of the last rows: straight to the tape */
+		tape_write(runs, tuple, haskey);
+		return;
+	}
 	if (TAPE_ROW_BYTES(tuple) > TAPE_BLOCK_DATA)
 	{
 		/* a row larger than a block ends none: it and the rows before go */
@@ -591,9 +606,12 @@ static void
 merge_runs(SortedRuns *runs, int n)
 {
 	RunCursor  *cursor;
+	int64		nrows = 0;
 
+	for (int i = 0; i < n; i++)
+		nrows += runs->runs[i].rows;
 	merge_open(runs, 0, n);
-	sorted_runs_start_run(runs);
+	sorted_runs_start_run(runs, nrows);
 	while ((cursor = merge_pop(runs)) != NULL)
 		sorted_runs_put(runs, cursor->tuple, cursor->haskey);
 	merge_close(runs, 0, n);

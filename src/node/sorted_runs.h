@@ -71,6 +71,7 @@ typedef struct SortedRuns
 	LogicalTape *writing;		/* the run being written, or NULL */
 	int64		writing_rows;	/* rows on its tape */
 	int64		written;		/* bytes on its tape */
+	int64		to_come;		/* its rows not put yet */
 	struct RunWindow *window;	/* its rows not on the tape yet */
 	Size		held_bytes;		/* memory of the held runs */
 	Size		held_limit;		/* beyond which they are merged to tape */
@@ -99,7 +100,8 @@ typedef struct SortedRuns
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
 							  TieOrder *ties, int key_firstkey,
 							  const KeyColumn *lead, Size budget);
-extern void sorted_runs_start_run(SortedRuns *runs);
+/* Starts a run of nrows rows. */
+extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
 
 /*
  * Writes the next row of the run; haskey: its leading value is not NULL and
