@@ -10,6 +10,19 @@
  * merge key, which is made again from the row as it is read back.  The
  * rows of a run are counted, so no word marks its end.
  *
+ * A tape's last block takes a whole block of the file however little of it
+ * the run fills.  tuplesort puts many runs on each of a few tapes, and loses
+ * little there; a run here has a tape of its own, and would lose half a
+ * block a run.  So the last rows of a run (its length is known at its
+ * start) go to its tape through a window that holds back the last block's
+ * worth of them: when the run ends, the rows that fit in the block being
+ * filled are written, and the rest are held in memory as a run of their
+ * own, each row with its merge key.  Held runs join the
+ * merge from memory, and early merges take them in (they need no read
+ * buffer); when they take more than a sixteenth of the budget (at least 8
+ * blocks) while runs are written, they are merged into a run on tape,
+ * whose own last rows are held again.
+ *
  * The merge keeps one cursor per run, each holding the run's next row, in a
  * binary heap ordered by merge key and then by the comparators.
  *
@@ -28,19 +41,73 @@
 /* Rows between interrupt checks while runs are merged. */
 #define MERGE_CHECK_ROWS	4096
 
-typedef struct SortedRun
-{
-	LogicalTape *tape;			/* NULL: the run in memory */
-	int64		rows;
-} SortedRun;
-
 /* A row's word on tape: the length of its body, and this if it has a key. */
 #define RUN_ROW_KEYED		((uint32) 1 << 31)
 
+/* The bytes of a row on tape. */
+#define TAPE_ROW_BYTES(tuple) \
+	(sizeof(uint32) + (tuple)->t_len - MINIMAL_TUPLE_DATA_OFFSET)
+
+/*
+ * The bytes of data a tape block holds: logtape.c's TapeBlockPayloadSize, a
+ * block less its trailer of two block numbers.  Only how full the runs' last
+ * blocks are depends on it.
+ */
+#define TAPE_BLOCK_DATA		((Size) (BLCKSZ - 2 * sizeof(int64)))
+
+/*
+ * The rows at the end of a run that go through the window: enough to fill a
+ * block, as a row takes at least 8 bytes on tape.  The rows before them go
+ * straight to the tape.
+ */
+#define WINDOW_ROWS			((int64) (TAPE_BLOCK_DATA / 8 + 1))
+
+/* A row held in memory, with its merge key. */
+typedef struct HeldRow
+{
+	MinimalTuple tuple;
+	bool		haskey;
+	uint64		key;
+} HeldRow;
+
+typedef struct SortedRun
+{
+	LogicalTape *tape;			/* NULL: the rows are in memory */
+	HeldRow    *held;			/* rows held back from a tape's last block
+								 * (one allocation with their tuples), or
+								 * NULL: the store's run or a tape */
+	Size		held_size;		/* bytes of that allocation */
+	int64		rows;
+} SortedRun;
+
+/* A row of the window: its copy in the window's buffer. */
+typedef struct WindowRow
+{
+	Size		offset;
+	bool		haskey;
+} WindowRow;
+
+/*
+ * The rows of the run being written that are not on its tape yet, copied,
+ * in order: rows[first .. first + nrows - 1], at offsets in buf below used.
+ */
+typedef struct RunWindow
+{
+	char	   *buf;
+	Size		size;			/* of buf */
+	Size		used;
+	WindowRow  *rows;
+	int			first;
+	int			nrows;
+	int			maxrows;
+	Size		bytes;			/* that the rows take on tape */
+} RunWindow;
+
 struct RunCursor
 {
-	LogicalTape *tape;			/* NULL: the run in memory */
-	int64		pos;			/* the run in memory: its next row */
+	LogicalTape *tape;			/* NULL: a run in memory */
+	const HeldRow *held;		/* a held run: its rows */
+	int64		pos;			/* a run in memory: its next row */
 	int64		left;			/* rows not read yet */
 	bool		haskey;
 	uint64		key;
@@ -50,7 +117,7 @@ struct RunCursor
 
 void
 sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
-				  int key_firstkey, const KeyColumn *lead)
+				  int key_firstkey, const KeyColumn *lead, Size budget)
 {
 	MemoryContext oldcxt;
 
@@ -60,6 +127,8 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	runs->ties = ties;
 	runs->key_firstkey = key_firstkey;
 	runs->lead = lead;
+	runs->held_limit = Max(budget / 16, 8 * BLCKSZ);
+	runs->window = MemoryContextAllocZero(runs->cxt, sizeof(RunWindow));
 	runs->maxruns = 16;
 	runs->runs = MemoryContextAlloc(runs->cxt, sizeof(SortedRun) * runs->maxruns);
 	runs->last = -1;
@@ -71,19 +140,37 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	MemoryContextSwitchTo(oldcxt);
 }
 
-void
-sorted_runs_start_run(SortedRuns *runs)
+/*
+ * The merge key of a row read back or held: its leading value's key, as the
+ * run's.
+ */
+static inline uint64
+merge_key(SortedRuns *runs, MinimalTuple tuple)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);
+	bool		isnull;
+	Datum		value = minimal_tuple_getattr(tuple, runs->lead->attno,
+											  runs->ties->desc, &isnull);
 
-	Assert(runs->writing == NULL);
-	runs->writing = LogicalTapeCreate(runs->tapes);
-	runs->writing_rows = 0;
-	MemoryContextSwitchTo(oldcxt);
+	Assert(!isnull);
+	return key_column_encode(runs->lead, value);
 }
 
 void
-sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey)
+sorted_runs_start_run(SortedRuns *runs, int64 nrows)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);
+
+	Assert(runs->writing == NULL && runs->window->nrows == 0);
+	runs->writing = LogicalTapeCreate(runs->tapes);
+	runs->writing_rows = 0;
+	runs->written = 0;
+	runs->to_come = nrows;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* Writes a row to the tape of the run being written. */
+static void
+tape_write(SortedRuns *runs, MinimalTuple tuple, bool haskey)
 {
 	uint32		bodylen = tuple->t_len - MINIMAL_TUPLE_DATA_OFFSET;
 	uint32		word = bodylen | (haskey ? RUN_ROW_KEYED : 0);
@@ -95,21 +182,116 @@ sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey)
 	LogicalTapeWrite(runs->writing, (void *) &word, sizeof(word));
 	LogicalTapeWrite(runs->writing, (char *) tuple + MINIMAL_TUPLE_DATA_OFFSET, bodylen);
 	runs->writing_rows++;
+	runs->written += sizeof(word) + bodylen;
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* Adds a run as sorted_runs_end_run does, of the rows on a tape or in memory. */
-static void
-add_run(SortedRuns *runs, LogicalTape *tape, int64 rows)
+static inline MinimalTuple
+window_front(RunWindow *window)
 {
+	return (MinimalTuple) (window->buf + window->rows[window->first].offset);
+}
+
+/* Writes the window's oldest row to the tape. */
+static void
+window_write_front(SortedRuns *runs)
+{
+	RunWindow  *window = runs->window;
+	MinimalTuple tuple = window_front(window);
+
+	tape_write(runs, tuple, window->rows[window->first].haskey);
+	window->bytes -= TAPE_ROW_BYTES(tuple);
+	window->first++;
+	if (--window->nrows == 0)
+		window->first = window->used = 0;
+}
+
+/*
+ * Moves the window's rows to the start of its arrays, with room for one more
+ * of len bytes.
+ */
+static void
+window_make_room(SortedRuns *runs, Size len)
+{
+	RunWindow  *window = runs->window;
+	Size		base = window->nrows > 0 ? window->rows[window->first].offset : window->used;
+
+	if (base > 0)
+		memmove(window->buf, window->buf + base, window->used - base);
+	window->used -= base;
+	for (int i = 0; i < window->nrows; i++)
+	{
+		window->rows[i] = window->rows[window->first + i];
+		window->rows[i].offset -= base;
+	}
+	window->first = 0;
+	if (window->used + len > window->size)
+	{
+		window->size = Max(2 * window->size, Max(window->used + len, 4 * BLCKSZ));
+		window->buf = window->buf ? repalloc(window->buf, window->size) :
+			MemoryContextAlloc(runs->cxt, window->size);
+	}
+	if (window->nrows == window->maxrows)
+	{
+		window->maxrows = Max(2 * window->maxrows, 256);
+		window->rows = window->rows ?
+			repalloc(window->rows, sizeof(WindowRow) * window->maxrows) :
+			MemoryContextAlloc(runs->cxt, sizeof(WindowRow) * window->maxrows);
+	}
+}
+
+void
+sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey)
+{
+	RunWindow  *window = runs->window;
+	Size		len = MAXALIGN(tuple->t_len);
+
+	if (runs->to_come-- > WINDOW_ROWS)
+	{
+		/* not one of the last rows: straight to the tape */
+		tape_write(runs, tuple, haskey);
+		return;
+	}
+	if (TAPE_ROW_BYTES(tuple) > TAPE_BLOCK_DATA)
+	{
+		/* a row larger than a block ends none: it and the rows before go */
+		while (window->nrows > 0)
+			window_write_front(runs);
+		tape_write(runs, tuple, haskey);
+		return;
+	}
+	if (window->used + len > window->size ||
+		window->first + window->nrows == window->maxrows)
+		window_make_room(runs, len);
+	memcpy(window->buf + window->used, tuple, tuple->t_len);
+	window->rows[window->first + window->nrows].offset = window->used;
+	window->rows[window->first + window->nrows].haskey = haskey;
+	window->nrows++;
+	window->used += len;
+	window->bytes += TAPE_ROW_BYTES(tuple);
+
+	/* rows that a block's worth of later rows follow are not the last block's */
+	while (window->bytes - TAPE_ROW_BYTES(window_front(window)) >= TAPE_BLOCK_DATA)
+		window_write_front(runs);
+}
+
+/* Adds a run, of the rows on a tape or in memory. */
+static void
+add_run(SortedRuns *runs, LogicalTape *tape, HeldRow *held, Size held_size,
+		int64 rows)
+{
+	SortedRun  *run;
+
 	if (runs->nruns == runs->maxruns)
 	{
 		runs->maxruns *= 2;
 		runs->runs = repalloc(runs->runs, sizeof(SortedRun) * runs->maxruns);
 	}
-	runs->runs[runs->nruns].tape = tape;
-	runs->runs[runs->nruns].rows = rows;
-	runs->nruns++;
+	run = &runs->runs[runs->nruns++];
+	run->tape = tape;
+	run->held = held;
+	run->held_size = held_size;
+	run->rows = rows;
 }
 
 void
@@ -117,24 +299,91 @@ sorted_runs_add_memory_run(SortedRuns *runs, const SortedMemoryRun *run)
 {
 	Assert(runs->memory.rows == NULL);
 	runs->memory = *run;
-	add_run(runs, NULL, run->nrows);
+	add_run(runs, NULL, NULL, 0, run->nrows);
+	runs->runs_written++;
+}
+
+/* Makes the rows left in the window a held run, with their merge keys. */
+static void
+hold_window(SortedRuns *runs)
+{
+	RunWindow  *window = runs->window;
+	Size		size = sizeof(HeldRow) * window->nrows;
+	HeldRow    *held;
+	char	   *tuples;
+
+	for (int i = 0; i < window->nrows; i++)
+		size += MAXALIGN(((MinimalTuple) (window->buf +
+										  window->rows[window->first + i].offset))->t_len);
+	held = MemoryContextAlloc(runs->cxt, size);
+	tuples = (char *) held + sizeof(HeldRow) * window->nrows;
+	for (int i = 0; i < window->nrows; i++)
+	{
+		WindowRow  *row = &window->rows[window->first + i];
+		MinimalTuple tuple = (MinimalTuple) (window->buf + row->offset);
+
+		held[i].tuple = (MinimalTuple) tuples;
+		held[i].haskey = row->haskey;
+		held[i].key = row->haskey ? merge_key(runs, tuple) : 0;
+		memcpy(tuples, tuple, tuple->t_len);
+		tuples += MAXALIGN(tuple->t_len);
+	}
+	add_run(runs, NULL, held, size, window->nrows);
+	runs->held_bytes += size;
+	window->first = window->nrows = 0;
+	window->used = 0;
+	window->bytes = 0;
+}
+
+static void flush_held(SortedRuns *runs);
+
+/*
+ * Ends the run being written: its tape's last block is filled with the rows
+ * that fit in it, and the rows after them are held.
+ */
+static void
+finish_run(SortedRuns *runs)
+{
+	RunWindow  *window = runs->window;
+	Size		filled = runs->written % TAPE_BLOCK_DATA;
+	Size		space = (runs->written > 0 && filled == 0) ? 0 : TAPE_BLOCK_DATA - filled;
+
+	/* rows that would not fill the block are all held */
+	if (window->bytes >= space)
+		while (window->nrows > 0 && TAPE_ROW_BYTES(window_front(window)) <= space)
+		{
+			space -= TAPE_ROW_BYTES(window_front(window));
+			window_write_front(runs);
+		}
+	if (window->nrows > 0)
+		hold_window(runs);
+
+	if (runs->writing_rows > 0)
+	{
+		/*
+		 * Flush the run and give back its write buffer now: a buffer of one
+		 * block is read from it, allocated only when the merge reads it, so
+		 * that runs waiting for the merge hold no memory.
+		 */
+		LogicalTapeRewindForRead(runs->writing, BLCKSZ);
+		add_run(runs, runs->writing, NULL, 0, runs->writing_rows);
+	}
+	else
+		LogicalTapeClose(runs->writing);
+	runs->writing = NULL;
+	runs->disk_blocks = Max(runs->disk_blocks, LogicalTapeSetBlocks(runs->tapes));
+	if (runs->held_bytes > runs->held_limit && !runs->flushing)
+		flush_held(runs);
 }
 
 void
 sorted_runs_end_run(SortedRuns *runs)
 {
-	/*
-	 * Flush the run and give back its write buffer now: a buffer of one
-	 * block is read from it, allocated only when the merge reads it, so
-	 * that runs waiting for the merge hold no memory.
-	 */
-	LogicalTapeRewindForRead(runs->writing, BLCKSZ);
-	add_run(runs, runs->writing, runs->writing_rows);
-	runs->writing = NULL;
-	runs->disk_blocks = Max(runs->disk_blocks, LogicalTapeSetBlocks(runs->tapes));
+	runs->runs_written++;
+	finish_run(runs);
 }
 
-/* The run kept in memory: its next row. */
+/* A run in memory: its next row. */
 static bool
 memory_read(SortedRuns *runs, RunCursor *cursor)
 {
@@ -144,6 +393,14 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 	if (cursor->left == 0)
 		return false;
 	cursor->pos++;
+	if (cursor->held)
+	{
+		cursor->tuple = cursor->held[pos].tuple;
+		cursor->haskey = cursor->held[pos].haskey;
+		cursor->key = cursor->held[pos].key;
+		cursor->left--;
+		return true;
+	}
 	cursor->tuple = mem->rows[pos];
 	cursor->haskey = mem->keys && pos >= mem->keyed_first &&
 		pos < mem->keyed_first + mem->nkeyed;
@@ -151,18 +408,6 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 		cursor->key = mem->keys[mem->perm[pos - mem->keyed_first]];
 	cursor->left--;
 	return true;
-}
-
-/* The merge key of a row read back: its leading value's key, as the run's. */
-static inline uint64
-merge_key(SortedRuns *runs, MinimalTuple tuple)
-{
-	bool		isnull;
-	Datum		value = minimal_tuple_getattr(tuple, runs->lead->attno,
-											  runs->ties->desc, &isnull);
-
-	Assert(!isnull);
-	return key_column_encode(runs->lead, value);
 }
 
 /* Reads a cursor's next row; false at the end of its run. */
@@ -255,6 +500,7 @@ merge_open(SortedRuns *runs, int first, int n)
 		RunCursor  *cursor = &runs->cursors[i];
 
 		cursor->tape = runs->runs[first + i].tape;
+		cursor->held = runs->runs[first + i].held;
 		cursor->left = runs->runs[first + i].rows;
 		if (cursor_read(runs, cursor))
 			runs->heap[runs->nheap++] = i;
@@ -299,11 +545,18 @@ merge_close(SortedRuns *runs, int first, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
-		if (runs->cursors[i].tape == NULL)
-			continue;			/* the run in memory: its rows are not ours */
+		SortedRun  *run = &runs->runs[first + i];
+
+		if (run->held)
+		{
+			runs->held_bytes -= run->held_size;
+			pfree(run->held);
+		}
+		if (run->tape == NULL)
+			continue;			/* the store's run: its rows are not ours */
 		if (runs->cursors[i].tuple)
 			pfree(runs->cursors[i].tuple);
-		LogicalTapeClose(runs->cursors[i].tape);
+		LogicalTapeClose(run->tape);
 	}
 	pfree(runs->cursors);
 	pfree(runs->heap);
@@ -314,35 +567,89 @@ merge_close(SortedRuns *runs, int first, int n)
 	runs->nruns -= n;
 }
 
-static int
-compare_run_rows(const void *a, const void *b)
+/* A run's place in the order that sort_runs gives. */
+static inline int
+run_rank(const SortedRun *run)
 {
-	int64		ra = ((const SortedRun *) a)->rows;
-	int64		rb = ((const SortedRun *) b)->rows;
+	return run->held ? 0 : run->tape ? 1 : 2;
+}
 
-	return (ra > rb) - (ra < rb);
+/*
+ * qsort: the held runs first, then the runs on tape, the smallest first,
+ * then the store's run.
+ */
+static int
+compare_runs(const void *a, const void *b)
+{
+	const SortedRun *ra = (const SortedRun *) a;
+	const SortedRun *rb = (const SortedRun *) b;
+
+	if (run_rank(ra) != run_rank(rb))
+		return run_rank(ra) - run_rank(rb);
+	return (ra->rows > rb->rows) - (ra->rows < rb->rows);
+}
+
+/* Sorts the runs as compare_runs does; returns how many are held. */
+static int
+sort_runs(SortedRuns *runs)
+{
+	int			nheld = 0;
+
+	qsort(runs->runs, runs->nruns, sizeof(SortedRun), compare_runs);
+	while (nheld < runs->nruns && runs->runs[nheld].held)
+		nheld++;
+	return nheld;
+}
+
+/* Merges the first n runs into one. */
+static void
+merge_runs(SortedRuns *runs, int n)
+{
+	RunCursor  *cursor;
+	int64		nrows = 0;
+
+	for (int i = 0; i < n; i++)
+		nrows += runs->runs[i].rows;
+	merge_open(runs, 0, n);
+	sorted_runs_start_run(runs, nrows);
+	while ((cursor = merge_pop(runs)) != NULL)
+		sorted_runs_put(runs, cursor->tuple, cursor->haskey);
+	merge_close(runs, 0, n);
+	finish_run(runs);
+}
+
+/* Merges the held runs into a run on tape (its last rows held again). */
+static void
+flush_held(SortedRuns *runs)
+{
+	int			nheld = sort_runs(runs);
+
+	runs->flushing = true;
+	merge_runs(runs, nheld);
+	runs->flushing = false;
 }
 
 void
 sorted_runs_merge_begin(SortedRuns *runs, Size budget)
 {
-	/* the runs whose read buffers, a block each, fit the budget */
+	/* the runs on tape whose read buffers, a block each, fit the budget */
 	int			order = Max(2, (int) Min(budget * 9 / 10 / BLCKSZ, (Size) INT_MAX / 2));
 
-	runs->runs_written = runs->nruns;
-	while (runs->nruns > order)
+	for (;;)
 	{
-		/* merge the smallest runs into one, just enough of them */
-		int			n = Min(runs->nruns - order + 1, order);
-		RunCursor  *cursor;
+		int			nheld = sort_runs(runs);
+		int			ntapes = 0;
 
-		qsort(runs->runs, runs->nruns, sizeof(SortedRun), compare_run_rows);
-		merge_open(runs, 0, n);
-		sorted_runs_start_run(runs);
-		while ((cursor = merge_pop(runs)) != NULL)
-			sorted_runs_put(runs, cursor->tuple, cursor->haskey);
-		merge_close(runs, 0, n);
-		sorted_runs_end_run(runs);
+		while (nheld + ntapes < runs->nruns && runs->runs[nheld + ntapes].tape)
+			ntapes++;
+		if (ntapes <= order)
+			break;
+
+		/*
+		 * Merge the smallest runs on tape into one, just enough of them, and
+		 * the held runs, which need no read buffer.
+		 */
+		merge_runs(runs, nheld + Min(ntapes - order + 1, order));
 		runs->early_merges++;
 	}
 

@@ -16,11 +16,12 @@
  *
  * The runs live in one LogicalTapeSet (PostgreSQL's own temporary files:
  * temp_tablespaces, temp_file_limit, log_temp_files, removal on error), each
- * row in no more bytes than tuplesort writes for it, so that the runs never
- * need more disk than Sort's.  Runs are merged in one pass on the way out;
- * when there are more than the memory budget can hold read buffers for, the
- * smallest runs are first merged into one.  The last run may stay in memory
- * and join the merge from there.
+ * row in the bytes tuplesort writes for it, and each run's tape ending
+ * within a row of a full block (the rows after are held in memory), so that
+ * the runs need no more disk than Sort's tapes.  Runs are merged in one pass
+ * on the way out; when there are more on tape than the memory budget can
+ * hold read buffers for, the smallest are first merged into one.  The last
+ * run may stay in memory and join the merge from there.
  *
  *-------------------------------------------------------------------------
  */
@@ -68,7 +69,13 @@ typedef struct SortedRuns
 	int			maxruns;
 	SortedMemoryRun memory;		/* the run in memory, if rows is set */
 	LogicalTape *writing;		/* the run being written, or NULL */
-	int64		writing_rows;
+	int64		writing_rows;	/* rows on its tape */
+	int64		written;		/* bytes on its tape */
+	int64		to_come;		/* its rows not put yet */
+	struct RunWindow *window;	/* its rows not on the tape yet */
+	Size		held_bytes;		/* memory of the held runs */
+	Size		held_limit;		/* beyond which they are merged to tape */
+	bool		flushing;		/* they are being merged */
 
 	/* the merge */
 	RunCursor  *cursors;		/* one per run being merged */
@@ -78,8 +85,8 @@ typedef struct SortedRuns
 	int64		merged;			/* rows returned */
 
 	/* EXPLAIN ANALYZE */
-	int			runs_written;	/* runs, the merged ones of early passes
-								 * not counted */
+	int			runs_written;	/* runs, those that merges made not
+								 * counted */
 	int			early_merges;	/* runs made by merging others */
 	int64		disk_blocks;	/* most blocks the tapes held */
 	Size		merge_memory;	/* read buffers and rows of the merge */
@@ -87,12 +94,14 @@ typedef struct SortedRuns
 
 /*
  * Starts the runs of rows that ties describes; lead (the store's leading key
- * column, which must outlive the runs) makes their merge keys.
+ * column, which must outlive the runs) makes their merge keys; budget: the
+ * node's memory budget.
  */
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
 							  TieOrder *ties, int key_firstkey,
-							  const KeyColumn *lead);
-extern void sorted_runs_start_run(SortedRuns *runs);
+							  const KeyColumn *lead, Size budget);
+/* Starts a run of nrows rows. */
+extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
 
 /*
  * Writes the next row of the run; haskey: its leading value is not NULL and

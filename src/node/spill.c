@@ -39,7 +39,7 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  lead);
+					  lead, (Size) gpusort_memory_budget_kb() * 1024);
 }
 
 /*
@@ -64,7 +64,7 @@ write_run(GpuSortState *state)
 	bool		mergeable = lead_keys_mergeable(state);
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	sorted_runs_start_run(&state->runs);
+	sorted_runs_start_run(&state->runs, state->ntotal);
 	for (int64 pos = 0; pos < state->ntotal; pos++)
 	{
 		int64		row = sorted_row(state, pos);
@@ -229,7 +229,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		return;
 	}
 	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
-	sorted_runs_start_run(&state->runs);
+	sorted_runs_start_run(&state->runs, 1);
 	sorted_runs_put(&state->runs, tuple, false);
 	sorted_runs_end_run(&state->runs);
 	state->spilled_rows++;

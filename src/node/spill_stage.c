@@ -127,7 +127,7 @@ node_stage_to_run(GpuSortState *state)
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
 	sort_held(state);
-	sorted_runs_start_run(&state->runs);
+	sorted_runs_start_run(&state->runs, state->spilled_rows);	/* all it holds */
 	while (node_stage_next(state, slot))
 	{
 		bool		shouldfree;

@@ -215,11 +215,12 @@ RESET temp_file_limit;
 SELECT temp_files() AS temp_files_after_limit;
 
 -- The runs take no more disk than Sort's (tuplesort's tapes) at the same
--- budget: a row on tape is what tuplesort writes for it.  pg_stat_database
--- counts the bytes of each temporary file as it is removed; the forced
--- flushes make the counts current between statements.
-SET work_mem = '4MB';
-SET gpusort.work_mem = '4MB';
+-- budget: a row on tape is what tuplesort writes for it, and each run's tape
+-- ends within a row of a full block.  pg_stat_database counts the bytes of
+-- each temporary file as it is removed; the forced flushes make the counts
+-- current between statements.
+SET work_mem = '1MB';
+SET gpusort.work_mem = '1MB';
 CREATE TABLE sp_disk AS
   SELECT g::int8 AS id, (g::int8 * 7919) % 1000003 AS k, md5(g::text) AS t,
          repeat('p', 20) AS pad
