@@ -460,7 +460,12 @@ compare_cursors(SortedRuns *runs, int a, int b)
 	return tie_order_compare(runs->ties, ca->tuple, cb->tuple, 0);
 }
 
-/* Moves the heap's entry at i down to its place. */
+/*
+ * Moves the heap's entry at i down to its place.  (PostgreSQL's
+ * lib/binaryheap.h, which calls its comparator through a pointer, made the
+ * merge of 2M rows at a 1 MB budget 10% slower: 575 against 636 ms,
+ * test/results/ab-merge-heap-2core-cpu.txt.)
+ */
 static void
 sift_down(SortedRuns *runs, int i)
 {
