@@ -124,12 +124,46 @@ sort_run(GpuSortState *state)
 }
 
 /*
+ * Bytes a row takes in tuplesort's memory beside its tuple: its SortTuple
+ * and the tuple's chunk header.
+ */
+#define TUPLESORT_ROW_BYTES		32
+
+/*
+ * Would tuplesort hold the whole input in memory, as the planner expects it
+ * (its rows, as wide as those in the store)?  The store keeps more for each
+ * row (keys, the sort's permutation and scratch space) than tuplesort does,
+ * so an input just over the node's budget would be written in sorted runs
+ * where Sort would write nothing.
+ */
+static bool
+fits_tuplesort(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Plan	   *plan = state->css.ss.ps.plan;
+	double		rows = (double) store->nrows + store->nnullrows;
+	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
+	Size		used = 0;
+
+	if (!store->keys_only)
+	{
+		for (int b = 0; b < store->nblocks; b++)
+			used += row_store_block_used(store, b);
+		tuple = used / Max(rows, 1);
+	}
+	return Max(plan->plan_rows, rows) * (tuple + TUPLESORT_ROW_BYTES) <=
+		(double) state->settings.budget_kb * 1024;
+}
+
+/*
  * The store is full for the first time: starts the out-of-core path, the
  * engine holding the rows where it can (spill_stage.c), else sorted runs.
  * Or, starting nothing, returns why tuplesort's method pays better here:
  * where the plan reads the rows backward (the runs would be merged into a
  * tuplestore, writing every row twice, while the last run stays in
- * memory), or where the budget holds too few rows for runs to pay.
+ * memory), where tuplesort is expected to hold the input in memory (the
+ * runs would write it to disk), or where the budget holds too few rows for
+ * runs to pay.
  */
 const char *
 node_spill_begin(GpuSortState *state)
@@ -143,6 +177,8 @@ node_spill_begin(GpuSortState *state)
 	}
 	if (state->random_access)
 		return "the input exceeds the memory budget and the plan reads it backward";
+	if (fits_tuplesort(state))
+		return "the input is expected to fit in tuplesort's memory, not in the engine's";
 	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */
 	if ((int64) store->nrows + store->nnullrows < state->settings.min_run_rows)
 		return "the memory budget holds too few rows for sorted runs to pay";

@@ -248,10 +248,11 @@ SET LOCAL gpusort.spill = off;
 SELECT * FROM diff_read('SELECT * FROM diff_walk ORDER BY kt, id');
 ROLLBACK;
 
--- No more disk than Sort: at a 1 MB budget, no ORDER BY of the shapes above
--- writes more to its temporary files than Sort writes for it (GpuSort's
--- Disk Used, Sort's Sort Space Used on disk: both the blocks of their
--- temporary files), also where the rows go to tuplesort's own method.
+-- No more disk than Sort: at budgets of 1 MB and more, no ORDER BY of the
+-- shapes above writes more to its temporary files than Sort writes for it
+-- (GpuSort's Disk Used, Sort's Sort Space Used on disk: both the blocks of
+-- their temporary files), also where Sort keeps the rows in memory (GpuSort
+-- then too, with tuplesort), and where the rows go to tuplesort's method.
 CREATE FUNCTION diff_disk_kb(query text) RETURNS int8
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -273,26 +274,27 @@ BEGIN
   RETURN 0;
 END
 $$;
-CREATE FUNCTION diff_disk(query text, OUT ours int8, OUT native int8)
+CREATE FUNCTION diff_disk(query text, budget text, OUT ours int8, OUT native int8)
 LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM set_config('work_mem', budget, true);
+  PERFORM set_config('gpusort.work_mem', budget, true);
   ours := diff_disk_kb(query);
   PERFORM set_config('gpusort.enabled', 'off', true);
   native := diff_disk_kb(query);
   PERFORM set_config('gpusort.enabled', 'on', true);
 END
 $$;
-SET work_mem = '1MB';
-SET gpusort.work_mem = '1MB';
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE diff_disk_results AS
-  SELECT s.shape, o.ob,
+  SELECT b.budget, s.shape, o.ob,
          (diff_disk(format('SELECT * FROM diff_data WHERE shape = %L ORDER BY %s',
-                           s.shape, o.ob))).*
-  FROM (SELECT DISTINCT shape FROM diff_data) s, diff_orders o;
-SELECT shape, ob, ours, native FROM diff_disk_results WHERE ours > native ORDER BY 1, 2;
-SELECT count(*) AS orders, count(*) FILTER (WHERE native > 0) > 0 AS some_spilled
+                           s.shape, o.ob), b.budget)).*
+  FROM (VALUES ('1MB'), ('2MB'), ('4MB')) b(budget),
+       (SELECT DISTINCT shape FROM diff_data) s, diff_orders o;
+SELECT budget, shape, ob, ours, native FROM diff_disk_results WHERE ours > native
+ORDER BY 1, 2, 3;
+SELECT count(*) AS orders, bool_or(native > 0) AS some_spilled,
+       bool_or(native = 0) AS some_in_memory
 FROM diff_disk_results;
 RESET max_parallel_workers_per_gather;
-RESET gpusort.work_mem;
-RESET work_mem;
