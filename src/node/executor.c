@@ -213,6 +213,13 @@ collect_and_sort(GpuSortState *state)
 		return;
 	}
 
+	/* where only tuplesort would hold the input in memory, it sorts it */
+	if (state->settings.spill && node_tuplesort_holds_planned(state))
+	{
+		node_sort_with_tuplesort(state, ExecProcNode(outer), NODE_TUPLESORT_HOLDS,
+								 NULL, start);
+		return;
+	}
 	state->heap_input = heap_input_usable(outer);
 	for (;;)
 	{

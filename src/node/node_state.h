@@ -182,6 +182,9 @@ extern bool heap_input_usable(PlanState *outer);
 extern TupleTableSlot *heap_input_fill(PlanState *outer, RowStore *store);
 
 /* spill.c */
+#define NODE_TUPLESORT_HOLDS \
+	"the input is expected to fit in tuplesort's memory, not in the engine's"
+extern bool node_tuplesort_holds_planned(GpuSortState *state);
 extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
@@ -190,6 +193,7 @@ extern TupleTableSlot *node_spill_next(GpuSortState *state, bool forward);
 extern void node_spill_end(GpuSortState *state);
 
 /* spill_stage.c */
+extern bool node_stage_possible(GpuSortState *state);
 extern bool node_stage_begin(GpuSortState *state);
 extern bool node_stage_store(GpuSortState *state);
 extern void node_stage_to_run(GpuSortState *state);

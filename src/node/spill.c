@@ -130,29 +130,53 @@ sort_run(GpuSortState *state)
 #define TUPLESORT_ROW_BYTES		32
 
 /*
- * Would tuplesort hold the whole input in memory, as the planner expects it
- * (its rows, as wide as those in the store)?  The store keeps more for each
- * row (keys, the sort's permutation and scratch space) than tuplesort does,
- * so an input just over the node's budget would be written in sorted runs
- * where Sort would write nothing.
+ * Would tuplesort hold rows rows whose tuples take tuple bytes each in
+ * memory?  The store keeps more for each row (keys, the sort's permutation
+ * and scratch space): where it cannot hold them, sorted runs would write to
+ * disk an input that Sort keeps in memory.
  */
 static bool
-fits_tuplesort(GpuSortState *state)
+tuplesort_holds(GpuSortState *state, double rows, double tuple)
+{
+	return rows * (tuple + TUPLESORT_ROW_BYTES) <=
+		(double) state->settings.budget_kb * 1024;
+}
+
+/*
+ * Where tuplesort, but not the store, would hold the input the planner
+ * expects, before any row is read; never where the engine may hold the rows
+ * (the GPU, which writes no disk).
+ */
+bool
+node_tuplesort_holds_planned(GpuSortState *state)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
+
+	return !node_stage_possible(state) &&
+		row_store_expected_bytes(&state->store, plan->plan_rows, plan->plan_width) >
+		(double) state->settings.budget_kb * 1024 &&
+		tuplesort_holds(state, plan->plan_rows, tuple);
+}
+
+/*
+ * Would tuplesort hold the input once the store is full: the planner's rows
+ * (or more), as wide as those in the store?
+ */
+static bool
+tuplesort_holds_seen(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	Plan	   *plan = state->css.ss.ps.plan;
 	double		rows = (double) store->nrows + store->nnullrows;
-	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
 	Size		used = 0;
 
-	if (!store->keys_only)
-	{
-		for (int b = 0; b < store->nblocks; b++)
-			used += row_store_block_used(store, b);
-		tuple = used / Max(rows, 1);
-	}
-	return Max(plan->plan_rows, rows) * (tuple + TUPLESORT_ROW_BYTES) <=
-		(double) state->settings.budget_kb * 1024;
+	if (store->keys_only)
+		return tuplesort_holds(state, Max(plan->plan_rows, rows),
+							   MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width));
+	for (int b = 0; b < store->nblocks; b++)
+		used += row_store_block_used(store, b);
+	return tuplesort_holds(state, Max(plan->plan_rows, rows), used / Max(rows, 1));
 }
 
 /*
@@ -177,8 +201,8 @@ node_spill_begin(GpuSortState *state)
 	}
 	if (state->random_access)
 		return "the input exceeds the memory budget and the plan reads it backward";
-	if (fits_tuplesort(state))
-		return "the input is expected to fit in tuplesort's memory, not in the engine's";
+	if (tuplesort_holds_seen(state))
+		return NODE_TUPLESORT_HOLDS;
 	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */
 	if ((int64) store->nrows + store->nnullrows < state->settings.min_run_rows)
 		return "the memory budget holds too few rows for sorted runs to pay";

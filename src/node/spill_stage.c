@@ -28,6 +28,36 @@
 #include "settings.h"
 
 /*
+ * The engine that may hold this node's rows, as far as the order and
+ * gpusort.device tell; else NULL with the reason in *why.
+ */
+static const RowStager *
+stager_for(GpuSortState *state, char **why)
+{
+	RowStore   *store = &state->store;
+
+	if (state->keys_only)
+	{
+		*why = "the rows are their one sort key: no tuples to hold";
+		return NULL;
+	}
+	if (state->nkeys != 1 || store->ncolumns != 1 || !store->columns[0].codec->exact)
+	{
+		*why = "the order is not one key that the engine orders completely";
+		return NULL;
+	}
+	return sort_engine_stager(state->settings.device, why);
+}
+
+bool
+node_stage_possible(GpuSortState *state)
+{
+	char	   *why;
+
+	return stager_for(state, &why) != NULL;
+}
+
+/*
  * Starts holding the rows on the engine, if the order lets it and the
  * engine can; else false with the reason in state->stage_why.
  */
@@ -40,18 +70,8 @@ node_stage_begin(GpuSortState *state)
 	double		expected;
 	char	   *why = NULL;
 
-	if (state->keys_only)
-	{
-		state->stage_why = "the rows are their one sort key: no tuples to hold";
-		return false;
-	}
-	if (state->nkeys != 1 || store->ncolumns != 1 || !store->columns[0].codec->exact)
-	{
-		state->stage_why = "the order is not one key that the engine orders completely";
-		return false;
-	}
 	expected = row_store_expected_bytes(store, plan->plan_rows, plan->plan_width);
-	if ((state->stager = sort_engine_stager(state->settings.device, &why)) == NULL ||
+	if ((state->stager = stager_for(state, &why)) == NULL ||
 		(state->stage = state->stager->begin(budget, expected, &why)) == NULL)
 	{
 		state->stager = NULL;

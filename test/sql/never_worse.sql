@@ -57,6 +57,15 @@ SET gpusort.work_mem = '64kB';
 SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
 WHERE line ~ '(Sort Engine|Engine Choice):';
 SELECT same_as_native('SELECT * FROM nw_r ORDER BY s COLLATE "C"');
+-- Where tuplesort would hold the input in memory and the store, which keeps
+-- more for each row, would not, tuplesort sorts it: sorted runs would write
+-- to disk what Sort keeps in memory.
+SET gpusort.work_mem = '30MB';
+SET work_mem = '30MB';
+SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
+WHERE line ~ '(Sort Engine|Engine Choice|Sort Method):';
+RESET work_mem;
+SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
 SELECT line ~ 'sorted runs' AS in_runs
 FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
