@@ -90,6 +90,19 @@ remember_reason(EngineStats *stats, SortJobReport *report, uint8 flag,
 	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
 }
 
+/* Why no GPU can be used here, or NULL while one may be. */
+static const char *
+no_gpu(void)
+{
+	const char *missing = NULL;
+
+	if (gpu_engine == NULL)
+		return "gpusort was built without CUDA";
+	if (gpu_engine->unavailable(&missing))
+		return missing;
+	return NULL;
+}
+
 /*
  * Says once per session, in auto, that there is no GPU (never in a parallel
  * worker, a new process at every parallel query: the leader says it, and
@@ -179,9 +192,7 @@ sorted_on_gpu(SortJob *job, SortValues *values, int device,
 	report->engine_note = NULL;
 	if (sort_engine_choose(device, nrows, nkeys, &report->choice) == SORT_ENGINE_CPU)
 	{
-		if (device == GPUSORT_DEVICE_AUTO && gpu_engine == NULL)
-			report_no_gpu("gpusort was built without CUDA");
-		else if (device == GPUSORT_DEVICE_AUTO && gpu_engine->unavailable(&missing))
+		if (device == GPUSORT_DEVICE_AUTO && (missing = no_gpu()) != NULL)
 			report_no_gpu(missing);
 		return false;
 	}
@@ -199,12 +210,11 @@ sorted_on_gpu(SortJob *job, SortValues *values, int device,
 		report->engine = SORT_ENGINE_GPU;
 		return true;
 	}
-	if ((gpu_engine == NULL || gpu_engine->unavailable(&missing)) &&
-		device == GPUSORT_DEVICE_AUTO)
+	if (device == GPUSORT_DEVICE_AUTO && (missing = no_gpu()) != NULL)
 	{
 		/* found missing at this first attempt: a choice, as for later jobs */
-		report_no_gpu(missing ? missing : why);
-		report->choice = psprintf("auto: %s", missing ? missing : why);
+		report_no_gpu(missing);
+		report->choice = psprintf("auto: %s", missing);
 		return false;
 	}
 	report_fallback(device, why);

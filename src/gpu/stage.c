@@ -89,29 +89,45 @@ stage_ok(gs_status st, char **why)
 	return false;
 }
 
+/* The room kept for a stage that holds held bytes and expects expected. */
+static inline double
+stage_room(double held, double expected)
+{
+	return Max(held, expected);
+}
+
 /* Counts bytes (a negative delta: freed) as held by the stage. */
 static void
 stage_count(SortStage *stage, ssize_t delta)
 {
-	double		before = Max(stage->expected, (double) stage->held);
-
+	committed_bytes -= stage_room(stage->held, stage->expected);
 	stage->held += delta;
 	held_bytes += delta;
-	committed_bytes += Max(stage->expected, (double) stage->held) - before;
+	committed_bytes += stage_room(stage->held, stage->expected);
+}
+
+/* Sets the bytes the stage is expected to take, and the room kept for it. */
+static void
+stage_expect(SortStage *stage, double expected)
+{
+	committed_bytes -= stage_room(stage->held, stage->expected);
+	stage->expected = expected;
+	committed_bytes += stage_room(stage->held, stage->expected);
 }
 
 /*
  * Device memory, within what the memory setting allows beside the room kept
- * for the other inputs.
+ * for the other inputs (which is at least what they hold) and for this
+ * stage's sort.
  */
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 {
-	double		committed = committed_bytes - Max(stage->expected, (double) stage->held) +
-		Max(stage->expected, (double) (stage->held + bytes));
+	double		committed = committed_bytes -
+		stage_room(stage->held, stage->expected) +
+		stage_room(stage->held + bytes, stage->expected);
 
-	if (held_bytes + bytes + stage->keep > gpu.mem_limit ||
-		committed + stage->keep > (double) gpu.mem_limit)
+	if (committed + stage->keep > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.mem_setting);
@@ -169,10 +185,7 @@ stage_free_all(SortStage *stage)
 	stage_free(stage, (void **) &stage->chunk_places,
 			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
 	stage->arena_size = stage->row_capacity = 0;
-	/* and the room kept for it */
-	committed_bytes -= Max(stage->expected, (double) stage->held);
-	stage->expected = 0;
-	committed_bytes += stage->held;
+	stage_expect(stage, 0);		/* and the room kept for it */
 }
 
 /* The memory context of the stage goes away: so does its device memory. */
@@ -224,8 +237,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	stage->ctx = gpu.ctx;
 	stage->chunk_bytes = gpu_stage_chunk_bytes(host_bytes);
 	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
-	stage->expected = expected_bytes;
-	committed_bytes += expected_bytes;
+	stage_expect(stage, expected_bytes);
 	stage->cleanup.func = stage_cleanup;
 	stage->cleanup.arg = stage;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);

@@ -169,14 +169,17 @@ tuplesort_holds_seen(GpuSortState *state)
 	RowStore   *store = &state->store;
 	Plan	   *plan = state->css.ss.ps.plan;
 	double		rows = (double) store->nrows + store->nnullrows;
-	Size		used = 0;
+	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
 
-	if (store->keys_only)
-		return tuplesort_holds(state, Max(plan->plan_rows, rows),
-							   MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width));
-	for (int b = 0; b < store->nblocks; b++)
-		used += row_store_block_used(store, b);
-	return tuplesort_holds(state, Max(plan->plan_rows, rows), used / Max(rows, 1));
+	if (!store->keys_only)
+	{
+		Size		used = 0;
+
+		for (int b = 0; b < store->nblocks; b++)
+			used += row_store_block_used(store, b);
+		tuple = used / Max(rows, 1);
+	}
+	return tuplesort_holds(state, Max(plan->plan_rows, rows), tuple);
 }
 
 /*
