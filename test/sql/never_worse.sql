@@ -103,22 +103,31 @@ SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s;
 RESET enable_hashjoin;
 RESET enable_nestloop;
 RESET work_mem;
-BEGIN;
-DECLARE nw_c SCROLL CURSOR FOR SELECT id FROM nw_r ORDER BY s COLLATE "C", id;
-FETCH LAST FROM nw_c;
-FETCH PRIOR FROM nw_c;
-FETCH ABSOLUTE 100000 FROM nw_c;
-FETCH BACKWARD 2 FROM nw_c;
-COMMIT;
-SET gpusort.enabled = off;
-BEGIN;
-DECLARE nw_c SCROLL CURSOR FOR SELECT id FROM nw_r ORDER BY s COLLATE "C", id;
-FETCH LAST FROM nw_c;
-FETCH PRIOR FROM nw_c;
-FETCH ABSOLUTE 100000 FROM nw_c;
-FETCH BACKWARD 2 FROM nw_c;
-COMMIT;
-RESET gpusort.enabled;
+-- (the rows a SCROLL cursor finds going back and forth, with gpusort on
+-- and off)
+CREATE FUNCTION nw_scroll(gpusort text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+  found_ids text := '';
+BEGIN
+  PERFORM set_config('gpusort.enabled', gpusort, true);
+  OPEN c SCROLL FOR SELECT id FROM nw_r ORDER BY s COLLATE "C", id;
+  FETCH LAST FROM c INTO r;
+  found_ids := found_ids || r.id || ' ';
+  FETCH PRIOR FROM c INTO r;
+  found_ids := found_ids || r.id || ' ';
+  FETCH ABSOLUTE 100000 FROM c INTO r;
+  found_ids := found_ids || r.id || ' ';
+  FETCH RELATIVE -2 FROM c INTO r;
+  found_ids := found_ids || r.id;
+  CLOSE c;
+  PERFORM set_config('gpusort.enabled', 'on', true);
+  RETURN found_ids;
+END
+$$;
+SELECT nw_scroll('on') AS gpusort, nw_scroll('on') = nw_scroll('off') AS same_as_sort;
 RESET gpusort.work_mem;
 
 -- Parallel EXPLAIN (VERBOSE, FORMAT JSON): what each worker's GpuSort did
@@ -153,5 +162,6 @@ SET max_parallel_workers_per_gather = 0;
 
 DROP FUNCTION nw_gpusort_json(text);
 DROP FUNCTION nw_memory_kb(text);
+DROP FUNCTION nw_scroll(text);
 DROP TABLE nw_r;
 RESET gpusort.min_rows;
