@@ -8,7 +8,9 @@
 #
 # Environment: ROWS (default 2000000), WORK_MEMS (default "1MB 64MB", each
 # work_mem and gpusort.work_mem), RUNS (default 3), DEVICE (gpusort.device,
-# default cpu), TAG (added to the file's name, e.g. the build measured).
+# default cpu), TAG (added to the file's name, e.g. the build measured),
+# WORKERS (max_parallel_workers_per_gather; default: the server's, parallel
+# query on as users run it).
 # Writes RESULTS_DIR/bench-spill-disk-<rows>[-<tag>]-<cores>core-<device>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +38,7 @@ run() {
 	"${PSQL[@]}" -At <<SQL
 SET work_mem = '$2';
 SET gpusort.work_mem = '$2';
-SET max_parallel_workers_per_gather = 0;
+${WORKERS:+SET max_parallel_workers_per_gather = $WORKERS;}
 SET gpusort.device = $DEVICE;
 SET gpusort.enabled = $1;
 SELECT pg_stat_force_next_flush() \gset
@@ -51,7 +53,8 @@ SQL
 
 {
 	echo "# bench-spill-disk: $ROWS rows of about 100 bytes (whole rows, OFFSET), gpusort.device = $DEVICE"
-	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)," \
+		"max_parallel_workers_per_gather ${WORKERS:-$(psql -X -At -c 'SHOW max_parallel_workers_per_gather')}"
 	printf '%-8s %-14s %-8s %4s %10s %14s\n' "budget" "order" "sort" "run" "ms" "temp bytes"
 	for wm in $WORK_MEMS; do
 		for order in k8 't COLLATE "C"'; do
