@@ -40,7 +40,9 @@
 #   TOTAL_BUDGET   seconds for everything (default 540): the benchmark gets
 #                  what the checks leave, less MARGIN (default 25)
 #   SKIP_TESTS     1: steps 1-4 left out (benchmark only)
-#   SKIP_BENCH     1: step 5 left out
+#   SKIP_BENCH     1: step 6 left out
+#   SKIP_BACKEND, SKIP_SERVICE, SKIP_KERNELS   1: steps 1-3, step 4, step 5
+#                  left out (to split the checks over several runs)
 #   KERNEL_TEST_ARGS  arguments of kernel_test (default "--max-n 4000000")
 #   GPUSORT_KBUILD    a folder with a prebuilt kernel_test to run instead of
 #                  building one
@@ -168,14 +170,16 @@ regress() {
 }
 
 if [ -z "${SKIP_TESTS:-}" ]; then
-	if can_restart; then
-		service_mode off || record "gpusort.service = off" FAIL "could not restart the server"
-	fi
-	echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
+	if [ -z "${SKIP_BACKEND:-}" ]; then
+		if can_restart; then
+			service_mode off || record "gpusort.service = off" FAIL "could not restart the server"
+		fi
+		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 
-	# ---- 1. regression suites on the GPU engine ----
-	suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e no_gpu -e '' | tr '\n' ' ')gpu_engine"
-	regress "regression suites (device = gpu)" backend $suites
+		# ---- 1. regression suites on the GPU engine ----
+		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e no_gpu -e '' | tr '\n' ' ')gpu_engine"
+		regress "regression suites (device = gpu)" backend $suites
+	fi
 
 	# ---- 2. checks on a 1M-row table that a suite cannot make ----
 	"${PSQL[@]}" <<SQL
@@ -188,18 +192,19 @@ CREATE UNLOGGED TABLE g1m AS
 VACUUM ANALYZE g1m;
 $SAME_AS_NATIVE
 SQL
-	# ---- 2b. interrupts that are no cancel: the GPU sort goes on ----
-	# A second session keeps asking the sorting one to log its memory
-	# contexts (an interrupt that is processed and raises nothing) while it
-	# sorts g1m on the GPU 20 times: every sort must stay on the GPU.
-	PGAPPNAME=gpusort_intr "${PSQL[@]}" -A -t >"$RESULTS/interrupts.out" 2>&1 <<SQL &
+	if [ -z "${SKIP_BACKEND:-}" ]; then
+		# ---- 2b. interrupts that are no cancel: the GPU sort goes on ----
+		# A second session keeps asking the sorting one to log its memory
+		# contexts (an interrupt that is processed and raises nothing) while it
+		# sorts g1m on the GPU 20 times: every sort must stay on the GPU.
+		PGAPPNAME=gpusort_intr "${PSQL[@]}" -A -t >"$RESULTS/interrupts.out" 2>&1 <<SQL &
 $SETTINGS SET gpusort.device = gpu; SELECT gpusort_stats_reset();
 SELECT pg_sleep(0.5);
 DO \$\$BEGIN FOR i IN 1..20 LOOP PERFORM count(*) FROM (SELECT * FROM g1m ORDER BY k8 OFFSET 0) s; END LOOP; END\$\$;
 SELECT engine, sorts, fallbacks FROM gpusort_stats() ORDER BY engine;
 SQL
-	sorter=$!
-	sent=$("${PSQL[@]}" -A -t 2>&1 <<'SQL'
+		sorter=$!
+		sent=$("${PSQL[@]}" -A -t 2>&1 <<'SQL'
 DO $$
 DECLARE
   p int;
@@ -221,62 +226,65 @@ BEGIN
 END
 $$;
 SQL
-)
-	wait "$sorter"
-	cat "$RESULTS/interrupts.out"
-	sent=$(echo "$sent" | sed -n 's/.*signals: \([0-9]*\).*/\1/p')
-	if grep -q '^gpu|20|0$' "$RESULTS/interrupts.out" && [ "${sent:-0}" -gt 0 ]; then
-		record "interrupts that are no cancel: sorts stay on the GPU" PASS "20 sorts on the GPU, no fallback, $sent memory-context log requests"
-	else
-		record "interrupts that are no cancel: sorts stay on the GPU" FAIL "$(tr '\n|' ' /' <"$RESULTS/interrupts.out") (${sent:-no} requests)"
-	fi
-
-	# ---- 2c. uploads during collection ----
-	# A 1M-row sort finds most rows on the device (the suite gpu_engine
-	# checks the rows of growing inputs, taken buffers and a cancel).
-	out=$({ echo "$SETTINGS SET gpusort.device = gpu; SET client_min_messages = debug1;"
-		echo "SELECT count(*) FROM (SELECT * FROM g1m ORDER BY k8 OFFSET 0) s;"; } |
-		psql -X -q -A -t 2>&1)
-	early=$(echo "$out" | sed -n 's/.*GPU sort of 1000000 rows.*(\([0-9]*\) rows uploaded before.*/\1/p' | head -1)
-	if [ "${early:-0}" -gt 0 ]; then
-		record "uploads during collection" PASS "$early of 1M rows uploaded before the sort"
-	else
-		record "uploads during collection" FAIL "uploaded before: ${early:-none}; $(echo "$out" | grep -v '^DEBUG' | tr '\n' ' ' | cut -c1-300)"
-	fi
-
-	# ---- 3. induced failures ----
-	if [ -n "${PGDATA:-}" ] && [ -d "$PGDATA" ] && command -v pg_ctl >/dev/null; then
-		if restart_server CUDA_VISIBLE_DEVICES=; then
-			out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
-				echo "SELECT count(*) AS devices FROM gpusort_devices();"
-				echo "$ORDERINGS"
-				echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM g1m ORDER BY k8 OFFSET 1000000;"
-				echo "SET gpusort.device = auto;"
-				echo "SELECT gt_same('SELECT id FROM g1m ORDER BY a, id');"; } |
-				"${PSQL[@]}" -A -t 2>&1)
-			echo "$out"
-			if [ "$(echo "$out" | grep -v -E '^(WARNING|DETAIL)' | head -1)" = 0 ] &&
-				all_true "$(orderings_line "$out")" &&
-				grep -q "Fallback Reason: no GPU" <<<"$out"; then
-				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" PASS "right rows; $(echo "$out" | grep -c '^WARNING') WARNINGs for 7 sorts (gpu), $(echo "$out" | grep -c '^NOTICE') NOTICEs (auto)"
-			else
-				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|Fallback' | tr '\n' ' ')"
-			fi
+	)
+		wait "$sorter"
+		cat "$RESULTS/interrupts.out"
+		sent=$(echo "$sent" | sed -n 's/.*signals: \([0-9]*\).*/\1/p')
+		if grep -q '^gpu|20|0$' "$RESULTS/interrupts.out" && [ "${sent:-0}" -gt 0 ]; then
+			record "interrupts that are no cancel: sorts stay on the GPU" PASS "20 sorts on the GPU, no fallback, $sent memory-context log requests"
 		else
-			record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "restart failed"
+			record "interrupts that are no cancel: sorts stay on the GPU" FAIL "$(tr '\n|' ' /' <"$RESULTS/interrupts.out") (${sent:-no} requests)"
 		fi
-		restart_server || { record "server restart" FAIL "could not restart the server"; }
-		n=$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")
-		echo "after restart: $n GPU(s)"
-	else
-		record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" SKIP "needs PGDATA and pg_ctl"
+
+		# ---- 2c. uploads during collection ----
+		# A 1M-row sort finds most rows on the device (the suite gpu_engine
+		# checks the rows of growing inputs, taken buffers and a cancel).
+		out=$({ echo "$SETTINGS SET gpusort.device = gpu; SET client_min_messages = debug1;"
+			echo "SELECT count(*) FROM (SELECT * FROM g1m ORDER BY k8 OFFSET 0) s;"; } |
+			psql -X -q -A -t 2>&1)
+		early=$(echo "$out" | sed -n 's/.*GPU sort of 1000000 rows.*(\([0-9]*\) rows uploaded before.*/\1/p' | head -1)
+		if [ "${early:-0}" -gt 0 ]; then
+			record "uploads during collection" PASS "$early of 1M rows uploaded before the sort"
+		else
+			record "uploads during collection" FAIL "uploaded before: ${early:-none}; $(echo "$out" | grep -v '^DEBUG' | tr '\n' ' ' | cut -c1-300)"
+		fi
+
+		# ---- 3. induced failures ----
+		if [ -n "${PGDATA:-}" ] && [ -d "$PGDATA" ] && command -v pg_ctl >/dev/null; then
+			if restart_server CUDA_VISIBLE_DEVICES=; then
+				out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
+					echo "SELECT count(*) AS devices FROM gpusort_devices();"
+					echo "$ORDERINGS"
+					echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM g1m ORDER BY k8 OFFSET 1000000;"
+					echo "SET gpusort.device = auto;"
+					echo "SELECT gt_same('SELECT id FROM g1m ORDER BY a, id');"; } |
+					"${PSQL[@]}" -A -t 2>&1)
+				echo "$out"
+				if [ "$(echo "$out" | grep -v -E '^(WARNING|DETAIL)' | head -1)" = 0 ] &&
+					all_true "$(orderings_line "$out")" &&
+					grep -q "Fallback Reason: no GPU" <<<"$out"; then
+					record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" PASS "right rows; $(echo "$out" | grep -c '^WARNING') WARNINGs for 7 sorts (gpu), $(echo "$out" | grep -c '^NOTICE') NOTICEs (auto)"
+				else
+					record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|Fallback' | tr '\n' ' ')"
+				fi
+			else
+				record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" FAIL "restart failed"
+			fi
+			restart_server || { record "server restart" FAIL "could not restart the server"; }
+			n=$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")
+			echo "after restart: $n GPU(s)"
+		else
+			record "device hidden (CUDA_VISIBLE_DEVICES=): CPU fallback" SKIP "needs PGDATA and pg_ctl"
+		fi
 	fi
 
 	# ---- 4. the GPU service ----
 	# The suites that do not set the backend's own GPU (gpu_info and
 	# gpu_engine do) and the service's own, then kill -9 of its processes
 	# while 16 sessions sort, then the device hidden from it.
-	if can_restart && service_mode on; then
+	if [ -n "${SKIP_SERVICE:-}" ]; then
+		record "GPU service" SKIP "SKIP_SERVICE"
+	elif can_restart && service_mode on; then
 		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
 		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
@@ -318,31 +326,33 @@ SQL
 		record "GPU service" SKIP "needs PGDATA and pg_ctl to restart the server with it"
 	fi
 
-	# ---- 5. kernel tests (built here by gpu-kernels.sh, or prebuilt in
-	# GPUSORT_KBUILD, or in .kbuild when this host has no make) ----
-	kargs=${KERNEL_TEST_ARGS:---max-n 4000000}
-	mkdir -p "$RESULTS/kernels"
-	if [ -n "${GPUSORT_KBUILD:-}" ] && [ -x "$GPUSORT_KBUILD/kernel_test" ] || ! command -v make >/dev/null; then
-		# prebuilt binaries, carried from a machine with nvcc
-		if [ -x "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" ]; then
-			timeout "${KERNEL_TIMEOUT:-150}" "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" $kargs \
-				>"$RESULTS/kernels/tests.log" 2>&1
-			rc=$?
-			grep -E "^FAIL" "$RESULTS/kernels/tests.log" | head -20
+	if [ -z "${SKIP_KERNELS:-}" ]; then
+		# ---- 5. kernel tests (built here by gpu-kernels.sh, or prebuilt in
+		# GPUSORT_KBUILD, or in .kbuild when this host has no make) ----
+		kargs=${KERNEL_TEST_ARGS:---max-n 4000000}
+		mkdir -p "$RESULTS/kernels"
+		if [ -n "${GPUSORT_KBUILD:-}" ] && [ -x "$GPUSORT_KBUILD/kernel_test" ] || ! command -v make >/dev/null; then
+			# prebuilt binaries, carried from a machine with nvcc
+			if [ -x "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" ]; then
+				timeout "${KERNEL_TIMEOUT:-150}" "${GPUSORT_KBUILD:-$ROOT/.kbuild}/kernel_test" $kargs \
+					>"$RESULTS/kernels/tests.log" 2>&1
+				rc=$?
+				grep -E "^FAIL" "$RESULTS/kernels/tests.log" | head -20
+			else
+				rc=127
+				echo "no make and no kernel_test binary" >"$RESULTS/kernels/tests.log"
+			fi
 		else
-			rc=127
-			echo "no make and no kernel_test binary" >"$RESULTS/kernels/tests.log"
+			GPUSORT_PHASES=tests GPUSORT_TEST_ARGS="$kargs" GPUSORT_TIMEOUT=${KERNEL_TIMEOUT:-150} \
+				test/gpu-kernels.sh "$RESULTS/kernels"
+			rc=$?
 		fi
-	else
-		GPUSORT_PHASES=tests GPUSORT_TEST_ARGS="$kargs" GPUSORT_TIMEOUT=${KERNEL_TIMEOUT:-150} \
-			test/gpu-kernels.sh "$RESULTS/kernels"
-		rc=$?
-	fi
-	line=$(tail -1 "$RESULTS/kernels/tests.log" 2>/dev/null)
-	if [ $rc -eq 0 ]; then
-		record "CUDA kernel tests" PASS "$line"
-	else
-		record "CUDA kernel tests" FAIL "rc $rc: $line"
+		line=$(tail -1 "$RESULTS/kernels/tests.log" 2>/dev/null)
+		if [ $rc -eq 0 ]; then
+			record "CUDA kernel tests" PASS "$line"
+		else
+			record "CUDA kernel tests" FAIL "rc $rc: $line"
+		fi
 	fi
 fi
 
