@@ -87,6 +87,19 @@ gpu_buffers_release(void)
 	(void) gs_context_release_scratch(gpu.ctx);
 }
 
+bool
+gpu_engine_pin_host(void *base, Size bytes, char **why)
+{
+	if (gs_host_register(base, bytes) != GS_OK)
+	{
+		*why = psprintf("%s", gs_last_error(NULL));
+		return false;
+	}
+	gpu.pinned_base = base;
+	gpu.pinned_bytes = bytes;
+	return true;
+}
+
 /*
  * Does [p, p + bytes) lie in host memory pinned by the caller?  The device
  * then copies it directly, with no copy by the host.

@@ -7,12 +7,15 @@
  *
  * CUDA is started lazily, in the backend that first needs it (a job, the
  * SQL function gpusort_gpu_start(), or gpusort.gpu_prestart when the library
- * is loaded into a backend), never in the postmaster.  The context (device
- * gpusort.gpu_id, a stream, device memory bounded by gpusort.gpu_memory),
- * the device buffers and two pinned host staging buffers are then kept for
- * the next jobs of the backend, and released at its exit.  A change of
- * gpusort.gpu_id or gpusort.gpu_memory, or a CUDA error, releases them all;
- * the next job starts afresh.
+ * is loaded into a backend), never in the postmaster.  The context (a
+ * device, a stream, device memory bounded by a limit), the device buffers
+ * and two pinned host staging buffers are then kept for the next jobs of
+ * the backend, and released at its exit.  The device and the limit are the
+ * engine's configuration: in a backend, gpusort.gpu_id and
+ * gpusort.gpu_memory, read when a job starts the engine, whose change
+ * releases everything; in a GPU process of the service, what it started
+ * the engine with (gpu_engine_start_with).  A CUDA error releases
+ * everything too; the next job starts afresh.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,10 +32,29 @@
 #include "settings.h"
 #include "util/threads.h"
 
-/* gpusort.gpu_memory = 0: this share of the device's free memory. */
+/* A limit of 0 MB (gpusort.gpu_memory = 0): this share of the free memory. */
 #define DEFAULT_MEMORY_SHARE	0.8
 
-GpuEngine	gpu = {.mem_setting = "gpusort.gpu_memory"};
+GpuEngine	gpu;
+
+/* The configuration that gpu_engine_start_with() gave this process, if any. */
+static GpuEngineConfig fixed_config;
+static bool config_fixed = false;
+
+/* What the engine is to run with now. */
+static GpuEngineConfig
+wanted_config(void)
+{
+	GpuEngineConfig config;
+
+	if (config_fixed)
+		return fixed_config;
+	/* a backend's own engine */
+	config.device = gpusort_gpu_id;
+	config.memory_mb = gpusort_gpu_memory;
+	config.memory_setting = "gpusort.gpu_memory";
+	return config;
+}
 
 /* Releases everything: the next job starts the GPU again. */
 void
@@ -100,18 +122,20 @@ gpu_engine_startup_ms(void)
 bool
 gpu_engine_started(void)
 {
+	GpuEngineConfig wanted = wanted_config();
+
 	return gpu.ctx != NULL &&
-		gpu.device == gpusort_gpu_id &&
-		gpu.memory_setting == gpusort_gpu_memory;
+		gpu.config.device == wanted.device &&
+		gpu.config.memory_mb == wanted.memory_mb;
 }
 
 /*
- * Starts CUDA and the context.  CUDA starts threads of its own, which must
- * not run PostgreSQL's signal handlers: call with every signal blocked
- * (util/threads.h).
+ * Starts CUDA and the context as config says.  CUDA starts threads of its
+ * own, which must not run PostgreSQL's signal handlers: call with every
+ * signal blocked (util/threads.h).
  */
 static bool
-start_context(char **why)
+start_context(const GpuEngineConfig *config, char **why)
 {
 	gs_device_info info;
 	int			count = 0;
@@ -129,21 +153,21 @@ start_context(char **why)
 		*why = pstrdup(gpu.unavailable_reason);
 		return false;
 	}
-	if (gpusort_gpu_id >= count)
+	if (config->device >= count)
 	{
 		*why = psprintf("gpusort.gpu_id is %d, but this host has %d GPU%s",
-						gpusort_gpu_id, count, count == 1 ? "" : "s");
+						config->device, count, count == 1 ? "" : "s");
 		return false;
 	}
-	st = gs_device_get_info(gpusort_gpu_id, &info);
+	st = gs_device_get_info(config->device, &info);
 	if (st != GS_OK)
 		return start_failed(st, why);
-	if (gpusort_gpu_memory > 0)
-		limit = (Size) gpusort_gpu_memory * 1024 * 1024;
+	if (config->memory_mb > 0)
+		limit = (Size) config->memory_mb * 1024 * 1024;
 	else
 		limit = (Size) (info.free_mem * DEFAULT_MEMORY_SHARE);
 
-	st = gs_context_create(gpusort_gpu_id, limit, &gpu.ctx);
+	st = gs_context_create(config->device, limit, &gpu.ctx);
 	if (st != GS_OK)
 	{
 		gpu.ctx = NULL;
@@ -158,14 +182,13 @@ start_context(char **why)
 			return false;
 		}
 	}
-	if (!copier_start(gpusort_gpu_id, reason, sizeof(reason)))
+	if (!copier_start(config->device, reason, sizeof(reason)))
 	{
 		*why = pstrdup(reason);
 		gpu_engine_reset();
 		return false;
 	}
-	gpu.device = gpusort_gpu_id;
-	gpu.memory_setting = gpusort_gpu_memory;
+	gpu.config = *config;
 	gpu.mem_limit = limit;
 	return true;
 }
@@ -173,6 +196,7 @@ start_context(char **why)
 bool
 gpu_engine_start(char **why, double *ms)
 {
+	GpuEngineConfig config = wanted_config();
 	instr_time	start;
 	sigset_t	saved;
 	bool		ok;
@@ -196,7 +220,7 @@ gpu_engine_start(char **why, double *ms)
 
 	INSTR_TIME_SET_CURRENT(start);
 	signals_block_all(&saved);
-	ok = start_context(why);
+	ok = start_context(&config, why);
 	signals_restore(&saved);
 	*ms = ms_since(start);
 	if (!ok)
@@ -209,8 +233,16 @@ gpu_engine_start(char **why, double *ms)
 		gpu.exit_callback = true;
 	}
 	elog(DEBUG1, "gpusort: GPU %d started in %.1f ms, device memory limit %zu MB",
-		 gpu.device, *ms, gpu.mem_limit >> 20);
+		 gpu.config.device, *ms, gpu.mem_limit >> 20);
 	return true;
+}
+
+bool
+gpu_engine_start_with(const GpuEngineConfig *config, char **why, double *ms)
+{
+	fixed_config = *config;
+	config_fixed = true;
+	return gpu_engine_start(why, ms);
 }
 
 void

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * devices.c
- *	  The GPUs this backend can see, for gpusort_devices() (gpu_info.c).
+ *	  The GPUs this backend can see, for gpusort_devices() (gpu_info.c)
+ *	  and the GPU service.
  *
  * Listing them starts CUDA in the backend, but no context: the listing
  * neither needs nor changes the engine's state (context.c).
@@ -52,6 +53,12 @@ gpu_list_devices(int *count)
 	signals_restore(&saved);
 	*count = found;
 	return devices;
+}
+
+const char *
+gpu_no_devices_reason(void)
+{
+	return gs_last_error(NULL);
 }
 
 #endif							/* GPUSORT_WITH_CUDA */

@@ -2,8 +2,15 @@
  *
  * engine_gpu.h
  *	  The GPU engine (src/gpu/, see gpu_state.h for its files): its entry in
- *	  the engine interface (sort_job.h), starting the GPU, and the device
- *	  list.
+ *	  the engine interface (sort_job.h), starting the GPU, the device list,
+ *	  and what a GPU process of the service runs of it.
+ *
+ * A process runs one GPU engine.  A backend's engine runs on the device
+ * and within the device memory that gpusort.gpu_id and gpusort.gpu_memory
+ * say, and starts again when they change; a GPU process of the service
+ * starts its engine with a device and memory limit of its own
+ * (gpu_engine_start_with), pins its host buffer and sets its cancel flag
+ * through the functions below.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,8 +43,10 @@ typedef struct GpuDeviceInfo
 } GpuDeviceInfo;
 
 /*
- * Starts the GPU in this backend (CUDA, the context on gpusort.gpu_id, the
- * pinned staging buffers) unless it runs already.  Returns false, with the
+ * Starts the GPU in this process (CUDA, the context, the pinned staging
+ * buffers) unless it runs already: on the device and within the memory
+ * that gpu_engine_start_with() gave it, else, in a backend, that
+ * gpusort.gpu_id and gpusort.gpu_memory say now.  Returns false, with the
  * reason in *why, when it cannot; *ms gets the time this call took.
  */
 extern bool gpu_engine_start(char **why, double *ms);
@@ -47,5 +56,79 @@ extern void gpu_engine_prestart(void);
 
 /* The GPUs this backend can see: a palloc'd array, *count entries. */
 extern GpuDeviceInfo *gpu_list_devices(int *count);
+
+#ifdef GPUSORT_WITH_CUDA
+
+/*
+ * What a GPU process of the service runs of the engine (the service exists
+ * in CUDA builds only).
+ */
+
+/* The device and the device memory that an engine runs with. */
+typedef struct GpuEngineConfig
+{
+	int			device;			/* the CUDA device */
+	int			memory_mb;		/* device memory it may hold, in MB; 0: 80%
+								 * of what the device has free at its start */
+	const char *memory_setting; /* the setting that limits it, for messages
+								 * (a string that lives as long as the
+								 * process) */
+} GpuEngineConfig;
+
+/*
+ * Starts the GPU as gpu_engine_start() does, with config instead of the
+ * backend's settings, for as long as the process runs: the engine of a GPU
+ * process of the service.
+ */
+extern bool gpu_engine_start_with(const GpuEngineConfig *config, char **why,
+								  double *ms);
+
+/* Why gpu_list_devices() found no GPU: the driver's word (no driver, ...). */
+extern const char *gpu_no_devices_reason(void);
+
+/*
+ * Pins bytes of host memory at base for the started GPU, which then copies
+ * jobs from and into them directly, with no staging of its own (a GPU
+ * process: the service's buffer).  False, with the reason in *why, where
+ * CUDA cannot pin them.
+ */
+extern bool gpu_engine_pin_host(void *base, Size bytes, char **why);
+
+/*
+ * What the engine's jobs watch for a cancel instead of QueryCancelPending
+ * (a GPU process: the flag of the job's slot), or NULL: that again.
+ */
+extern void gpu_engine_set_cancel_flag(const volatile int *flag);
+
+/* The device memory the started engine may hold, and holds now (0: none). */
+extern Size gpu_engine_mem_limit(void);
+extern Size gpu_engine_mem_used(void);
+
+/* Device bytes a job, or a sort of values, needs at most. */
+extern Size gpu_job_device_bytes(uint32 nrows, int nkeys);
+extern Size gpu_values_device_bytes(uint32 n, int width);
+
+/*
+ * Rows of inputs larger than a node's memory budget, held by a GPU process
+ * of the service for a backend (stage.c; a backend's own engine holds its
+ * rows through the engine's RowStager): each store comes laid out flat
+ * (its tuple blocks back to back, bytes in all, and each row's key, place
+ * in them and length; the places are changed), and the rows go back into
+ * the backend's shared memory, at most gpu_stage_chunk_bytes() of an input
+ * whose budget is host_bytes at a time.
+ */
+typedef struct SortStage SortStage;
+extern Size gpu_stage_chunk_bytes(Size host_bytes);
+extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
+								  char **why);
+extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
+							   const uint64 *keys, uint64 *places,
+							   const uint32 *lengths, uint32 n, char **why);
+extern bool gpu_stage_sort(SortStage *stage, char **why);
+extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,
+								 Size *need, char **why);
+extern void gpu_stage_end(SortStage *stage);
+
+#endif							/* GPUSORT_WITH_CUDA */
 
 #endif							/* ENGINE_GPU_H */

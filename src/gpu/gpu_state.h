@@ -6,17 +6,22 @@
  *
  * The engine is split by concern:
  *
- *	  context.c   this backend's CUDA lifecycle: start, reset, exit
- *	  cost.c	  the cost model's GPU side and a job's device memory
- *	  buffers.c   the device buffers, and copies through the pinned staging
- *				  buffers
+ *	  context.c   the process's CUDA lifecycle: start (with its device
+ *				  and memory limit), reset, exit
+ *	  cost.c	  the cost model's GPU side
+ *	  memory.c	  a job's device memory, and the engine's
+ *	  buffers.c   the device buffers, copies through the pinned staging
+ *				  buffers, and host memory that the caller pinned
  *	  jobs.c	  running sort jobs and value sorts, cancels, failures
  *	  upload.c	  uploading a job's rows while they are collected
+ *	  gpu_copier.c the copy thread of those uploads
+ *	  stage.c	  holding the rows of inputs over a node's memory budget
  *	  devices.c   the device list
- *	  stubs.c	  the whole API in builds without CUDA
+ *	  stubs.c	  the API of both builds, in builds without CUDA
  *
- * All of them share one GpuEngine, gpu, which holds a backend's context,
- * its buffers and its staging buffers while the GPU runs.
+ * All of them share one GpuEngine, gpu, which holds a process's context,
+ * its buffers and its staging buffers while the GPU runs: a process (a
+ * backend, or a GPU process of the service) runs one engine.
  *
  *-------------------------------------------------------------------------
  */
@@ -58,12 +63,10 @@ struct SortUpload
 typedef struct GpuEngine
 {
 	gs_context *ctx;			/* NULL: not started */
-	int			device;			/* gpusort.gpu_id when started */
-	int			memory_setting; /* gpusort.gpu_memory when started */
+	GpuEngineConfig config;		/* what it was last started with (its
+								 * memory_setting names the setting that
+								 * limits mem_limit, in messages) */
 	Size		mem_limit;		/* device bytes the context may hold */
-	const char *mem_setting;	/* the setting that limits them, for
-								 * messages: gpusort.gpu_memory, or in a
-								 * GPU process gpusort.service_memory */
 	double		startup_ms;		/* what the last start took */
 	void	   *staging[2];		/* pinned host buffers of STAGING_BYTES */
 	void	   *buf[NUM_BUFFERS];
@@ -77,11 +80,13 @@ typedef struct GpuEngine
 										 * NULL (jobs.c) */
 	const char *pinned_base;	/* host memory pinned by the caller (the
 								 * service's buffer), copied without the
-								 * staging buffers, or NULL */
+								 * staging buffers, or NULL
+								 * (gpu_engine_pin_host) */
 	Size		pinned_bytes;
 	const volatile int *cancel_source;	/* what jobs watch instead of
 										 * QueryCancelPending (a GPU process
-										 * of the service), or NULL */
+										 * of the service), or NULL
+										 * (gpu_engine_set_cancel_flag) */
 } GpuEngine;
 
 extern GpuEngine gpu;
@@ -106,29 +111,7 @@ extern void gpu_engine_reset(void);
 
 /* stage.c: rows of inputs larger than a node's memory budget */
 extern const RowStager gpu_stager;
-
-/*
- * The same, held by a GPU process of the service for a backend: each store
- * comes laid out flat (its tuple blocks back to back, bytes in all, and
- * each row's key, place in them and length; the places are changed), and
- * the rows go back into the backend's shared memory.
- */
-typedef struct SortStage SortStage;
-extern Size gpu_stage_chunk_bytes(Size host_bytes);
 extern Size gpu_stage_held_bytes(void);	/* device bytes of all inputs held */
-extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
-								  char **why);
-extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
-							   const uint64 *keys, uint64 *places,
-							   const uint32 *lengths, uint32 n, char **why);
-extern bool gpu_stage_sort(SortStage *stage, char **why);
-extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,
-								 Size *need, char **why);
-extern void gpu_stage_end(SortStage *stage);
-
-/* memory.c: device bytes a job, or a sort of values, needs at most. */
-extern Size gpu_job_device_bytes(uint32 nrows, int nkeys);
-extern Size gpu_values_device_bytes(uint32 n, int width);
 
 /* buffers.c: the device buffers. */
 extern gs_status gpu_buffer_ensure(GpuBuffer b, Size bytes);

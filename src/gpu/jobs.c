@@ -171,6 +171,12 @@ watch_interrupts(void)
 	gs_context_set_interrupt(gpu.ctx, gpu.interrupt_flag);
 }
 
+void
+gpu_engine_set_cancel_flag(const volatile int *flag)
+{
+	gpu.cancel_source = flag;
+}
+
 /*
  * Runs a sort, watching for cancels.  A cancel stops it and raises its
  * error when the sort is run again; should processing it raise none (the
@@ -229,8 +235,8 @@ end_sort(gs_status st, char **why)
 }
 
 /*
- * Starts the GPU if needed and checks that a sort of device_bytes fits
- * gpusort.gpu_memory; false with the reason otherwise.
+ * Starts the GPU if needed and checks that a sort of device_bytes fits its
+ * memory limit; false with the reason otherwise.
  */
 static bool
 prepare_sort(uint32 nrows, Size device_bytes, char **why)
@@ -248,7 +254,7 @@ prepare_sort(uint32 nrows, Size device_bytes, char **why)
 	{
 		*why = psprintf("the sort needs about %zu MB of device memory, more than "
 						"the %zu MB that %s allows",
-						device_bytes >> 20, gpu.mem_limit >> 20, gpu.mem_setting);
+						device_bytes >> 20, gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return false;
 	}
 	/* the rows of larger inputs held here count against the same limit */

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * memory.c
- *	  The device memory a job needs, and whether it fits the backend's
- *	  share (gpusort.gpu_memory).  What a job costs in time is the cost
- *	  model's (engine/cost.c).
+ *	  The device memory a job needs, whether it fits the engine's limit
+ *	  (gpusort.gpu_memory in a backend), and what the engine holds.  What a
+ *	  job costs in time is the cost model's.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,6 +40,18 @@ gpu_job_device_bytes(uint32 nrows, int nkeys)
 	double		per_row = (nkeys > 1 ? 44.0 : 20.0) + 12.0 + 1.0 / 3.0;
 
 	return (Size) ((double) nrows * per_row * 9.0 / 8.0) + SCRATCH_SLACK_BYTES;
+}
+
+Size
+gpu_engine_mem_limit(void)
+{
+	return gpu.mem_limit;
+}
+
+Size
+gpu_engine_mem_used(void)
+{
+	return gpu.ctx ? gs_context_mem_used(gpu.ctx) : 0;
 }
 
 /* Device bytes a sort of n values of the given width needs at most. */

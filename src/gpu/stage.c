@@ -130,7 +130,7 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 	if (committed + stage->keep > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
-						"%s allows", gpu.mem_limit >> 20, gpu.mem_setting);
+						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return false;
 	}
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
@@ -219,7 +219,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	{
 		*why = psprintf("the %.0f MB that the rows are expected to take are more than "
 						"the %zu MB of device memory that %s allows",
-						expected_bytes / (1 << 20), gpu.mem_limit >> 20, gpu.mem_setting);
+						expected_bytes / (1 << 20), gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
 	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
@@ -228,7 +228,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 						"beside the %.0f MB kept for other sorts, within the %zu MB "
 						"of device memory that %s allows",
 						expected_bytes / (1 << 20), committed_bytes / (1 << 20),
-						gpu.mem_limit >> 20, gpu.mem_setting);
+						gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
 	/* the sorts' buffers are not needed while the rows are here */

@@ -28,7 +28,7 @@
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
 
-#include "gpu/gpu_state.h"
+#include "gpu/engine_gpu.h"
 #include "service/buckets.h"
 #include "service/job_space.h"
 #include "util/parallel.h"

@@ -23,7 +23,7 @@
 #include "utils/memutils.h"
 
 #include "engine/cost.h"
-#include "gpu/gpu_state.h"
+#include "gpu/engine_gpu.h"
 #include "keys/key_codec.h"
 #include "service/buckets.h"
 #include "service/job_space.h"

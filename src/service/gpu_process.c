@@ -2,8 +2,9 @@
  *
  * gpu_process.c
  *	  A process of the GPU service: it holds one GPU's CUDA context (the
- *	  GPU engine of src/gpu/, started as a backend would start it) and runs
- *	  the jobs that backends queue, one at a time, oldest first.
+ *	  GPU engine of src/gpu/, started with its device and its share of
+ *	  gpusort.service_memory) and runs the jobs that backends queue, one at
+ *	  a time, oldest first.
  *
  * It is a child of the supervisor, not of the postmaster (supervisor.c),
  * and so no PostgreSQL process: it runs none of the supervisor's exit
@@ -35,7 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/ps_status.h"
 
-#include "gpu/gpu_state.h"
+#include "gpu/engine_gpu.h"
 #include "keys/key_codec.h"
 #include "service/held.h"
 #include "service/service_shared.h"
@@ -93,7 +94,7 @@ list_gpus(void)
 	devices = gpu_list_devices(&count);
 	if (count == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
-				 "%s", gs_last_error(NULL));
+				 "%s", gpu_no_devices_reason());
 	/* its check let only a good value through (else NIL: all GPUs) */
 	(void) gpusort_parse_service_gpus(gpusort_service_gpus, &ids, &bad);
 	if (ids == NIL)
@@ -223,6 +224,7 @@ map_pool(int g)
 	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
 	PoolState	state;
 	void	   *p;
+	char	   *why = NULL;
 
 	while ((state = pg_atomic_read_u32(&service->pool_state)) == POOL_UNDECIDED)
 	{
@@ -242,15 +244,10 @@ map_pool(int g)
 		return;
 	}
 	pool_base = p;
-	if (gs_host_register(p, bytes) == GS_OK)
-	{
-		gpu.pinned_base = p;
-		gpu.pinned_bytes = bytes;
-	}
-	else
+	if (!gpu_engine_pin_host(p, bytes, &why))
 		ereport(LOG,
 				(errmsg("gpusort: GPU %d: the service's buffer cannot be pinned: %s",
-						g, gs_last_error(NULL))));
+						g, why)));
 	pg_write_barrier();
 	pg_atomic_write_u32(&service->pool_ready, 1);
 }
@@ -334,7 +331,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	}
 	if (base != MAP_FAILED)
 	{
-		gpu.cancel_source = &slot->cancel;
+		gpu_engine_set_cancel_flag(&slot->cancel);
 		PG_TRY();
 		{
 			ok = held_job(slot->kind) ? held_run(slot, base, &why) :
@@ -351,7 +348,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 			ok = false;
 		}
 		PG_END_TRY();
-		gpu.cancel_source = NULL;
+		gpu_engine_set_cancel_flag(NULL);
 		if (base && slot->pool_count == 0)
 			munmap(base, slot->segment_bytes);
 	}
@@ -379,7 +376,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		else if (slot->row_keys >= TIMED_ROW_KEYS)
 			gpu_entry->ns_per_row_key =
 				service_pace(gpu_entry->ns_per_row_key, ms, slot->row_keys);
-		gpu_entry->mem_used = gpu.ctx ? gs_context_mem_used(gpu.ctx) : 0;
+		gpu_entry->mem_used = gpu_engine_mem_used();
 		pg_atomic_fetch_sub_u64(&gpu_entry->running_row_keys, slot->row_keys);
 	}
 	service_slot_finish(slot, word);
@@ -391,6 +388,7 @@ void
 gpu_process_main(int g)
 {
 	ServiceGpu *gpu_entry = &service->gpus[g];
+	GpuEngineConfig config;
 	MemoryContext cxt;
 	char	   *why = NULL;
 	double		ms;
@@ -406,16 +404,16 @@ gpu_process_main(int g)
 		idle(g, GPU_NO_DEVICE);
 
 	/*
-	 * the GPU, as a backend's engine starts it (context.c), with its share
-	 * of gpusort.service_memory, or of 80% of its memory free when listed
+	 * the GPU, with its share of gpusort.service_memory, or of 80% of its
+	 * memory free when listed
 	 */
-	gpusort_gpu_id = gpu_entry->info.id;
-	gpu.mem_setting = "gpusort.service_memory";
+	config.device = gpu_entry->info.id;
+	config.memory_setting = "gpusort.service_memory";
 	if (gpusort_service_memory > 0)
-		gpusort_gpu_memory = Max(gpusort_service_memory / gpu_entry->share, 1);
+		config.memory_mb = Max(gpusort_service_memory / gpu_entry->share, 1);
 	else
-		gpusort_gpu_memory = (int) Max(gpu_entry->info.free_mb * 0.8 / gpu_entry->share, 1);
-	if (!gpu_engine_start(&why, &ms))
+		config.memory_mb = (int) Max(gpu_entry->info.free_mb * 0.8 / gpu_entry->share, 1);
+	if (!gpu_engine_start_with(&config, &why, &ms))
 	{
 		strlcpy(gpu_entry->reason, why, sizeof(gpu_entry->reason));
 		ereport(LOG, (errmsg("gpusort: GPU %d cannot be started: %s", g, why)));
@@ -423,14 +421,14 @@ gpu_process_main(int g)
 	}
 	map_pool(g);
 	gpu_entry->reason[0] = '\0';
-	gpu_entry->mem_limit = gpu.mem_limit;
-	gpu_entry->mem_used = gs_context_mem_used(gpu.ctx);
+	gpu_entry->mem_limit = gpu_engine_mem_limit();
+	gpu_entry->mem_used = gpu_engine_mem_used();
 	if (gpu_entry->ns_per_row_key <= 0)
 		gpu_entry->ns_per_row_key = 2.0;
 	pg_atomic_write_u32(&gpu_entry->state, GPU_READY);
 	ereport(LOG,
 			(errmsg("gpusort: GPU %d (%s) ready in %.0f ms, device memory limit %zu MB",
-					g, gpu_entry->info.name, ms, gpu.mem_limit >> 20)));
+					g, gpu_entry->info.name, ms, gpu_engine_mem_limit() >> 20)));
 	MemoryContextReset(cxt);
 
 	for (int wait = 0;; wait++)

@@ -19,7 +19,7 @@
 
 #include "utils/memutils.h"
 
-#include "gpu/gpu_state.h"
+#include "gpu/engine_gpu.h"
 #include "service/held.h"
 
 /* The most inputs a GPU process holds at once. */

@@ -21,7 +21,7 @@
 
 #include "utils/memutils.h"
 
-#include "gpu/gpu_state.h"
+#include "gpu/engine_gpu.h"
 #include "service/job_space.h"
 #include "service/stager.h"
 #include "util/parallel.h"
