@@ -93,14 +93,13 @@ _PG_init(void)
 	if (process_shared_preload_libraries_in_progress)
 		worker_stats_init();
 
-	/* the GPU: the service's, or each backend's own */
+	/*
+	 * The engines beside the CPU's, one line each.  The GPU: the service's
+	 * (gpu_service_init registers it), or each backend's own.
+	 */
 	if (!(process_shared_preload_libraries_in_progress && gpusort_service &&
 		  gpu_service_init()))
-	{
-#ifdef GPUSORT_WITH_CUDA
-		sort_engine_register_gpu(&gpu_sort_engine);
-#endif
-	}
+		sort_engine_register(&gpu_sort_engine);
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

@@ -43,6 +43,19 @@ static const struct config_enum_entry device_options[] = {
 };
 
 /*
+ * The value of gpusort.device that device is: the name of the engine it
+ * selects ("cpu", "gpu"; engine.h's registry), or "auto".
+ */
+const char *
+gpusort_device_name(int device)
+{
+	for (const struct config_enum_entry *option = device_options; option->name; option++)
+		if (option->val == device)
+			return option->name;
+	return "auto";
+}
+
+/*
  * gpusort.enabled: keeps, beside each value, whether it was set explicitly
  * (any source above the defaults), so that a rolled-back SET or a RESET
  * brings back the right answer along with the value.

@@ -13,13 +13,18 @@
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 
-/* Where sort jobs run: gpusort.device. */
+/*
+ * Where sort jobs run: gpusort.device.  A value other than auto is the name
+ * of the registered engine that it selects (gpusort_device_name).
+ */
 typedef enum GpuSortDevice
 {
 	GPUSORT_DEVICE_AUTO,
 	GPUSORT_DEVICE_GPU,
 	GPUSORT_DEVICE_CPU
 } GpuSortDevice;
+
+extern const char *gpusort_device_name(int device);
 
 /* GUC variables (settings.c) */
 extern bool gpusort_enabled;
