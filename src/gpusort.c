@@ -87,6 +87,8 @@ loaded_by_choice(void)
 void
 _PG_init(void)
 {
+	const char *engines[SORT_ENGINES_MAX];
+
 	gpusort_define_settings();
 	gpusort_node_init();
 	gpusort_planner_init(loaded_by_choice());
@@ -100,6 +102,11 @@ _PG_init(void)
 	if (!(process_shared_preload_libraries_in_progress && gpusort_service &&
 		  gpu_service_init()))
 		sort_engine_register(&gpu_sort_engine);
+
+	/* gpusort.device names them */
+	for (SortEngineId engine = 0; engine < sort_engine_count(); engine++)
+		engines[engine] = sort_engine_name(engine);
+	gpusort_define_device(engines, sort_engine_count());
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

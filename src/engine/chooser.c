@@ -71,18 +71,6 @@ remember_reason(EngineStats *stats, SortJobReport *report, uint8 flag,
 	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
 }
 
-/* The engine that device names, or -1 for auto. */
-static SortEngineId
-device_engine(int device)
-{
-	SortEngineId engine;
-
-	if (device == GPUSORT_DEVICE_AUTO)
-		return -1;
-	engine = sort_engine_named(gpusort_device_name(device));
-	return engine >= 0 ? engine : SORT_ENGINE_CPU;
-}
-
 /* Why an engine cannot be used here, or NULL while it may be. */
 static const char *
 engine_missing(const SortEngine *engine)
@@ -172,14 +160,13 @@ engine_choice(SortEngineId id, bool named)
 SortEngineId
 sort_engine_choose(int device, uint32 nrows, int nkeys, const char **choice)
 {
-	SortEngineId named = device_engine(device);
 	SortEngineId fastest;
 	const char *declined;
 
-	if (named >= 0)
+	if (device != GPUSORT_DEVICE_AUTO)
 	{
-		*choice = engine_choice(named, true);
-		return named;
+		*choice = engine_choice(device, true);
+		return device;
 	}
 	fastest = sort_engine_fastest(nrows, nkeys, &declined);
 	if (fastest != SORT_ENGINE_CPU)
@@ -408,20 +395,18 @@ const RowStoreUploader *
 sort_engine_uploader(int device)
 {
 	const SortEngine *engine = uploading_engine();
-	SortEngineId named = device_engine(device);
 
 	if (engine == NULL)
 		return NULL;
-	if (named < 0)
+	if (device == GPUSORT_DEVICE_AUTO)
 		return &uploader_auto;
-	return sort_engine_get(named) == engine ? &uploader_named : NULL;
+	return sort_engine_get(device) == engine ? &uploader_named : NULL;
 }
 
 const SortEngine *
 sort_engine_holder(int device, char **why)
 {
 	const SortEngine *holder = NULL;
-	SortEngineId named = device_engine(device);
 	const char *missing;
 
 	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
@@ -434,8 +419,8 @@ sort_engine_holder(int device, char **why)
 	*why = NULL;
 	if (holder == NULL)
 		*why = "no engine holds rows";
-	else if (named >= 0 && sort_engine_get(named) != holder)
-		*why = (char *) engine_choice(named, true);	/* "gpusort.device = cpu" */
+	else if (device != GPUSORT_DEVICE_AUTO && sort_engine_get(device) != holder)
+		*why = (char *) engine_choice(device, true);	/* "gpusort.device = cpu" */
 	else if ((missing = engine_missing(holder)) != NULL)
 		*why = (char *) missing;	/* "no GPU: ..." */
 	else if (holder->stager == NULL)

@@ -15,13 +15,14 @@
 #include "postgres.h"
 
 #include "engine/sort_job.h"
+#include "settings.h"
 
 /*
  * The registry (registry.c): the CPU engine is number 0; _PG_init registers
  * the others, one line each, in the order EXPLAIN and gpusort_stats() list
  * them.  Their names differ.
  */
-#define SORT_ENGINES_MAX	4
+#define SORT_ENGINES_MAX	GPUSORT_MAX_ENGINES
 
 extern void sort_engine_register(const SortEngine *engine);
 extern int	sort_engine_count(void);
@@ -59,8 +60,8 @@ typedef struct SortJobReport
 } SortJobReport;
 
 /*
- * Runs a job on the engine that device (a GpuSortDevice: gpusort.device as
- * the caller took it) selects, falling back to the CPU engine when that one
+ * Runs a job on the engine that device (gpusort.device as the caller took
+ * it: an engine's number, or GPUSORT_DEVICE_AUTO) selects, falling back to the CPU engine when that one
  * cannot do it.  Never fails but for out-of-memory and interrupts, which are
  * raised as errors in the usual way.
  */
