@@ -19,8 +19,9 @@
 
 /*
  * The registry (registry.c): the CPU engine is number 0; _PG_init registers
- * the others, one line each, in the order EXPLAIN and gpusort_stats() list
- * them.  Their names differ.
+ * the others, one line each, in the order gpusort_stats() lists them, and
+ * then defines gpusort.device, whose values are their names.  Their names
+ * differ.
  */
 #define SORT_ENGINES_MAX	GPUSORT_MAX_ENGINES
 
@@ -61,8 +62,8 @@ typedef struct SortJobReport
 
 /*
  * Runs a job on the engine that device (gpusort.device as the caller took
- * it: an engine's number, or GPUSORT_DEVICE_AUTO) selects, falling back to the CPU engine when that one
- * cannot do it.  Never fails but for out-of-memory and interrupts, which are
+ * it: an engine's number, or GPUSORT_DEVICE_AUTO) selects, falling back to
+ * the CPU engine when that one cannot do it.  Never fails but for out-of-memory and interrupts, which are
  * raised as errors in the usual way.
  */
 extern void sort_job_run(SortJob *job, int device, SortJobReport *report);
