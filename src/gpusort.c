@@ -87,20 +87,26 @@ loaded_by_choice(void)
 void
 _PG_init(void)
 {
+	const char *engines[SORT_ENGINES_MAX];
+
 	gpusort_define_settings();
 	gpusort_node_init();
 	gpusort_planner_init(loaded_by_choice());
 	if (process_shared_preload_libraries_in_progress)
 		worker_stats_init();
 
-	/* the GPU: the service's, or each backend's own */
+	/*
+	 * The engines beside the CPU's, one line each.  The GPU: the service's
+	 * (gpu_service_init registers it), or each backend's own.
+	 */
 	if (!(process_shared_preload_libraries_in_progress && gpusort_service &&
 		  gpu_service_init()))
-	{
-#ifdef GPUSORT_WITH_CUDA
-		sort_engine_register_gpu(&gpu_sort_engine);
-#endif
-	}
+		sort_engine_register(&gpu_sort_engine);
+
+	/* gpusort.device names them */
+	for (SortEngineId engine = 0; engine < sort_engine_count(); engine++)
+		engines[engine] = sort_engine_name(engine);
+	gpusort_define_device(engines, sort_engine_count());
 
 	/* last: the settings above are in place */
 	gpu_engine_prestart();

@@ -35,12 +35,8 @@ int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
 bool		gpusort_huge_pages = false;
 
-static const struct config_enum_entry device_options[] = {
-	{"auto", GPUSORT_DEVICE_AUTO, false},
-	{"gpu", GPUSORT_DEVICE_GPU, false},
-	{"cpu", GPUSORT_DEVICE_CPU, false},
-	{NULL, 0, false}
-};
+/* gpusort.device's values: auto, the engines, the end (gpusort_define_device) */
+static struct config_enum_entry device_options[GPUSORT_MAX_ENGINES + 2];
 
 /*
  * gpusort.enabled: keeps, beside each value, whether it was set explicitly
@@ -209,15 +205,6 @@ gpusort_define_settings(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
-	DefineCustomEnumVariable("gpusort.device",
-							 "Where GpuSort sorts: auto, gpu or cpu.",
-							 "auto uses a GPU when one works, else the CPU engine.",
-							 &gpusort_device,
-							 GPUSORT_DEVICE_AUTO,
-							 device_options,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
 	DefineCustomIntVariable("gpusort.work_mem",
 							"Memory budget of one GpuSort node; -1 uses work_mem.",
 							"Inputs that would exceed it are sorted in runs that spill to "
@@ -312,6 +299,27 @@ gpusort_define_settings(void)
 							 &gpusort_huge_pages,
 							 false,
 							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+}
+
+void
+gpusort_define_device(const char *const *engines, int n)
+{
+	int			option = 0;
+
+	Assert(n >= 1 && n <= GPUSORT_MAX_ENGINES);
+	device_options[option++] = (struct config_enum_entry) {"auto", GPUSORT_DEVICE_AUTO, false};
+	for (int engine = 1; engine <= n; engine++)
+		device_options[option++] = (struct config_enum_entry) {engines[engine % n], engine % n, false};
+	device_options[option] = (struct config_enum_entry) {NULL, 0, false};
+
+	DefineCustomEnumVariable("gpusort.device",
+							 "Where GpuSort sorts: auto, gpu or cpu.",
+							 "auto uses a GPU when one works, else the CPU engine.",
+							 &gpusort_device,
+							 GPUSORT_DEVICE_AUTO,
+							 device_options,
+							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");

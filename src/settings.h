@@ -13,13 +13,12 @@
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 
-/* Where sort jobs run: gpusort.device. */
-typedef enum GpuSortDevice
-{
-	GPUSORT_DEVICE_AUTO,
-	GPUSORT_DEVICE_GPU,
-	GPUSORT_DEVICE_CPU
-} GpuSortDevice;
+/*
+ * Where sort jobs run: gpusort.device, auto or the number of the registered
+ * engine that it names (engine.h: "cpu" is 0, "gpu" 1).
+ */
+#define GPUSORT_DEVICE_AUTO		(-1)
+#define GPUSORT_MAX_ENGINES		4
 
 /* GUC variables (settings.c) */
 extern bool gpusort_enabled;
@@ -63,7 +62,14 @@ gpusort_memory_budget_kb(void)
  */
 extern bool gpusort_parse_service_gpus(const char *value, List **ids, char **bad);
 
-/* Defines them (_PG_init). */
+/* Defines them (_PG_init), all but gpusort.device. */
 extern void gpusort_define_settings(void);
+
+/*
+ * Defines gpusort.device, whose values are auto and the names of the n
+ * registered engines (engines[i] is engine i's), the CPU engine's last, and
+ * reserves the prefix gpusort: last, once the engines are registered.
+ */
+extern void gpusort_define_device(const char *const *engines, int n);
 
 #endif							/* GPUSORT_SETTINGS_H */

@@ -1,21 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * chooser.c
- *	  Runs each sort on the engine that gpusort.device and the cost model
- *	  (cost.c) select, falls back to the CPU engine when the GPU cannot run
- *	  it, tells the user so, and keeps the per-backend statistics of every
- *	  sort that gpusort_stats() returns.
+ *	  Runs each sort on the registered engine that gpusort.device and the
+ *	  cost model (cost.c) select, falls back to the CPU engine when that one
+ *	  cannot run it, tells the user so, and keeps the per-backend
+ *	  statistics of every sort that gpusort_stats() returns.
  *
- * gpusort.device = cpu never uses the GPU; gpu sends every job to it; auto
- * sends a job to it only when the cost model says it pays.  Callers pass the
- * setting as they took it (a GpuSort node, when it began), so that a SET
- * in the middle of a query changes nothing in its sorts.  Each report says
- * why its engine was chosen (EXPLAIN's Engine Choice).  A job the chosen
- * GPU cannot run falls back to the CPU engine, with a WARNING (device =
- * gpu) or a NOTICE (auto) at most once per statement, however many jobs it
- * runs, and counts as a fallback once per sort.  In auto, a host without a
- * GPU is a choice, not a fallback: "no GPU" is said once per session and
- * then silently, since EXPLAIN ANALYZE shows the reason.
+ * gpusort.device names the engine that every job goes to (cpu, gpu); auto
+ * sends a job to another engine than the CPU's only when the cost model
+ * says it pays.  Callers pass the setting as they took it (a GpuSort node,
+ * when it began), so that a SET in the middle of a query changes nothing in
+ * its sorts.  Each report says why its engine was chosen (EXPLAIN's Engine
+ * Choice).  A job the chosen engine cannot run falls back to the CPU
+ * engine, with a WARNING (the engine was named) or a NOTICE (auto) at most
+ * once per statement, however many jobs it runs, and counts as a fallback
+ * once per sort.  In auto, an engine missing here (a host without a GPU) is
+ * a choice, not a fallback: that it is missing is said once per session
+ * and then silently, since EXPLAIN ANALYZE shows the reason.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,45 +33,25 @@
 #include "util/prefault.h"
 #include "util/timing.h"
 
-static EngineStats engine_stats[2];
+static EngineStats engine_stats[SORT_ENGINES_MAX];
 
-/* Has "no GPU" been said in this backend (auto)? */
-static bool no_gpu_reported = false;
+/* The engines found missing and said so in this backend (auto), by bit. */
+static uint32 missing_reported = 0;
 
-/* The start of the last statement told that the GPU failed it. */
+/* The start of the last statement told that an engine failed it. */
 static TimestampTz fallback_reported = 0;
 
 /* What a SortJobReport's statistics counted already (counted). */
 #define COUNTED_SORT(engine)	(1 << (engine))
 #define COUNTED_FALLBACK		(1 << 4)
-#define COUNTED_GPU_FAILURE		(1 << 5)
+#define COUNTED_ENGINE_FAILURE	(1 << 5)
 
-/* The GPU engine, where one was built (sort_engine_register_gpu). */
-static const SortEngine *gpu_engine = NULL;
-
-void
-sort_engine_register_gpu(const SortEngine *engine)
-{
-	gpu_engine = engine;
-}
-
-const char *
-sort_engine_name(SortEngineKind engine)
-{
-	switch (engine)
-	{
-		case SORT_ENGINE_CPU:
-			return "cpu";
-		case SORT_ENGINE_GPU:
-			return "gpu";
-	}
-	return "unknown";
-}
+StaticAssertDecl(SORT_ENGINES_MAX <= 4, "an engine's bit in counted");
 
 const EngineStats *
-sort_engine_stats(SortEngineKind engine)
+sort_engine_stats(SortEngineId engine)
 {
-	return &engine_stats[engine == SORT_ENGINE_GPU ? 1 : 0];
+	return &engine_stats[engine];
 }
 
 void
@@ -90,136 +71,172 @@ remember_reason(EngineStats *stats, SortJobReport *report, uint8 flag,
 	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
 }
 
-/* Why no GPU can be used here, or NULL while one may be. */
+/* Why an engine cannot be used here, or NULL while it may be. */
 static const char *
-no_gpu(void)
+engine_missing(const SortEngine *engine)
 {
 	const char *missing = NULL;
 
-	if (gpu_engine == NULL)
-		return "gpusort was built without CUDA";
-	if (gpu_engine->unavailable(&missing))
+	if (engine->unavailable && engine->unavailable(&missing))
 		return missing;
 	return NULL;
 }
 
 /*
- * Says once per session, in auto, that there is no GPU (never in a parallel
- * worker, a new process at every parallel query: the leader says it, and
- * EXPLAIN ANALYZE shows the workers' reasons).
+ * Says once per session, in auto, that an engine is missing (never in a
+ * parallel worker, a new process at every parallel query: the leader says
+ * it, and EXPLAIN ANALYZE shows the workers' reasons).
  */
 static void
-report_no_gpu(const char *reason)
+report_missing(SortEngineId id, const char *reason)
 {
-	if (no_gpu_reported || IsParallelWorker())
+	const char *title = sort_engine_get(id)->title;
+	char		prefix[64];
+
+	if ((missing_reported & (1 << id)) || IsParallelWorker())
 		return;
-	if (strncmp(reason, "no GPU: ", 8) == 0)
-		reason += 8;
+	snprintf(prefix, sizeof(prefix), "no %s: ", title);
+	if (strncmp(reason, prefix, strlen(prefix)) == 0)
+		reason += strlen(prefix);
 	ereport(NOTICE,
-			(errmsg("gpusort: no GPU, sorting on the CPU"),
+			(errmsg("gpusort: no %s, sorting on the CPU", title),
 			 errdetail("%s", reason),
 			 errhint("This is said once per session; EXPLAIN ANALYZE shows the engine and why.")));
-	no_gpu_reported = true;
+	missing_reported |= 1 << id;
+}
+
+/* Says, in auto, which engines are missing, as report_missing does. */
+static void
+report_missing_engines(void)
+{
+	const char *missing;
+
+	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
+		if ((missing = engine_missing(sort_engine_get(id))) != NULL)
+			report_missing(id, missing);
 }
 
 /*
- * Says that the job runs on the CPU although the GPU was chosen and is
- * there: a WARNING when gpusort.device = gpu asked for it, a NOTICE in auto;
- * once per statement, however many jobs it runs.
+ * Says that the job runs on the CPU although another engine was chosen and
+ * is there: a WARNING when gpusort.device named it, a NOTICE in auto; once
+ * per statement, however many jobs it runs.
  */
 static void
-report_fallback(int device, const char *reason)
+report_fallback(const SortEngine *engine, int device, const char *reason)
 {
 	TimestampTz statement = GetCurrentStatementStartTimestamp();
 
 	if (statement == fallback_reported)
 		return;
 	fallback_reported = statement;
-	if (device == GPUSORT_DEVICE_GPU)
+	if (device != GPUSORT_DEVICE_AUTO)
 		ereport(WARNING,
-				(errmsg("gpusort: sorting on the CPU: the GPU cannot be used"),
+				(errmsg("gpusort: sorting on the CPU: the %s cannot be used",
+						engine->title),
 				 errdetail("%s", reason)));
 	else
 		ereport(NOTICE,
-				(errmsg("gpusort: sorting on the CPU: the GPU failed"),
+				(errmsg("gpusort: sorting on the CPU: the %s failed", engine->title),
 				 errdetail("%s", reason)));
 }
 
-SortEngineKind
+/*
+ * An engine's choices, "gpusort.device = gpu" (named) or "auto: GPU
+ * estimated faster", built once.
+ */
+static const char *
+engine_choice(SortEngineId id, bool named)
+{
+	static char texts[2][SORT_ENGINES_MAX][80];
+	const SortEngine *engine = sort_engine_get(id);
+	char	   *text = texts[named][id];
+
+	if (text[0] == '\0')
+		snprintf(text, sizeof(texts[0][0]), named ? "gpusort.device = %s" :
+				 "auto: %s estimated faster", named ? engine->name : engine->title);
+	return text;
+}
+
+SortEngineId
 sort_engine_choose(int device, uint32 nrows, int nkeys, const char **choice)
 {
-	const char *declined = NULL;
+	SortEngineId fastest;
+	const char *declined;
 
-	if (device == GPUSORT_DEVICE_CPU)
+	if (device != GPUSORT_DEVICE_AUTO)
 	{
-		*choice = "gpusort.device = cpu";
-		return SORT_ENGINE_CPU;
+		*choice = engine_choice(device, true);
+		return device;
 	}
-	if (device == GPUSORT_DEVICE_GPU)
-	{
-		*choice = "gpusort.device = gpu";
-		return SORT_ENGINE_GPU;
-	}
-	if (gpu_pays(gpu_engine, nrows, nkeys, &declined))
-	{
-		*choice = "auto: GPU estimated faster";
-		return SORT_ENGINE_GPU;
-	}
-	*choice = declined ? psprintf("auto: %s", declined) :
-		"auto: CPU engine estimated faster";
+	fastest = sort_engine_fastest(nrows, nkeys, &declined);
+	if (fastest != SORT_ENGINE_CPU)
+		*choice = engine_choice(fastest, false);
+	else
+		*choice = declined ? psprintf("auto: %s", declined) :
+			"auto: CPU engine estimated faster";
+	return fastest;
+}
+
+SortEngineId
+sort_report_offload(const SortJobReport *report)
+{
+	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
+		if (report->counted & COUNTED_SORT(id))
+			return id;
 	return SORT_ENGINE_CPU;
 }
 
 /*
- * Sorts a job or values (one of them is not NULL) on the GPU if
- * gpusort.device and the cost model say so.  Returns false when the CPU
- * engine must sort it, with the choice in the report, and the reason of a
- * fallback when the GPU was chosen and could not sort it.  In auto, a GPU
- * found missing at this first attempt is a choice as it is for the jobs
- * after it, not a fallback.
+ * Sorts a job or values (one of them is not NULL) on another engine than
+ * the CPU's if gpusort.device and the cost model say so.  Returns false
+ * when the CPU engine must sort it, with the choice in the report, and the
+ * reason of a fallback when the engine chosen could not sort it.  In auto,
+ * an engine found missing at this first attempt is a choice as it is for
+ * the jobs after it, not a fallback.
  */
 static bool
-sorted_on_gpu(SortJob *job, SortValues *values, int device,
-			  SortJobReport *report)
+sorted_elsewhere(SortJob *job, SortValues *values, int device,
+				 SortJobReport *report)
 {
 	uint32		nrows = job ? job->nrows : values->n;
 	int			nkeys = job ? job->nkeys : 1;
-	const char *missing = NULL;
+	SortEngineId id;
+	const SortEngine *engine;
+	const char *missing;
 	char	   *why = NULL;
 
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
 	report->engine_note = NULL;
-	if (sort_engine_choose(device, nrows, nkeys, &report->choice) == SORT_ENGINE_CPU)
+	id = sort_engine_choose(device, nrows, nkeys, &report->choice);
+	if (id == SORT_ENGINE_CPU)
 	{
-		if (device == GPUSORT_DEVICE_AUTO && (missing = no_gpu()) != NULL)
-			report_no_gpu(missing);
+		if (device == GPUSORT_DEVICE_AUTO)
+			report_missing_engines();
 		return false;
 	}
-	/* a GPU shared by all backends may be too busy, or down: a choice */
-	if (gpu_engine && gpu_engine->admits && !gpu_engine->admits(nrows, nkeys, &why))
+	engine = sort_engine_get(id);
+	/* an engine shared by all backends may be too busy, or down: a choice */
+	if (engine->admits && !engine->admits(nrows, nkeys, &why))
 	{
 		report->choice = psprintf("%s, but %s", report->choice, why);
 		return false;
 	}
-	if (gpu_engine == NULL)
-		why = "gpusort was built without CUDA";
-	else if (job ? gpu_engine->sort_job(job, &why) :
-			 gpu_engine->sort_values(values, &why))
+	if (job ? engine->sort_job(job, &why) : engine->sort_values(values, &why))
 	{
-		report->engine = SORT_ENGINE_GPU;
+		report->engine = id;
 		return true;
 	}
-	if (device == GPUSORT_DEVICE_AUTO && (missing = no_gpu()) != NULL)
+	if (device == GPUSORT_DEVICE_AUTO && (missing = engine_missing(engine)) != NULL)
 	{
 		/* found missing at this first attempt: a choice, as for later jobs */
-		report_no_gpu(missing);
+		report_missing(id, missing);
 		report->choice = psprintf("auto: %s", missing);
 		return false;
 	}
-	report_fallback(device, why);
+	report_fallback(engine, device, why);
 	report->fallback_reason = why;
-	remember_reason(&engine_stats[1], report, COUNTED_GPU_FAILURE, why);
+	remember_reason(&engine_stats[id], report, COUNTED_ENGINE_FAILURE, why);
 	return false;
 }
 
@@ -227,7 +244,7 @@ sorted_on_gpu(SortJob *job, SortValues *values, int device,
 static void
 count_sort(SortJobReport *report, uint32 nrows, int nkeys, instr_time start)
 {
-	EngineStats *stats = &engine_stats[report->engine == SORT_ENGINE_GPU ? 1 : 0];
+	EngineStats *stats = &engine_stats[report->engine];
 	double		ms = ms_since(start);
 
 	if (!(report->counted & COUNTED_SORT(report->engine)))
@@ -235,11 +252,14 @@ count_sort(SortJobReport *report, uint32 nrows, int nkeys, instr_time start)
 	report->counted |= COUNTED_SORT(report->engine);
 	stats->rows += nrows;
 	stats->total_ms += ms;
-	if (report->engine == SORT_ENGINE_CPU && report->fallback_reason == NULL &&
-		gpu_engine && gpu_engine->cpu_sorted)
-		gpu_engine->cpu_sorted(nrows, nkeys, ms);
+	if (report->engine == SORT_ENGINE_CPU && report->fallback_reason == NULL)
+	{
+		for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
+			if (sort_engine_get(id)->cpu_sorted)
+				sort_engine_get(id)->cpu_sorted(nrows, nkeys, ms);
+	}
 	if (report->fallback_reason)
-		remember_reason(&engine_stats[0], report, COUNTED_FALLBACK,
+		remember_reason(&engine_stats[SORT_ENGINE_CPU], report, COUNTED_FALLBACK,
 						report->fallback_reason);
 }
 
@@ -264,7 +284,7 @@ sort_job_run(SortJob *job, int device, SortJobReport *report)
 	job->payload_sorted = false;
 	job->keys_sorted = NULL;
 	job->engine_note = NULL;
-	if (!sorted_on_gpu(job, NULL, device, report))
+	if (!sorted_elsewhere(job, NULL, device, report))
 		run_on_cpu(job);
 	else
 		report->engine_note = job->engine_note;
@@ -295,35 +315,48 @@ sort_values_run(SortValues *values, int device, SortJobReport *report)
 	char	   *why;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (!sorted_on_gpu(NULL, values, device, report))
+	if (!sorted_elsewhere(NULL, values, device, report))
 		(void) cpu_sort_engine.sort_values(values, &why);
 	count_sort(report, values->n, 1, start);
 }
 
+/* The engine that uploads rows while they are collected, or NULL. */
+static const SortEngine *
+uploading_engine(void)
+{
+	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
+		if (sort_engine_get(id)->uploader)
+			return sort_engine_get(id);
+	return NULL;
+}
+
 /*
- * The early upload: only for a job bound for the GPU, as far as can be told
- * when its first rows are there.
+ * The early upload: for a device that names the uploading engine, always;
+ * in auto, only for a job bound for it as far as can be told when its
+ * first rows are there, where it runs already.
  */
 static SortUpload *
-upload_rows(int device, SortUpload *upload, int nkeys, const uint64 *keys,
+upload_rows(bool named, SortUpload *upload, int nkeys, const uint64 *keys,
 			const uint64 *payload, uint32 nrows, uint32 capacity,
 			MemoryContext cxt)
 {
-	/* the GPU service has no upload: its jobs are copied when complete */
-	if (upload == NULL && (!gpu_job_expected(gpu_engine, device, nrows, nkeys) ||
-						   gpu_engine->uploader == NULL))
+	const SortEngine *engine = uploading_engine();
+	const char *why;
+
+	if (upload == NULL && !named &&
+		!((engine->started == NULL || engine->started()) &&
+		  sort_engine_get(sort_engine_fastest(nrows, nkeys, &why)) == engine))
 		return NULL;
-	return gpu_engine->uploader->rows(upload, nkeys, keys, payload, nrows,
-									  capacity, cxt);
+	return engine->uploader->rows(upload, nkeys, keys, payload, nrows,
+								  capacity, cxt);
 }
 
 static SortUpload *
-upload_rows_gpu(SortUpload *upload, int nkeys, const uint64 *keys,
-				const uint64 *payload, uint32 nrows, uint32 capacity,
-				MemoryContext cxt)
+upload_rows_named(SortUpload *upload, int nkeys, const uint64 *keys,
+				  const uint64 *payload, uint32 nrows, uint32 capacity,
+				  MemoryContext cxt)
 {
-	return upload_rows(GPUSORT_DEVICE_GPU, upload, nkeys, keys, payload, nrows,
-					   capacity, cxt);
+	return upload_rows(true, upload, nkeys, keys, payload, nrows, capacity, cxt);
 }
 
 static SortUpload *
@@ -331,24 +364,23 @@ upload_rows_auto(SortUpload *upload, int nkeys, const uint64 *keys,
 				 const uint64 *payload, uint32 nrows, uint32 capacity,
 				 MemoryContext cxt)
 {
-	return upload_rows(GPUSORT_DEVICE_AUTO, upload, nkeys, keys, payload, nrows,
-					   capacity, cxt);
+	return upload_rows(false, upload, nkeys, keys, payload, nrows, capacity, cxt);
 }
 
 static void
 upload_pause(SortUpload *upload)
 {
-	gpu_engine->uploader->pause(upload);
+	uploading_engine()->uploader->pause(upload);
 }
 
 static void
 upload_end(SortUpload *upload)
 {
-	gpu_engine->uploader->end(upload);
+	uploading_engine()->uploader->end(upload);
 }
 
-static const RowStoreUploader uploader_gpu = {
-	.rows = upload_rows_gpu,
+static const RowStoreUploader uploader_named = {
+	.rows = upload_rows_named,
 	.pause = upload_pause,
 	.end = upload_end,
 };
@@ -362,26 +394,36 @@ static const RowStoreUploader uploader_auto = {
 const RowStoreUploader *
 sort_engine_uploader(int device)
 {
-	if (gpu_engine == NULL || gpu_engine->uploader == NULL)
+	const SortEngine *engine = uploading_engine();
+
+	if (engine == NULL)
 		return NULL;
-	return device == GPUSORT_DEVICE_GPU ? &uploader_gpu :
-		device == GPUSORT_DEVICE_AUTO ? &uploader_auto : NULL;
+	if (device == GPUSORT_DEVICE_AUTO)
+		return &uploader_auto;
+	return sort_engine_get(device) == engine ? &uploader_named : NULL;
 }
 
-const RowStager *
-sort_engine_stager(int device, char **why)
+const SortEngine *
+sort_engine_holder(int device, char **why)
 {
-	const char *missing = NULL;
+	const SortEngine *holder = NULL;
+	const char *missing;
 
-	if (device == GPUSORT_DEVICE_CPU)
-		*why = "gpusort.device = cpu";
-	else if (gpu_engine == NULL)
-		*why = "gpusort was built without CUDA";
-	else if (gpu_engine->stager == NULL)
-		*why = "the GPU engine does not hold rows";
-	else if (gpu_engine->unavailable(&missing))
+	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
+	{
+		const SortEngine *engine = sort_engine_get(id);
+
+		if (holder == NULL || (holder->stager == NULL && engine->stager != NULL))
+			holder = engine;
+	}
+	*why = NULL;
+	if (holder == NULL)
+		*why = "no engine holds rows";
+	else if (device != GPUSORT_DEVICE_AUTO && sort_engine_get(device) != holder)
+		*why = (char *) engine_choice(device, true);	/* "gpusort.device = cpu" */
+	else if ((missing = engine_missing(holder)) != NULL)
 		*why = (char *) missing;	/* "no GPU: ..." */
-	else
-		return gpu_engine->stager;
-	return NULL;
+	else if (holder->stager == NULL)
+		*why = psprintf("the %s engine does not hold rows", holder->title);
+	return holder;
 }

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * cost.h
- *	  The cost model that chooses between the engines in gpusort.device =
- *	  auto.
+ *	  The cost model that chooses among the registered engines in
+ *	  gpusort.device = auto.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,24 +13,20 @@
 
 #include "engine/sort_job.h"
 
-/* What a job is estimated to take on each engine, in milliseconds. */
+/*
+ * What a job is estimated to take on the CPU engine, in milliseconds: the
+ * CPU engine's estimate_ms, which the others are weighed against.
+ */
 extern double cpu_estimate_ms(uint32 nrows, int nkeys);
-extern double gpu_estimate_ms(uint32 nrows, int nkeys);
 
 /*
- * Should a sort of nrows rows and nkeys key columns go to the GPU engine
- * gpu (NULL: none was built)?  If not, *why says why, unless the CPU is
- * simply estimated faster (NULL).
+ * The engine that a sort of nrows rows and nkeys key columns goes to in
+ * auto: the registered engine estimated fastest where one beats the CPU
+ * engine, else the CPU engine, with *why the reason that the first engine
+ * that could not take the job gave (NULL: the CPU engine is simply
+ * estimated faster).
  */
-extern bool gpu_pays(const SortEngine *gpu, uint32 nrows, int nkeys,
-					 const char **why);
-
-/*
- * Is a job of nrows rows and nkeys key columns bound for the GPU, as far as
- * can be told before it runs?  With gpusort.device = auto, only when the GPU
- * runs already: its rows are then uploaded while they are collected.
- */
-extern bool gpu_job_expected(const SortEngine *gpu, int device, uint32 nrows,
-							 int nkeys);
+extern SortEngineId sort_engine_fastest(uint32 nrows, int nkeys,
+										const char **why);
 
 #endif							/* GPUSORT_COST_H */

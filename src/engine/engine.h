@@ -2,10 +2,10 @@
  *
  * engine.h
  *	  What the GpuSort node and the array functions call to have keys sorted:
- *	  the chooser, which runs each job on the engine that gpusort.device and
- *	  the cost model select and falls back to the CPU engine when the GPU
- *	  cannot run it; the early upload of rows being collected; and the
- *	  statistics of every sort, small ones too.
+ *	  the registry of engines; the chooser, which runs each job on the
+ *	  engine that gpusort.device and the cost model select and falls back to
+ *	  the CPU engine when that one cannot run it; the early upload of rows
+ *	  being collected; and the statistics of every sort, small ones too.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +15,26 @@
 #include "postgres.h"
 
 #include "engine/sort_job.h"
+#include "settings.h"
+
+/*
+ * The registry (registry.c): the CPU engine is number 0; _PG_init registers
+ * the others, one line each, in the order gpusort_stats() lists them, and
+ * then defines gpusort.device, whose values are their names.  Their names
+ * differ.
+ */
+#define SORT_ENGINES_MAX	GPUSORT_MAX_ENGINES
+
+extern void sort_engine_register(const SortEngine *engine);
+extern int	sort_engine_count(void);
+extern const SortEngine *sort_engine_get(SortEngineId id);
+extern const char *sort_engine_name(SortEngineId id);
+
+/* The engine of that name, or -1. */
+extern SortEngineId sort_engine_named(const char *name);
+
+/* The engine whose RowStager that is (the CPU engine: none's). */
+extern SortEngineId sort_engine_holding(const RowStager *stager);
 
 /*
  * What happened to one job, for EXPLAIN ANALYZE and the statistics.  The
@@ -25,7 +45,7 @@
  */
 typedef struct SortJobReport
 {
-	SortEngineKind engine;		/* the engine that produced the result */
+	SortEngineId engine;		/* the engine that produced the result */
 	const char *choice;			/* why that engine was chosen */
 	const char *fallback_reason;	/* why the chosen one did not run it, or
 									 * NULL */
@@ -41,9 +61,9 @@ typedef struct SortJobReport
 } SortJobReport;
 
 /*
- * Runs a job on the engine that device (a GpuSortDevice: gpusort.device as
- * the caller took it) selects, falling back to the CPU engine when the GPU
- * cannot do it.  Never fails but for out-of-memory and interrupts, which are
+ * Runs a job on the engine that device (gpusort.device as the caller took
+ * it: an engine's number, or GPUSORT_DEVICE_AUTO) selects, falling back to
+ * the CPU engine when that one cannot do it.  Never fails but for out-of-memory and interrupts, which are
  * raised as errors in the usual way.
  */
 extern void sort_job_run(SortJob *job, int device, SortJobReport *report);
@@ -61,8 +81,14 @@ extern void sort_job_run_on_cpu(SortJob *job, const char *choice,
  * and nkeys key columns, as far as can be told before it runs, with the
  * reason in *choice; what EXPLAIN without ANALYZE shows.
  */
-extern SortEngineKind sort_engine_choose(int device, uint32 nrows, int nkeys,
-										 const char **choice);
+extern SortEngineId sort_engine_choose(int device, uint32 nrows, int nkeys,
+									   const char **choice);
+
+/*
+ * The engine other than the CPU's that ran jobs of the sort a report
+ * follows (some of its sorted runs), or the CPU engine.
+ */
+extern SortEngineId sort_report_offload(const SortJobReport *report);
 
 /* Sorts values, as sort_job_run sorts jobs. */
 extern void sort_values_run(SortValues *values, int device,
@@ -70,36 +96,35 @@ extern void sort_values_run(SortValues *values, int device,
 
 /*
  * The early upload of rows being collected (row_store.h) for device: the
- * GPU gets the leading key column while the input is still read, when the
- * job is expected to go there; NULL where it never will.
+ * engine that has one (the GPU) gets the leading key column while the
+ * input is still read, when the job is expected to go there; NULL where it
+ * never will.
  */
 extern const RowStoreUploader *sort_engine_uploader(int device);
 
 /*
- * The engine that holds the rows of an input larger than the memory budget
- * (row_store.h), when device lets the GPU sort and it works here; else NULL
- * with the reason in *why.
+ * The engine that may hold the rows of an input larger than the memory
+ * budget (row_store.h's RowStager): the first registered with a stager,
+ * else the first beside the CPU's; NULL where the CPU engine is alone.
+ * *why is NULL where device lets it hold them and it works here, else says
+ * why it cannot.
  */
-extern const RowStager *sort_engine_stager(int device, char **why);
+extern const SortEngine *sort_engine_holder(int device, char **why);
 
-extern const char *sort_engine_name(SortEngineKind engine);
-
-/* Makes the GPU engine available to the chooser (_PG_init, CUDA builds). */
-extern void sort_engine_register_gpu(const SortEngine *engine);
-
-/* Per-backend statistics of the sorts, by engine. */
+/* Per-backend statistics of the sorts, by registered engine. */
 typedef struct EngineStats
 {
 	int64		sorts;			/* jobs this engine produced */
 	int64		rows;			/* rows of those jobs */
 	double		total_ms;		/* time in sort_job_run for them */
-	int64		fallbacks;		/* cpu: jobs with a fallback reason (not
-								 * those that the choice sent there); gpu:
-								 * GPU attempts that failed */
+	int64		fallbacks;		/* the CPU engine: jobs with a fallback
+								 * reason (not those that the choice sent
+								 * there); the others: their attempts that
+								 * failed */
 	char		last_reason[256];	/* the latest such reason, or "" */
 } EngineStats;
 
-extern const EngineStats *sort_engine_stats(SortEngineKind engine);
+extern const EngineStats *sort_engine_stats(SortEngineId engine);
 extern void sort_engine_stats_reset(void);
 
 #endif							/* GPUSORT_ENGINE_H */

@@ -26,6 +26,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
+#include "engine/cost.h"
 #include "engine/sort_job.h"
 #include "keys/key_codec.h"
 #include "util/prefault.h"
@@ -204,8 +205,17 @@ cpu_sort_values(SortValues *job, char **why)
 	return true;
 }
 
+/* The cost model's reference (cost.c): it takes every job. */
+static double
+cpu_sort_estimate_ms(uint32 nrows, int nkeys, const char **why)
+{
+	return cpu_estimate_ms(nrows, nkeys);
+}
+
 const SortEngine cpu_sort_engine = {
-	.kind = SORT_ENGINE_CPU,
+	.name = "cpu",
+	.title = "CPU",
 	.sort_job = cpu_sort_job,
 	.sort_values = cpu_sort_values,
+	.estimate_ms = cpu_sort_estimate_ms,
 };

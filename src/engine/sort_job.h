@@ -66,7 +66,7 @@ typedef struct SortJob
 	/*
 	 * Out: how the engine ran the job, where it has more to tell than its
 	 * name (the GPU service: which GPU, how long the job was queued), for
-	 * EXPLAIN ANALYZE; else NULL.
+	 * EXPLAIN ANALYZE (as the engine's note_name); else NULL.
 	 */
 	const char *engine_note;
 } SortJob;
@@ -86,12 +86,13 @@ typedef struct SortValues
 	void	   *out;			/* out: the n values in order (not in) */
 } SortValues;
 
-/* The engines that can run a job; what EXPLAIN ANALYZE reports. */
-typedef enum SortEngineKind
-{
-	SORT_ENGINE_CPU,
-	SORT_ENGINE_GPU
-} SortEngineKind;
+/*
+ * A registered engine's number (engine.h's registry), in the order of
+ * registration; the CPU engine, which is always there, is number 0.
+ */
+typedef int SortEngineId;
+
+#define SORT_ENGINE_CPU		0
 
 /*
  * An engine.  Its functions return false, with the reason in *why (palloc'd
@@ -100,20 +101,33 @@ typedef enum SortEngineKind
  */
 typedef struct SortEngine
 {
-	SortEngineKind kind;
+	/*
+	 * How gpusort.device selects it, and EXPLAIN and gpusort_stats() name
+	 * it ("cpu", "gpu"); title is how messages name it ("the GPU").
+	 */
+	const char *name;
+	const char *title;
+	const char *note_name;		/* EXPLAIN's name for a SortJob's
+								 * engine_note ("GPU Service"), or NULL:
+								 * it gives none */
 	bool		(*sort_job) (SortJob *job, char **why);
 	bool		(*sort_values) (SortValues *values, char **why);
 
 	/*
-	 * An engine that must be started in the backend (the GPU) also tells
-	 * the cost model (cost.c) what it needs to know; the CPU engine leaves
-	 * these NULL.
+	 * The cost model (cost.c): what a job of nrows rows and nkeys key
+	 * columns is estimated to take on this engine, its start included
+	 * where it has not started in this backend; negative, with the reason
+	 * in *why, when it cannot take the job (too large, no device).
 	 */
-	bool		(*unavailable) (const char **why);	/* known unusable here */
-	bool		(*started) (void);	/* running in this backend */
-	double		(*startup_ms) (void);	/* its start as measured here, or 0 */
-	bool		(*job_fits) (uint32 nrows, int nkeys);	/* within its memory */
-	const char *too_large;		/* why a job does not fit, naming the setting */
+	double		(*estimate_ms) (uint32 nrows, int nkeys, const char **why);
+
+	/*
+	 * An engine that may be missing here (a GPU) says so, with the reason;
+	 * one that starts in the backend (the GPU) says whether it runs yet.
+	 * NULL: always there; always running.
+	 */
+	bool		(*unavailable) (const char **why);
+	bool		(*started) (void);
 
 	/*
 	 * An engine shared by all backends (the GPU service) may decline a job
@@ -130,7 +144,10 @@ typedef struct SortEngine
 	 */
 	void		(*cpu_sorted) (uint32 nrows, int nkeys, double ms);
 
-	/* Its side of the early upload of rows being collected, or NULL. */
+	/*
+	 * Its side of the early upload of rows being collected, or NULL (one
+	 * engine at most has one).
+	 */
 	const RowStoreUploader *uploader;
 	const RowStager *stager;	/* holds inputs larger than the budget, or
 								 * NULL */

@@ -22,12 +22,14 @@
 #include "engine/sort_job.h"
 
 /*
- * The GPU engine, in CUDA builds: _PG_init registers it with the chooser
- * (engine.h).  Without CUDA it does not exist, and the functions below say
- * so.
+ * The GPU engine: _PG_init registers it (engine.h).  Without CUDA it is
+ * there only to say that it cannot be used, as the functions below do.
  */
-#ifdef GPUSORT_WITH_CUDA
 extern const SortEngine gpu_sort_engine;
+
+#ifdef GPUSORT_WITH_CUDA
+/* What a job is estimated to take on a GPU that runs (cost.c), in ms. */
+extern double gpu_estimate_ms(uint32 nrows, int nkeys);
 #endif
 
 /* One GPU, as gpusort_devices() shows it. */

@@ -150,6 +150,7 @@ extern bool gpu_engine_started(void);
 extern bool gpu_engine_unavailable(const char **why);
 extern double gpu_engine_startup_ms(void);
 extern bool gpu_job_fits(uint32 nrows, int nkeys);
+extern double gpu_engine_estimate_ms(uint32 nrows, int nkeys, const char **why);
 
 /* The GPU's side of the early upload (upload.c). */
 extern const RowStoreUploader gpu_uploader;

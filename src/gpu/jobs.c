@@ -382,14 +382,13 @@ gpu_sort_values(SortValues *job, char **why)
 }
 
 const SortEngine gpu_sort_engine = {
-	.kind = SORT_ENGINE_GPU,
+	.name = "gpu",
+	.title = "GPU",
 	.sort_job = gpu_sort_job,
 	.sort_values = gpu_sort_values,
+	.estimate_ms = gpu_engine_estimate_ms,
 	.unavailable = gpu_engine_unavailable,
 	.started = gpu_engine_started,
-	.startup_ms = gpu_engine_startup_ms,
-	.job_fits = gpu_job_fits,
-	.too_large = "the sort needs more device memory than gpusort.gpu_memory allows",
 	.uploader = &gpu_uploader,
 	.stager = &gpu_stager,
 };

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * stubs.c
- *	  The GPU's API in a build without CUDA (GPUSORT_CUDA=no): there is no
- *	  GPU engine to register, no GPU starts and none is listed.
+ *	  The GPU's API in a build without CUDA (GPUSORT_CUDA=no): the GPU
+ *	  engine is never available, no GPU starts and none is listed.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,5 +38,35 @@ gpu_list_devices(int *count)
 	*count = 0;
 	return NULL;
 }
+
+static bool
+no_cuda(const char **why)
+{
+	if (why)
+		*why = NO_CUDA;
+	return true;
+}
+
+static bool
+no_cuda_sort_job(SortJob *job, char **why)
+{
+	*why = NO_CUDA;
+	return false;
+}
+
+static bool
+no_cuda_sort_values(SortValues *values, char **why)
+{
+	*why = NO_CUDA;
+	return false;
+}
+
+const SortEngine gpu_sort_engine = {
+	.name = "gpu",
+	.title = "GPU",
+	.sort_job = no_cuda_sort_job,
+	.sort_values = no_cuda_sort_values,
+	.unavailable = no_cuda,
+};
 
 #endif							/* !GPUSORT_WITH_CUDA */

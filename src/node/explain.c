@@ -115,12 +115,19 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 							   (int64) state->xfrm_inversions, es);
 }
 
-/* Did the GPU sort an input larger than the budget (its runs, or all)? */
-static bool
-spilled_on_gpu(GpuSortState *state)
+/*
+ * The engine beside the CPU's that sorted an input larger than the budget
+ * (its runs, or all of it, held), or the CPU engine.
+ */
+static SortEngineId
+spilled_on(GpuSortState *state)
 {
-	return state->ran == RUN_SPILLED &&
-		(state->gpu_runs > 0 || state->staged_batches > 0);
+	if (state->ran != RUN_SPILLED)
+		return SORT_ENGINE_CPU;
+	if (state->staged_batches > 0)
+		return state->report.engine;
+	return state->gpu_runs > 0 ? sort_report_offload(&state->report) :
+		SORT_ENGINE_CPU;
 }
 
 /* The engine that sorted the rows, as EXPLAIN ANALYZE names it. */
@@ -129,9 +136,19 @@ engine_shown(GpuSortState *state)
 {
 	if (state->ran == RUN_TUPLESORT)
 		return "tuplesort";
-	if (spilled_on_gpu(state))
-		return sort_engine_name(SORT_ENGINE_GPU);
+	if (spilled_on(state) != SORT_ENGINE_CPU)
+		return sort_engine_name(spilled_on(state));
 	return sort_engine_name(state->report.engine);
+}
+
+/* The engine that would hold rows over the budget, as titles name it. */
+static const char *
+holder_title(GpuSortState *state)
+{
+	char	   *why;
+	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
+
+	return holder ? holder->title : "an Engine";
 }
 
 /* How the rows were sorted: in memory, out of it, or tuplesort's method. */
@@ -149,15 +166,18 @@ method_shown(GpuSortState *state)
 	}
 	if (state->ran != RUN_SPILLED)
 		return "in memory";
-	return state->staged_batches > 0 ? "rows held on the GPU, sorted at once" :
+	return state->staged_batches > 0 ?
+		psprintf("rows held on the %s, sorted at once",
+				 sort_engine_get(spilled_on(state))->title) :
 		"external merge of sorted runs";
 }
 
 /*
- * An input larger than the memory budget: held on the GPU, in batches; or
- * in sorted runs, with why the GPU did not hold it, how many runs the GPU
- * sorted, the disk they took (as Sort shows an external sort's), and the
- * runs merged into one before the rows were returned.
+ * An input larger than the memory budget: held on the engine that holds
+ * rows (the GPU), in batches; or in sorted runs, with why that engine did
+ * not hold it, how many runs another engine than the CPU's sorted, the disk
+ * they took (as Sort shows an external sort's), and the runs merged into
+ * one before the rows were returned.
  */
 static void
 explain_spill(GpuSortState *state, ExplainState *es)
@@ -165,16 +185,21 @@ explain_spill(GpuSortState *state, ExplainState *es)
 	ExplainPropertyText("Sort Method", method_shown(state), es);
 	if (state->staged_batches > 0)
 	{
-		ExplainPropertyInteger("Batches Held on GPU", NULL, state->staged_batches, es);
+		ExplainPropertyInteger(psprintf("Batches Held on %s",
+										sort_engine_get(spilled_on(state))->title),
+							   NULL, state->staged_batches, es);
 		return;
 	}
 	if (state->stage_why)
-		ExplainPropertyText("Not Held on GPU", state->stage_why, es);
+		ExplainPropertyText(psprintf("Not Held on %s", holder_title(state)),
+							state->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
 	if (state->runs.memory.rows)
 		ExplainPropertyText("Last Run", "in memory", es);
 	if (state->gpu_runs > 0)
-		ExplainPropertyInteger("Runs Sorted on GPU", NULL, state->gpu_runs, es);
+		ExplainPropertyInteger(psprintf("Runs Sorted on %s",
+										sort_engine_get(spilled_on(state))->title),
+							   NULL, state->gpu_runs, es);
 	if (state->runs.early_merges > 0)
 		ExplainPropertyInteger("Runs Merged Early", NULL, state->runs.early_merges, es);
 	ExplainPropertyInteger("Disk Used", "kB",
@@ -195,7 +220,7 @@ explain_plan(GpuSortState *state, ExplainState *es)
 	double		rows = plan->plan_rows;
 	double		bytes;
 	const char *choice;
-	SortEngineKind engine;
+	SortEngineId engine;
 
 	if (!state->settings.enabled)
 	{
@@ -315,10 +340,11 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Sort Engine", engine_shown(state), es);
 		if (state->report.choice)
 			ExplainPropertyText("Engine Choice", state->report.choice, es);
-		if (state->report.fallback_reason && !spilled_on_gpu(state))
+		if (state->report.fallback_reason && spilled_on(state) == SORT_ENGINE_CPU)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		if (state->report.engine_note)
-			ExplainPropertyText("GPU Service", state->report.engine_note, es);
+			ExplainPropertyText(sort_engine_get(state->report.engine)->note_name,
+								state->report.engine_note, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)

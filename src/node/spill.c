@@ -115,7 +115,7 @@ sort_run(GpuSortState *state)
 	INSTR_TIME_SET_CURRENT(start);
 	node_sort_rows(state, false);
 	state->sort_ms += ms_since(start);
-	if (state->report.engine == SORT_ENGINE_GPU)
+	if (state->report.engine != SORT_ENGINE_CPU)
 		state->gpu_runs++;
 	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
 	state->spilled_rows += state->ntotal;

@@ -2,8 +2,9 @@
  *
  * spill_stage.c
  *	  The GpuSort node's inputs larger than its memory budget, held by the
- *	  sort engine (RowStager, row_store.h: the GPU's device memory) rather
- *	  than spilled in sorted runs.
+ *	  sort engine that holds rows (RowStager, row_store.h: the GPU's device
+ *	  memory; engine.h's sort_engine_holder) rather than spilled in sorted
+ *	  runs.
  *
  * Where the order is one sort key that the engine's keys order completely
  * (int8, timestamp, float8, ...), each full store goes to the engine as it
@@ -35,6 +36,7 @@ static const RowStager *
 stager_for(GpuSortState *state, char **why)
 {
 	RowStore   *store = &state->store;
+	const SortEngine *holder;
 
 	if (state->keys_only)
 	{
@@ -46,7 +48,15 @@ stager_for(GpuSortState *state, char **why)
 		*why = "the order is not one key that the engine orders completely";
 		return NULL;
 	}
-	return sort_engine_stager(state->settings.device, why);
+	holder = sort_engine_holder(state->settings.device, why);
+	return *why == NULL ? holder->stager : NULL;
+}
+
+/* The engine that holds the rows, as messages name it ("GPU"). */
+static const char *
+holder_title(GpuSortState *state)
+{
+	return sort_engine_get(sort_engine_holding(state->stager))->title;
 }
 
 bool
@@ -128,7 +138,8 @@ sort_held(GpuSortState *state)
 	if (!state->stager->sort(state->stage, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuSort could not sort the rows it held on the GPU: %s", why),
+				 errmsg("GpuSort could not sort the rows it held on the %s: %s",
+						holder_title(state), why),
 				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
 	state->sort_ms += ms_since(start);
 	state->stage_left = 0;
@@ -159,10 +170,11 @@ node_stage_to_run(GpuSortState *state)
 	}
 	ExecClearTuple(slot);
 	sorted_runs_end_run(&state->runs);
-	node_stage_end(state);
-	state->stage_why = psprintf("the GPU held %lld stores, then could take no more "
+	state->stage_why = psprintf("the %s held %lld stores, then could take no more "
 								"(they became the first sorted run): %s",
-								(long long) state->staged_batches, state->stage_why);
+								holder_title(state), (long long) state->staged_batches,
+								state->stage_why);
+	node_stage_end(state);
 	state->staged_batches = 0;
 }
 
@@ -172,9 +184,11 @@ node_stage_finish(GpuSortState *state)
 {
 	sort_held(state);
 
-	/* what EXPLAIN ANALYZE tells: the GPU's keys ordered the one sort key */
-	state->report.engine = SORT_ENGINE_GPU;
-	state->report.choice = "the input exceeds the memory budget: held on the GPU";
+	/* what EXPLAIN ANALYZE tells: the engine's keys ordered the one sort key */
+	state->report.engine = sort_engine_holding(state->stager);
+	state->report.choice = MemoryContextStrdup(state->report_cxt,
+											   psprintf("the input exceeds the memory budget: held on the %s",
+														holder_title(state)));
 	state->report.fallback_reason = NULL;
 	state->report.engine_note = NULL;
 	state->radix_keys = 1;
@@ -210,7 +224,8 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 		if (n < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("GpuSort could not read back the rows it held on the GPU: %s", why)));
+					 errmsg("GpuSort could not read back the rows it held on the %s: %s",
+							holder_title(state), why)));
 		if (n == 0)
 			return !state->nullsfirst[0] && next_null_row(state, into);
 		state->stage_left = n;

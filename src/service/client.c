@@ -60,19 +60,6 @@ service_unavailable(const char **why)
 	return false;
 }
 
-/* Backends start nothing: the service runs already. */
-static bool
-service_started(void)
-{
-	return true;
-}
-
-static double
-service_startup_ms(void)
-{
-	return 0;
-}
-
 /* Can the service sort it, on one GPU or in buckets on several? */
 static bool
 service_job_fits(uint32 nrows, int nkeys)
@@ -80,6 +67,22 @@ service_job_fits(uint32 nrows, int nkeys)
 	Size		limit = service_mem_limit();
 
 	return limit == 0 || service_buckets(nrows, nkeys, limit) <= SERVICE_MAX_HELD;
+}
+
+/*
+ * What a job would take on a GPU of the service, which runs already
+ * (backends start nothing); its queue is weighed in service_admits.
+ */
+static double
+service_estimate_ms(uint32 nrows, int nkeys, const char **why)
+{
+	if (!service_job_fits(nrows, nkeys))
+	{
+		*why = "the sort needs more device memory than gpusort.service_memory allows, "
+			"even in buckets on every GPU";
+		return -1;
+	}
+	return gpu_estimate_ms(nrows, nkeys);
 }
 
 /*
@@ -295,15 +298,13 @@ service_sort_values(SortValues *values, char **why)
 }
 
 const SortEngine service_sort_engine = {
-	.kind = SORT_ENGINE_GPU,
+	.name = "gpu",
+	.title = "GPU",
+	.note_name = "GPU Service",
 	.sort_job = service_sort_job,
 	.sort_values = service_sort_values,
+	.estimate_ms = service_estimate_ms,
 	.unavailable = service_unavailable,
-	.started = service_started,
-	.startup_ms = service_startup_ms,
-	.job_fits = service_job_fits,
-	.too_large = "the sort needs more device memory than gpusort.service_memory allows, "
-	"even in buckets on every GPU",
 	.admits = service_admits,
 	.cpu_sorted = service_cpu_sorted,
 	.uploader = NULL,

@@ -82,7 +82,7 @@ gpu_service_init(void)
 {
 	service_shmem_init();
 	register_supervisor();
-	sort_engine_register_gpu(&service_sort_engine);
+	sort_engine_register(&service_sort_engine);
 	return true;
 }
 

@@ -100,23 +100,22 @@ gpusort_gpu_start(PG_FUNCTION_ARGS)
  * gpusort_stats() RETURNS TABLE (engine text, sorts int8, rows int8,
  *   total_ms float8, fallbacks int8, last_fallback_reason text)
  *
- * One row per engine, in this backend since its start or the last
+ * One row per registered engine, in their order, in this backend since its start or the last
  * gpusort_stats_reset().  See EngineStats for the fallbacks.
  */
 Datum
 gpusort_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const SortEngineKind engines[] = {SORT_ENGINE_CPU, SORT_ENGINE_GPU};
 
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i < lengthof(engines); i++)
+	for (SortEngineId engine = 0; engine < sort_engine_count(); engine++)
 	{
-		const EngineStats *stats = sort_engine_stats(engines[i]);
+		const EngineStats *stats = sort_engine_stats(engine);
 		Datum		values[6];
 		bool		nulls[6] = {0};
 
-		values[0] = CStringGetTextDatum(sort_engine_name(engines[i]));
+		values[0] = CStringGetTextDatum(sort_engine_name(engine));
 		values[1] = Int64GetDatum(stats->sorts);
 		values[2] = Int64GetDatum(stats->rows);
 		values[3] = Float8GetDatum(stats->total_ms);
