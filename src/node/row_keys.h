@@ -113,12 +113,12 @@ row_keys_add(RowStore *store, TupleDesc desc, TupleTableSlot *slot,
 									   value, column->xfrm->icu != NULL);
 				continue;
 			}
-			if (column->dropped)
-				key = 0;
-			else
+			if (!column->part.prefix)
+				key = key_column_encode(column, value);
+			else if (!column->dropped)
 			{
 				key = key_column_encode(column, value);
-				if (column->part.prefix && store->nrows + 1 >= column->abbrev_next)
+				if (store->nrows + 1 >= column->abbrev_next)
 					row_keys_judge_prefix(store, column);
 			}
 			column->min = Min(column->min, key);
