@@ -20,12 +20,12 @@
 
 #include "postgres.h"
 
-#include "keys/row_store.h"
+#include "engine/row_seams.h"
 #include "keys/sort_keys.h"
 
 /*
  * The rows of a job that an engine received while they were being collected
- * (keys/row_store.h's RowStoreUploader).
+ * (row_seams.h's RowStoreUploader).
  */
 typedef struct SortUpload SortUpload;
 

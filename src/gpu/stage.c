@@ -31,7 +31,7 @@
 #include "utils/memutils.h"
 
 #include "gpu/gpu_state.h"
-#include "keys/row_store.h"
+#include "node/row_store.h"
 
 /* Rows whose places go up at a time. */
 #define PLACE_BATCH		(64 * 1024)

@@ -44,6 +44,104 @@
 #endif
 
 /*
+ * The codecs' callbacks.  The built-in layouts of fixed width are encoded
+ * and decoded inline by key_part_encode and key_part_decode; their
+ * callbacks are the same encoders, for callers that hold only a codec.
+ */
+static uint64
+encode_fixed(const KeyPart *part, Datum value, int w)
+{
+	KeyPart		ascending = *part;
+
+	ascending.descending = false;
+	return key_part_encode(&ascending, value, w);
+}
+
+static Datum
+decode_fixed(const KeyCodec *codec, uint64 key)
+{
+	KeyPart		part = {.codec = codec};
+
+	return key_part_decode(&part, key);
+}
+
+static uint64
+encode_abbrev(const KeyPart *part, Datum value, int w)
+{
+	return key_encode_abbrev(part, value);
+}
+
+static uint64
+encode_bytes(const KeyPart *part, Datum value, int w)
+{
+	return key_encode_bytes(part->codec, value, false, 0);
+}
+
+static uint64
+encode_numeric(const KeyPart *part, Datum value, int w)
+{
+	return key_encode_numeric(value, false);
+}
+
+/* strxfrm() and ICU keys are made after collection, by xfrm_keys.c. */
+static uint64
+encode_later(const KeyPart *part, Datum value, int w)
+{
+	elog(ERROR, "keys of type %u are made after the rows are collected",
+		 part->codec->type);
+	return 0;
+}
+
+/*
+ * Floats come back from their keys unless one is -0 or a NaN other than the
+ * one keys decode to.
+ */
+static bool
+float4_values_exact(const void *values, uint32 n)
+{
+	const uint32 *v = values;
+	bool		inexact = false;
+
+	for (uint32 i = 0; i < n; i++)
+		inexact |= v[i] == 0x80000000 ||
+			((v[i] & 0x7FFFFFFF) > 0x7F800000 && v[i] != SORT_KEY_FLOAT4_NAN);
+	return !inexact;
+}
+
+static bool
+float8_values_exact(const void *values, uint32 n)
+{
+	const uint64 *v = values;
+	bool		inexact = false;
+
+	for (uint32 i = 0; i < n; i++)
+		inexact |= v[i] == (UINT64CONST(1) << 63) ||
+			((v[i] & ~(UINT64CONST(1) << 63)) > UINT64CONST(0x7FF0000000000000) &&
+			 v[i] != SORT_KEY_FLOAT8_NAN);
+	return !inexact;
+}
+
+/* What the codecs of a layout share. */
+#define FIXED(layout_, width_, bits_) \
+	.layout = (layout_), .width = (width_), .bits = (bits_), .words = 1, \
+	.exact = true, .encode = encode_fixed, .decode = decode_fixed
+#define INT16_KEYS		FIXED(SORT_VALUES_INT16, 2, 16), .roundtrip = true, .value_path = true
+#define INT32_KEYS		FIXED(SORT_VALUES_INT32, 4, 32), .roundtrip = true, .value_path = true
+#define INT64_KEYS		FIXED(SORT_VALUES_INT64, 8, 64), .roundtrip = true, .value_path = true
+/* -0 and NaNs other than PostgreSQL's come back changed */
+#define FLOAT32_KEYS	FIXED(SORT_VALUES_FLOAT32, 4, 32), .value_path = true, \
+	.values_exact = float4_values_exact
+#define FLOAT64_KEYS	FIXED(SORT_VALUES_FLOAT64, 8, 64), .value_path = true, \
+	.values_exact = float8_values_exact
+/* prefix keys: rows whose keys tie are ordered by the type's comparator */
+#define PREFIX_KEYS(source_, encode_) \
+	.layout = SORT_VALUES_PREFIX, .width = 0, .bits = 64, .words = 1, \
+	.source = (source_), .encode = (encode_)
+/* the node's, every release */
+#define NODE_KEY		.node_key = true
+#define BOTH_KEYS		.node_key = true, .array_elem = true
+
+/*
  * The codecs.  Exact keys, each the value's bits mapped to an unsigned order
  * (sort_keys.h); a uuid takes two words.  A type joins the GpuSort node by
  * its node_key, the array functions' key paths by array_elem (other element
@@ -56,48 +154,121 @@
  * checks the order they give (xfrm_keys.h).
  */
 static const KeyCodec key_codecs[] = {
-	/* type, opfamily, layout, bits, words, exact, roundtrip, node_key, array_elem */
-	{INT2OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT16, 16, 1, true, true, true, true},
-	{INT4OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true, true},
-	{INT8OID, INTEGER_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	{DATEOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT32, 32, 1, true, true, true, true},
-	{TIMESTAMPOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	{TIMESTAMPTZOID, DATETIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	{TIMEOID, TIME_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	{CASHOID, CASH_BTREE_FAM_OID, SORT_VALUES_INT64, 64, 1, true, true, true, true},
-	/* -0 and NaNs other than PostgreSQL's come back changed */
-	{FLOAT4OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT32, 32, 1, true, false, true, true},
-	{FLOAT8OID, FLOAT_BTREE_FAM_OID, SORT_VALUES_FLOAT64, 64, 1, true, false, true, true},
-	{BOOLOID, BOOL_BTREE_FAM_OID, SORT_VALUES_BOOL, 1, 1, true, true, true, true},
-	{OIDOID, OID_BTREE_FAM_OID, SORT_VALUES_UINT32, 32, 1, true, true, true, true},
-	{UUIDOID, UUID_BTREE_FAM_OID, SORT_VALUES_UUID, 64, 2, true, false, true, true},
-	/* prefix keys: rows whose keys tie are ordered by the type's comparator */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
-	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true, true},
+	{.type = INT2OID, .opfamily = INTEGER_BTREE_FAM_OID, INT16_KEYS, BOTH_KEYS},
+	{.type = INT4OID, .opfamily = INTEGER_BTREE_FAM_OID, INT32_KEYS, BOTH_KEYS},
+	{.type = INT8OID, .opfamily = INTEGER_BTREE_FAM_OID, INT64_KEYS, BOTH_KEYS},
+	{.type = DATEOID, .opfamily = DATETIME_BTREE_FAM_OID, INT32_KEYS, BOTH_KEYS},
+	{.type = TIMESTAMPOID, .opfamily = DATETIME_BTREE_FAM_OID, INT64_KEYS, BOTH_KEYS},
+	{.type = TIMESTAMPTZOID, .opfamily = DATETIME_BTREE_FAM_OID, INT64_KEYS, BOTH_KEYS},
+	{.type = TIMEOID, .opfamily = TIME_BTREE_FAM_OID, INT64_KEYS, BOTH_KEYS},
+	{.type = CASHOID, .opfamily = CASH_BTREE_FAM_OID, INT64_KEYS, BOTH_KEYS},
+	{.type = FLOAT4OID, .opfamily = FLOAT_BTREE_FAM_OID, FLOAT32_KEYS, BOTH_KEYS},
+	{.type = FLOAT8OID, .opfamily = FLOAT_BTREE_FAM_OID, FLOAT64_KEYS, BOTH_KEYS},
+	{.type = BOOLOID, .opfamily = BOOL_BTREE_FAM_OID, FIXED(SORT_VALUES_BOOL, 1, 1),
+	.roundtrip = true, BOTH_KEYS},
+	{.type = OIDOID, .opfamily = OID_BTREE_FAM_OID, FIXED(SORT_VALUES_UINT32, 4, 32),
+	.roundtrip = true, BOTH_KEYS},
+	{.type = UUIDOID, .opfamily = UUID_BTREE_FAM_OID, .layout = SORT_VALUES_UUID,
+		.width = 16, .bits = 64, .words = 2, .exact = true, .encode = encode_fixed,
+	BOTH_KEYS},
+	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
+	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
+	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
+		PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS,
+	.abbrev_reversed = true},
 	/* where the release abbreviates bytea (18 on) */
-	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, true},
+	{.type = BYTEAOID, .opfamily = BYTEA_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
 	/* the node's only: strxfrm() keys, checked after the sort ... */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_XFRM},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_XFRM},
+	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_XFRM, encode_later), NODE_KEY},
+	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_XFRM, encode_later), NODE_KEY},
 	/* ... and bytes, where they order the values (C collation, bytea) */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
-	{BYTEAOID, BYTEA_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_BYTES},
+	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},
+	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},
+	{.type = BYTEAOID, .opfamily = BYTEA_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},
 	/* ... ICU's sort keys, made on threads ... */
-	{TEXTOID, TEXT_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_ICU},
-	{BPCHAROID, BPCHAR_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_ICU},
+	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
+	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
 	/* ... and numeric, by sign, weight and first digits */
-	{NUMERICOID, NUMERIC_BTREE_FAM_OID, SORT_VALUES_PREFIX, 64, 1, false, false, true, false, false, KEY_PREFIX_NUMERIC},
+	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
+	PREFIX_KEYS(KEY_PREFIX_NUMERIC, encode_numeric), NODE_KEY},
 };
+
+#ifdef USE_ASSERT_CHECKING
+/*
+ * A codec the table gives out must say how its keys are made, and how they
+ * decode where it claims so: a development build stops on a row that does
+ * not, rather than sort by keys that mean nothing.
+ */
+static const KeyCodec *
+codec_checked(const KeyCodec *codec)
+{
+	if (codec != NULL &&
+		(codec->encode == NULL || codec->words < 1 || codec->words > MAX_KEY_WORDS ||
+		 codec->bits < 1 || codec->bits > 64 ||
+		 (codec->roundtrip && (codec->decode == NULL || codec->words != 1)) ||
+		 (codec->value_path && codec->width == 0)))
+		elog(ERROR, "the key codec of type %u is incomplete", codec->type);
+	return codec;
+}
+#else
+#define codec_checked(codec)	(codec)
+#endif
 
 static const KeyCodec *
 codec_of(Oid type, KeyPrefixSource source)
 {
 	for (int i = 0; i < lengthof(key_codecs); i++)
 		if (key_codecs[i].type == type && key_codecs[i].source == source)
-			return &key_codecs[i];
+			return codec_checked(&key_codecs[i]);
 	return NULL;
+}
+
+const KeyCodec *
+key_codec_for_layout(SortValueType layout)
+{
+	for (int i = 0; i < lengthof(key_codecs); i++)
+		if (key_codecs[i].layout == layout)
+			return codec_checked(&key_codecs[i]);
+	elog(ERROR, "no key codec has values of layout %d", layout);
+	return NULL;
+}
+
+KeyDesc *
+key_desc_create(int maxparts)
+{
+	KeyDesc    *desc = palloc0(offsetof(KeyDesc, parts) + sizeof(KeyPart) * Max(maxparts, 1));
+
+	desc->maxparts = maxparts;
+	return desc;
+}
+
+KeyPart *
+key_desc_add(KeyDesc *desc, const KeyCodec *codec, bool descending,
+			 bool nulls_first, SortSupport prefix)
+{
+	KeyPart    *part;
+
+	if (desc->nparts >= desc->maxparts)
+		elog(ERROR, "a key has room for %d parts", desc->maxparts);
+	part = &desc->parts[desc->nparts++];
+	part->codec = codec;
+	part->descending = descending;
+	part->nulls_first = nulls_first;
+	part->offset = desc->width;
+	part->width = codec->words * sizeof(uint64);
+	part->prefix = (!codec->exact && codec->source == KEY_PREFIX_ABBREV) ? prefix : NULL;
+	desc->width += part->width;
+	return part;
 }
 
 /* The node's codec of a type from a source, where it follows opfamily. */
@@ -201,22 +372,6 @@ key_codec_for_array_order(Oid sortop, Oid type, Oid collation,
 						  bool *descending, SortSupport prefix)
 {
 	return codec_for_order(sortop, type, collation, descending, prefix, false);
-}
-
-bool
-key_values_path(SortValueType layout)
-{
-	switch (layout)
-	{
-		case SORT_VALUES_INT16:
-		case SORT_VALUES_INT32:
-		case SORT_VALUES_INT64:
-		case SORT_VALUES_FLOAT32:
-		case SORT_VALUES_FLOAT64:
-			return true;
-		default:
-			return false;
-	}
 }
 
 uint64
@@ -353,31 +508,6 @@ key_encode_numeric(Datum value, bool descending)
 	return descending ? ~key : key;
 }
 
-int
-key_value_width(SortValueType layout)
-{
-	switch (layout)
-	{
-		case SORT_VALUES_INT16:
-			return 2;
-		case SORT_VALUES_INT32:
-		case SORT_VALUES_FLOAT32:
-			return 4;
-		case SORT_VALUES_INT64:
-		case SORT_VALUES_FLOAT64:
-			return 8;
-		case SORT_VALUES_BOOL:
-			return 1;
-		case SORT_VALUES_UINT32:
-			return 4;
-		case SORT_VALUES_UUID:
-			return 16;
-		case SORT_VALUES_PREFIX:
-			return 0;			/* varlena */
-	}
-	return 8;
-}
-
 /* Values encoded between interrupt checks. */
 #define ENCODE_CHUNK	(1 << 20)
 
@@ -433,35 +563,6 @@ key_encode_values(SortValueType layout, bool descending, const void *values,
 	}
 	*min = lo;
 	*max = hi;
-}
-
-/*
- * Integers always come back as they were; floats unless one is -0 or a NaN
- * other than the one keys decode to.
- */
-bool
-key_values_exact(SortValueType layout, const void *values, uint32 n)
-{
-	bool		inexact = false;
-
-	if (layout == SORT_VALUES_FLOAT32)
-	{
-		const uint32 *v = values;
-
-		for (uint32 i = 0; i < n; i++)
-			inexact |= v[i] == 0x80000000 ||
-				((v[i] & 0x7FFFFFFF) > 0x7F800000 && v[i] != SORT_KEY_FLOAT4_NAN);
-	}
-	else if (layout == SORT_VALUES_FLOAT64)
-	{
-		const uint64 *v = values;
-
-		for (uint32 i = 0; i < n; i++)
-			inexact |= v[i] == (UINT64CONST(1) << 63) ||
-				((v[i] & ~(UINT64CONST(1) << 63)) > UINT64CONST(0x7FF0000000000000) &&
-				 v[i] != SORT_KEY_FLOAT8_NAN);
-	}
-	return !inexact;
 }
 
 /* Decodes the n sorted keys, less min, into values of ctype. */

@@ -2,19 +2,22 @@
  *
  * key_codec.h
  *	  The key codecs: for each SQL type gpusort sorts, how its values become
- *	  order-preserving 64-bit keys, and back.
+ *	  order-preserving 64-bit keys, and back; and the description of a key
+ *	  made of parts, each a codec's.
  *
  * One table (key_codec.c) says, per type: the btree operator family whose
- * order the key follows, the layout of a value as C data (for the array
- * functions and the engines' value path), how many bits and 64-bit words a
- * key takes, whether the key orders the values completely (exact) or only by
- * a prefix whose ties PostgreSQL's comparator then settles, whether decoding
- * gives the value back bit for bit (the keys-only emit path and the value
- * path need that), and whether the GpuSort node takes it as a sort key.  The
- * plan check, the row store, the keys-only emit path and the array
- * functions all read it; a new key type is a new row of the table.
+ * order the key follows, the layout of a value as C data and its width (for
+ * the array functions and the engines' value path), how many bits and
+ * 64-bit words a key takes, whether the key orders the values completely
+ * (exact) or only by a prefix whose ties PostgreSQL's comparator then
+ * settles, whether decoding gives the value back bit for bit (the keys-only
+ * emit path and the value path need that), and whether the GpuSort node
+ * takes it as a sort key; and the codec's own callbacks: encode, decode, and
+ * whether plain values come back from their keys exactly.  The plan check,
+ * the node's row keys, the keys-only emit path and the array functions all
+ * read it; a new key type is a new row of the table, with its callbacks.
  *
- * The encoders themselves are in sort_keys.h.
+ * The encoders of the built-in layouts are in sort_keys.h.
  *
  *-------------------------------------------------------------------------
  */
@@ -57,11 +60,46 @@ typedef enum KeyPrefixSource
 	(!(codec)->exact && \
 	 ((codec)->source == KEY_PREFIX_BYTES || (codec)->source == KEY_PREFIX_XFRM))
 
-typedef struct KeyCodec
+typedef struct KeyCodec KeyCodec;
+
+/*
+ * One part of a sort key: a codec's keys in a direction.  A key of one
+ * column (what the GpuSort node and the array functions sort by today) is
+ * one part at offset 0; a key made of several columns lays its parts out
+ * one after the other, the most significant first, offset and width saying
+ * where each part's bytes lie in the whole key.
+ */
+typedef struct KeyPart
+{
+	const KeyCodec *codec;
+	bool		descending;
+	bool		nulls_first;	/* where NULLs go, for the key's user */
+	uint32		offset;			/* bytes before the part in the key */
+	uint32		width;			/* its bytes: the codec's words * 8 */
+	SortSupport prefix;			/* abbreviated keys: the SortSupport that
+								 * makes them (key_codec_for_order); else
+								 * NULL */
+} KeyPart;
+
+/* A key: its parts, the most significant first. */
+typedef struct KeyDesc
+{
+	int			nparts;
+	int			maxparts;		/* room for parts */
+	uint32		width;			/* bytes of the whole key */
+	KeyPart		parts[FLEXIBLE_ARRAY_MEMBER];
+} KeyDesc;
+
+/* A key of no parts yet, with room for maxparts (palloc'd). */
+extern KeyDesc *key_desc_create(int maxparts);
+
+struct KeyCodec
 {
 	Oid			type;			/* the SQL type (domains: their base type) */
 	Oid			opfamily;		/* the btree family whose order keys follow */
 	SortValueType layout;		/* a value as C data */
+	int			width;			/* bytes of such a value: 1 to 16, or 0
+								 * for a varlena */
 	int			bits;			/* keys stay below 2^bits */
 	int			words;			/* 64-bit words of a key */
 	bool		exact;			/* keys order the values completely; if
@@ -71,11 +109,37 @@ typedef struct KeyCodec
 	bool		node_key;		/* GpuSort takes it as a sort key */
 	bool		array_elem;		/* the array functions sort arrays of it
 								 * by its keys */
+	bool		value_path;		/* the engines' value path (SortValues)
+								 * takes values of its layout */
 	bool		abbrev_reversed;	/* prefix keys: the abbreviated key orders
 									 * as a signed integer, backwards (numeric);
 									 * else as an unsigned one (text) */
 	KeyPrefixSource source;		/* prefix keys: what makes them */
-} KeyCodec;
+
+	/*
+	 * Word w (0: the most significant) of the ascending key of a value (not
+	 * NULL) of part, whose codec this is.  Codecs whose keys are made after
+	 * collection (strxfrm(), ICU) raise an error.
+	 */
+	uint64		(*encode) (const KeyPart *part, Datum value, int w);
+
+	/* The value of an ascending one-word key; NULL: keys do not decode. */
+	Datum		(*decode) (const KeyCodec *codec, uint64 key);
+
+	/*
+	 * Do n plain values of the layout come back from their keys bit for
+	 * bit?  NULL: always.
+	 */
+	bool		(*values_exact) (const void *values, uint32 n);
+};
+
+/*
+ * Appends a part to a key after those it has, and returns it; prefix as in
+ * KeyPart (kept only for abbreviated keys).
+ */
+extern KeyPart *key_desc_add(KeyDesc *desc, const KeyCodec *codec,
+							 bool descending, bool nulls_first,
+							 SortSupport prefix);
 
 /*
  * The codec of a sort key of the GpuSort node: the ordering operator sortop
@@ -92,16 +156,17 @@ typedef struct KeyCodec
 extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
 										   bool *descending, SortSupport prefix);
 
-/* The prefix key of a value (not NULL), through its prepared SortSupport. */
+/*
+ * The ascending key of a value (not NULL) of a part whose keys are
+ * PostgreSQL's abbreviated keys (KEY_PREFIX_ABBREV), through its prepared
+ * SortSupport.
+ */
 static inline uint64
-key_encode_prefix(const KeyCodec *codec, SortSupport ssup, Datum value,
-				  bool descending)
+key_encode_abbrev(const KeyPart *part, Datum value)
 {
-	uint64		key = (uint64) ssup->abbrev_converter(value, ssup);
+	uint64		key = (uint64) part->prefix->abbrev_converter(value, part->prefix);
 
-	if (codec->abbrev_reversed)
-		key = ~(key ^ (UINT64CONST(1) << 63));
-	return descending ? ~key : key;
+	return part->codec->abbrev_reversed ? ~(key ^ (UINT64CONST(1) << 63)) : key;
 }
 
 /*
@@ -155,12 +220,15 @@ extern uint64 key_encode_numeric(Datum value, bool descending);
 extern const KeyCodec *key_codec_for_type(Oid type);
 
 /*
- * Word w (0: the most significant) of the key of a value (not NULL), in the
- * given direction.
+ * Word w (0: the most significant) of the key of a value (not NULL) of a
+ * part, in the part's direction.  The codec's encode callback makes it; the
+ * built-in layouts of fixed width, which the rows' loops meet most, are
+ * encoded here, inline, with no indirect call per value.
  */
 static inline uint64
-key_encode_word(const KeyCodec *codec, Datum value, int w, bool descending)
+key_part_encode(const KeyPart *part, Datum value, int w)
 {
+	const KeyCodec *codec = part->codec;
 	uint64		key;
 
 	switch (codec->layout)
@@ -186,21 +254,27 @@ key_encode_word(const KeyCodec *codec, Datum value, int w, bool descending)
 		case SORT_VALUES_UINT32:
 			key = DatumGetObjectId(value);
 			break;
-		default:
+		case SORT_VALUES_UUID:
 			key = sort_key_bytes16(DatumGetUUIDP(value)->data, w);
 			break;
+		default:
+			key = codec->encode(part, value, w);
+			break;
 	}
-	return descending ? sort_key_descending(key, codec->bits) : key;
+	return part->descending ? sort_key_descending(key, codec->bits) : key;
 }
 
 /*
- * The value of a key that key_encode made, for one-word codecs (exact for
- * roundtrip codecs).
+ * The value of a one-word key of a part (exact for roundtrip codecs); the
+ * built-in layouts inline, as in key_part_encode, others by the codec's
+ * callback.  An error for a codec whose keys do not decode.
  */
 static inline Datum
-key_decode(const KeyCodec *codec, uint64 key, bool descending)
+key_part_decode(const KeyPart *part, uint64 key)
 {
-	if (descending)
+	const KeyCodec *codec = part->codec;
+
+	if (part->descending)
 		key = sort_key_descending(key, codec->bits);
 	switch (codec->layout)
 	{
@@ -217,9 +291,10 @@ key_decode(const KeyCodec *codec, uint64 key, bool descending)
 		case SORT_VALUES_UINT32:
 			return ObjectIdGetDatum((Oid) key);
 		default:
-			elog(ERROR, "a key of %d words cannot be decoded", codec->words);
+			if (codec->decode == NULL || codec->words != 1)
+				elog(ERROR, "keys of type %u cannot be decoded", codec->type);
+			return codec->decode(codec, key);
 	}
-	return (Datum) 0;
 }
 
 /*
@@ -228,13 +303,27 @@ key_decode(const KeyCodec *codec, uint64 key, bool descending)
  */
 
 /*
+ * The codec (the table's first) of values of a layout, for callers that
+ * know only the layout; an error for a layout that no codec has.
+ */
+extern const KeyCodec *key_codec_for_layout(SortValueType layout);
+
+/*
  * Does the engines' value path (SortValues, key_encode_values) take values
  * of a layout?  The integers and floats.
  */
-extern bool key_values_path(SortValueType layout);
+static inline bool
+key_values_path(SortValueType layout)
+{
+	return key_codec_for_layout(layout)->value_path;
+}
 
 /* Bytes per value: 1 to 16 (0 for a varlena). */
-extern int	key_value_width(SortValueType layout);
+static inline int
+key_value_width(SortValueType layout)
+{
+	return key_codec_for_layout(layout)->width;
+}
 
 /*
  * Turns n values into their keys, in order, and gives the keys' range.
@@ -250,6 +339,12 @@ extern void key_decode_values(SortValueType layout, bool descending,
 							  void *values);
 
 /* Do the values come back from their keys bit for bit? */
-extern bool key_values_exact(SortValueType layout, const void *values, uint32 n);
+static inline bool
+key_values_exact(SortValueType layout, const void *values, uint32 n)
+{
+	const KeyCodec *codec = key_codec_for_layout(layout);
+
+	return codec->values_exact == NULL || codec->values_exact(values, n);
+}
 
 #endif							/* KEY_CODEC_H */

@@ -36,8 +36,10 @@ typedef enum SortValueType
 	SORT_VALUES_BOOL,
 	SORT_VALUES_UINT32,			/* oid */
 	SORT_VALUES_UUID,			/* 16 bytes, compared as unsigned bytes */
-	SORT_VALUES_PREFIX			/* varlena: a prefix key, from SortSupport's
+	SORT_VALUES_PREFIX,			/* varlena: a prefix key, from SortSupport's
 								 * abbreviated key */
+	SORT_VALUES_CODEC			/* fixed width, known only to its codec's
+								 * callbacks (key_codec.h) */
 } SortValueType;
 
 static inline uint64

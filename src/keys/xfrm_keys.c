@@ -313,7 +313,7 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 		}
 		if (mk->scramble > 0 && row % mk->scramble == 0)
 			key = hash_bytes_uint32_extended((uint32) row, 0);
-		if (column->descending)
+		if (column->part.descending)
 			key = ~key;
 		column->keys[row] = key;
 		lo = Min(lo, key);
@@ -448,7 +448,7 @@ find_suspects_body(void *arg, int part, uint64 start, uint64 end)
 		if (((fs->refs[a] | fs->refs[b]) & KEY_REF_COPIED) == 0)
 		{
 			cmp = xfrm_compare(fs, fs->refs[a], fs->refs[b], &abuf, &bbuf);
-			if (column->descending ? cmp > 0 : cmp < 0)
+			if (column->part.descending ? cmp > 0 : cmp < 0)
 				continue;
 		}
 		if (fs->nfound[part] < XFRM_FOUND_PER_PART)

@@ -9,7 +9,7 @@
  * uses strxfrm() anyway, but never trusts it:
  *
  *	1. while the rows are collected, the key column holds a reference to
- *	   each row's value (row_store.h);
+ *	   each row's value (key_column.h);
  *	2. before the sort, the backend and helper threads turn the references
  *	   into keys, the first 8 bytes of strxfrm() of each value
  *	   (xfrm_make_keys);
@@ -31,7 +31,7 @@
 #include "postgres.h"
 
 #include "keys/collation.h"
-#include "keys/row_store.h"
+#include "keys/key_column.h"
 
 /*
  * Turns the references of column into keys, keeping them in refs (nrows

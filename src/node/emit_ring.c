@@ -11,7 +11,7 @@
 
 #include "utils/memutils.h"
 
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
 #include "settings.h"

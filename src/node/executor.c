@@ -30,10 +30,9 @@
 #include "utils/memutils.h"
 
 #include "engine/engine.h"
-#include "keys/row_store.h"
-#include "keys/collation.h"
 #include "node/emit_ring.h"
 #include "node/node_state.h"
+#include "node/row_keys.h"
 #include "node/worker_stats.h"
 #include "settings.h"
 #include "util/cacheline.h"
@@ -69,6 +68,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *colls = lthird(cscan->custom_private);
 	List	   *nullsfirst = lfourth(cscan->custom_private);
 	TupleDesc	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	KeyDesc    *key;			/* the leading keys that have codecs */
+	KeyPart    *part;
 	KeyColumn  *columns;
 	int			ncolumns = 0;
 	Size		rowbytes;
@@ -97,6 +98,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->nullsfirst = palloc(sizeof(bool) * state->nkeys);
 	state->ssups = palloc0(sizeof(SortSupportData) * state->nkeys);
 	columns = palloc0(sizeof(KeyColumn) * state->nkeys * MAX_KEY_WORDS);
+	key = key_desc_create(state->nkeys);
 	for (int i = 0; i < state->nkeys; i++)
 	{
 		SortSupport ssup = &state->ssups[i];
@@ -128,21 +130,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		if (codec == NULL || state->codec_keys < i ||
 			(ncolumns > 0 && !columns[ncolumns - 1].codec->exact))
 			continue;
-		/* a key of several words is as many columns, the first leading */
-		for (int w = 0; w < codec->words; w++)
-		{
-			columns[ncolumns].attno = state->attnos[i];
-			columns[ncolumns].codec = codec;
-			columns[ncolumns].word = w;
-			columns[ncolumns].keyno = i;
-			columns[ncolumns].descending = descending;
-			columns[ncolumns].prefix = (!codec->exact && codec->source == KEY_PREFIX_ABBREV) ?
-				prefix : NULL;
-			columns[ncolumns].xfrm = codec->exact ? NULL :
-				codec->source == KEY_PREFIX_XFRM ? xfrm_collation(state->collations[i]) :
-				codec->source == KEY_PREFIX_ICU ? icu_collation(state->collations[i]) : NULL;
-			ncolumns++;
-		}
+		part = key_desc_add(key, codec, descending, state->nullsfirst[i], prefix);
+		ncolumns += row_keys_columns(&columns[ncolumns], part, state->attnos[i], i,
+									 state->collations[i]);
 		state->codec_keys++;
 	}
 	if (ncolumns == 0)

@@ -11,7 +11,7 @@
 #include "executor/executor.h"
 #include "utils/tuplesort.h"
 
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "node/node_state.h"
 #include "settings.h"
 

@@ -24,9 +24,8 @@
 
 #include "compat.h"
 #include "engine/engine.h"
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "util/timing.h"
-#include "keys/sort_keys.h"
 #include "node/sorted_runs.h"
 #include "node/tie_order.h"
 #include "utils/tuplestore.h"
@@ -144,7 +143,7 @@ store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
 	ExecClearTuple(slot);
 	slot->tts_isnull[0] = (row < 0);
 	slot->tts_values[0] = (row < 0) ? (Datum) 0 :
-		key_decode(column->codec, column->keys[row], column->descending);
+		key_part_decode(&column->part, column->keys[row]);
 	return ExecStoreVirtualTuple(slot);
 }
 

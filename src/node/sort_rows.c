@@ -13,9 +13,9 @@
 #include "utils/memutils.h"
 
 #include "engine/engine.h"
-#include "keys/row_store.h"
-#include "node/node_state.h"
 #include "keys/xfrm_keys.h"
+#include "node/node_state.h"
+#include "node/row_keys.h"
 #include "node/tie_order.h"
 #include "util/prefault.h"
 
@@ -30,38 +30,6 @@ radix_keys_equal(GpuSortState *state, uint32 a, uint32 b)
 		if (state->store.columns[i].keys[a] != state->store.columns[i].keys[b])
 			return false;
 	return true;
-}
-
-/*
- * Gives the NULLs of the key columns after the first a key in the
- * column's order, so that the engines can sort them, and returns how many
- * leading columns can be sorted so.  A column whose keys leave no room for
- * a NULL key ends the columns the engine sorts; comparators sort the rest.
- */
-static int
-place_key_nulls(GpuSortState *state)
-{
-	RowStore   *store = &state->store;
-
-	for (int i = 1; i < store->ncolumns; i++)
-	{
-		KeyColumn  *column = &store->columns[i];
-		bool		first = state->nullsfirst[column->keyno];
-		uint64		nullkey;
-
-		if (column->nulls == NULL)
-			continue;
-		if (column->min > column->max)
-			nullkey = 0;		/* all NULL */
-		else if (first ? column->min == 0 : column->max == PG_UINT64_MAX)
-			return i;
-		else
-			nullkey = first ? column->min - 1 : column->max + 1;
-		for (uint32 row = 0; row < store->nrows; row++)
-			if (key_column_isnull(column, row))
-				column->keys[row] = nullkey;
-	}
-	return store->ncolumns;
 }
 
 /*
@@ -219,14 +187,14 @@ node_sort_rows(GpuSortState *state, bool small)
 			}
 		}
 		else if (KEY_CODEC_OF_BYTES(column->codec) && !state->keys_only)
-			row_store_rekey_shared(store, column, state->indesc);
+			row_keys_rekey_shared(store, column, state->indesc);
 	}
 	/* the keys uploaded while the rows came are not these */
 	if (store->columns[0].skipped > 0)
 		row_store_end_upload(store);
 
-	state->radix_keys = place_key_nulls(state);
-	/* prefix keys given up while the rows came (row_store.c) sort nothing */
+	state->radix_keys = row_keys_place_nulls(store);
+	/* prefix keys given up while the rows came (row_keys.h) sort nothing */
 	for (int i = 0; i < state->radix_keys; i++)
 		if (store->columns[i].dropped)
 			state->radix_keys = i;

@@ -33,7 +33,7 @@
 #include "access/htup_details.h"
 #include "utils/logtape.h"
 
-#include "keys/row_store.h"
+#include "node/row_keys.h"
 #include "node/tie_order.h"
 
 typedef struct RunCursor RunCursor;

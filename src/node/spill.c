@@ -19,7 +19,7 @@
 #include "miscadmin.h"
 #include "utils/tuplestore.h"
 
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "node/node_state.h"
 #include "settings.h"
 
@@ -39,7 +39,7 @@ begin_runs(GpuSortState *state)
 	/* rows of equal merge keys: from the next sort key if it is exact */
 	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  lead, (Size) gpusort_memory_budget_kb() * 1024);
+					  lead, (Size) state->settings.budget_kb * 1024);
 }
 
 /*

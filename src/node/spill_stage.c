@@ -24,7 +24,7 @@
 #include "utils/tuplestore.h"
 
 #include "engine/engine.h"
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "node/node_state.h"
 #include "settings.h"
 

@@ -24,7 +24,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "keys/row_store.h"
+#include "node/row_store.h"
 #include "node/tie_order.h"
 
 /* Rows between interrupt checks while keys are abbreviated. */

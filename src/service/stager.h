@@ -11,7 +11,7 @@
 
 #include "postgres.h"
 
-#include "keys/row_store.h"
+#include "node/row_store.h"
 
 extern const RowStager service_stager;
 

@@ -142,8 +142,7 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 		in->collation = get_typcollation(in->elemtype);
 
 	codec = key_codec_for_type(in->basetype);
-	if (codec != NULL && codec->exact &&
-		key_value_width(codec->layout) == in->typlen)
+	if (codec != NULL && codec->exact && codec->width == in->typlen)
 		in->codec = codec;
 
 	if (ARR_NDIM(arr) > 1)
@@ -182,7 +181,7 @@ sort_input_init(FunctionCallInfo fcinfo, const char *funcname, SortInput *in)
 static void
 encode_words(const SortInput *in, const char *data, uint32 n, uint64 **keys)
 {
-	const KeyCodec *codec = in->codec;
+	KeyPart		part = {.codec = in->codec, .descending = in->descending};
 
 	for (uint32 start = 0; start < n; start += ARRAY_SORT_CHUNK)
 	{
@@ -194,8 +193,8 @@ encode_words(const SortInput *in, const char *data, uint32 n, uint64 **keys)
 			Datum		value = fetch_att(data + (Size) i * in->typlen,
 										  in->typbyval, in->typlen);
 
-			for (int w = 0; w < codec->words; w++)
-				keys[w][i] = key_encode_word(codec, value, w, in->descending);
+			for (int w = 0; w < part.codec->words; w++)
+				keys[w][i] = key_part_encode(&part, value, w);
 		}
 	}
 }
@@ -226,7 +225,7 @@ sort_input_keys(const SortInput *in)
 
 	for (int w = 0; w < nkeys; w++)
 		keys[w] = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
-	if (key_values_path(codec->layout))
+	if (codec->value_path)
 		key_encode_values(codec->layout, in->descending, data, n, keys[0],
 						  &min, &max);
 	else
@@ -332,7 +331,7 @@ sort_into(SortInput *in, char *dst)
 	const char *src = ARR_DATA_PTR(in->arr);
 	uint32		n = in->nvalues;
 
-	if (n > ARRAY_SORT_SMALL && key_values_path(in->codec->layout) &&
+	if (n > ARRAY_SORT_SMALL && in->codec->value_path &&
 		key_values_exact(in->codec->layout, src, n))
 	{
 		/* the values themselves are sorted: no permutation to apply */

@@ -118,6 +118,7 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 	DatumEntry *entries = NULL;
 	uint32		capacity = 0;
 	const uint64 *columns[1];
+	KeyPart		part = {.codec = codec, .descending = descending, .prefix = ssup};
 
 	keys = palloc_extended((Size) n * sizeof(uint64), MCXT_ALLOC_HUGE);
 	for (uint32 start = 0; start < n; start += ARRAY_SORT_CHUNK)
@@ -127,7 +128,10 @@ sort_by_prefix(const KeyCodec *codec, SortSupport ssup, const Datum *values,
 		CHECK_FOR_INTERRUPTS();
 		for (uint32 i = start; i < end; i++)
 		{
-			keys[i] = key_encode_prefix(codec, ssup, values[i], descending);
+			/* the abbreviated key inline: no indirect call of the codec's */
+			keys[i] = key_encode_abbrev(&part, values[i]);
+			if (descending)
+				keys[i] = sort_key_descending(keys[i], codec->bits);
 			if (i + 1 == next_check && ssup->abbrev_abort != NULL)
 			{
 				if (ssup->abbrev_abort((int) next_check, ssup))

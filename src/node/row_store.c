@@ -2,7 +2,9 @@
  *
  * row_store.c
  *	  Compact in-memory storage of the rows a GpuSort node collects: the
- *	  tuples, and the encoded keys the sort engines order them by.
+ *	  tuple blocks, the forming of tuples in them, the arrays of the rows
+ *	  and their keys, and where a key column's value lies in a tuple.  The
+ *	  keys themselves are row_keys.h's.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,8 +16,8 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-#include "keys/collation.h"
-#include "keys/row_store.h"
+#include "node/row_keys.h"
+#include "node/row_store.h"
 #include "util/big_array.h"
 #include "util/prefault.h"
 
@@ -26,9 +28,6 @@
 #define FIRST_CAPACITY		(64 * 1024) /* rows allocated at most before the
 										 * input shows it has more */
 #define DRAIN_CHUNK			(1024 * 1024)	/* keys handed over between frees */
-#define PREFIX_CHECK_ROWS	1024	/* rows at which prefix keys are first
-									 * judged */
-#define UPLOAD_ROWS			(256 * 1024)	/* rows uploaded at a time */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
 #define TUPLE_AHEAD			4		/* a page's tuples read ahead */
 
@@ -92,20 +91,7 @@ row_store_reset(RowStore *store)
 	store->nnullrows = 0;
 	store->nullcapacity = 0;
 	for (int i = 0; i < store->ncolumns; i++)
-	{
-		KeyColumn  *column = &store->columns[i];
-
-		column->keyarray = NULL;
-		column->keys = NULL;
-		column->nulls = NULL;
-		column->dropped = false;
-		column->abbrev_next = PREFIX_CHECK_ROWS;
-		column->first = NULL;
-		column->shared = 0;
-		column->skipped = 0;
-		column->min = PG_UINT64_MAX;
-		column->max = 0;
-	}
+		row_keys_reset(&store->columns[i]);
 	store->blocks = NULL;
 	store->nblocks = 0;
 	store->maxblocks = 0;
@@ -414,8 +400,8 @@ form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
  * column whose own offset is fixed, or that follows a C string, is left to
  * heap_getattr (-1).
  */
-static void
-locate_column(KeyColumn *column, TupleDesc desc)
+void
+row_store_locate_column(KeyColumn *column, TupleDesc desc)
 {
 	uint32		offset = 0;
 
@@ -443,169 +429,6 @@ locate_column(KeyColumn *column, TupleDesc desc)
 }
 
 /*
- * The value of a key column.  A heap tuple's is read from the tuple itself:
- * at the attribute's cached offset when the tuple has no NULLs, which is
- * cheaper than deforming the slot up to the column, and past a column of
- * variable width from the first such column on, not from the tuple's start
- * as heap_getattr would (the text after a numeric).
- */
-static inline Datum
-key_value(TupleDesc desc, TupleTableSlot *slot, HeapTuple htup, KeyColumn *column,
-		  bool *isnull)
-{
-	AttrNumber	attno = column->attno;
-
-	if (!htup)
-		return slot_getattr(slot, attno, isnull);
-	if (column->walk_from == 0)
-		locate_column(column, desc);
-	if (column->walk_from > 0 && HeapTupleNoNulls(htup) &&
-		attno <= HeapTupleHeaderGetNatts(htup->t_data))
-	{
-		char	   *tp = (char *) htup->t_data + htup->t_data->t_hoff;
-		uint32		offset = column->walk_offset;
-
-		for (int i = column->walk_from - 1;; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-
-			offset = att_align_pointer(offset, att->attalign, att->attlen, tp + offset);
-			if (i == attno - 1)
-			{
-				*isnull = false;
-				return fetchatt(att, tp + offset);
-			}
-			offset = att_addlength_pointer(offset, att->attlen, tp + offset);
-		}
-	}
-	return heap_getattr(htup, attno, desc, isnull);
-}
-
-/*
- * The prefix key of a value.  As tuplesort does with its abbreviated keys,
- * the store asks the type, at doubling row counts, whether they still tell
- * the values apart; when they do not (URLs sharing their first bytes), it
- * gives them up: the column's keys are all 0 from then on, and the node
- * orders the rows with the comparators alone, as Sort would.
- */
-static uint64
-prefix_key(RowStore *store, KeyColumn *column, Datum value)
-{
-	uint64		key;
-
-	if (column->dropped)
-		return 0;
-	key = key_encode_prefix(column->codec, column->prefix, value, column->descending);
-	if (store->nrows + 1 >= column->abbrev_next)
-	{
-		column->abbrev_next = Min((uint64) column->abbrev_next * 2, PG_UINT32_MAX);
-		if (column->prefix->abbrev_abort &&
-			column->prefix->abbrev_abort(store->nrows + 1, column->prefix))
-			column->dropped = true;
-	}
-	return key;
-}
-
-/*
- * The reference that a key column whose keys are made later holds for a
- * value (not NULL): the value inside the stored tuple, or a copy of its
- * first bytes (all of it: whole) where it is compressed or out of line
- * (charged to the store).  tuple is the stored copy of the row; data, where
- * not NULL, the bytes it was copied from, which value points into.
- */
-static uint64
-value_ref(RowStore *store, TupleDesc desc, AttrNumber attno,
-		  MinimalTuple tuple, const char *data, Datum value, bool whole)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	MemoryContext oldcxt;
-	bool		isnull;
-
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-	{
-		/* the first bytes (or all), decompressed, for the threads to read */
-		oldcxt = MemoryContextSwitchTo(store->cxt);
-		v = whole ? detoast_attr(v) : detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
-		MemoryContextSwitchTo(oldcxt);
-		store->tuplebytes += VARSIZE(v);
-		return (uint64) (uintptr_t) v | KEY_REF_COPIED;
-	}
-	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
-		return (uint64) (uintptr_t) ((char *) tuple + ((char *) v - data));
-	return (uint64) (uintptr_t)
-		DatumGetPointer(minimal_tuple_getattr(tuple, attno, desc, &isnull));
-}
-
-/*
- * Follows how many bytes all values of a bytes or strxfrm() column start
- * with (text under C or a libc collation, bytea), so that keys that would
- * not tell URLs or paths apart can be made past that start.  A compressed
- * or out-of-line value ends the search.
- */
-static void
-track_shared(RowStore *store, KeyColumn *column, Datum value)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	const char *s;
-	int			len;
-	uint32		n;
-	uint32		i = 0;
-
-	if (column->first && column->shared == 0)
-		return;
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-	{
-		static char nothing[1];
-
-		column->first = column->first ? column->first : nothing;
-		column->shared = 0;
-		return;
-	}
-	s = key_value_bytes(v, column->codec->type == BPCHAROID, &len);
-	if (column->first == NULL)
-	{
-		column->shared = Min((uint32) len, KEY_SHARED_MAX);
-		column->first = MemoryContextAlloc(store->cxt, column->shared + 1);
-		memcpy(column->first, s, column->shared);
-		return;
-	}
-	n = Min(column->shared, (uint32) len);
-	while (i < n && s[i] == column->first[i])
-		i++;
-	column->shared = i;
-}
-
-/* Starts shorter than this leave keys good enough: no second pass. */
-#define REKEY_MIN_SHARED	4
-
-void
-row_store_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
-{
-	column->skipped = 0;
-	if (column->shared < REKEY_MIN_SHARED)
-		return;
-	column->skipped = column->shared;
-	column->min = PG_UINT64_MAX;
-	column->max = 0;
-	for (uint32 row = 0; row < store->nrows; row++)
-	{
-		bool		isnull;
-		Datum		value;
-		uint64		key;
-
-		if (row % (64 * 1024) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (key_column_isnull(column, row))
-			continue;
-		value = minimal_tuple_getattr(store->rows[row], column->attno, desc, &isnull);
-		key = key_encode_bytes(column->codec, value, column->descending, column->skipped);
-		column->keys[row] = key;
-		column->min = Min(column->min, key);
-		column->max = Max(column->max, key);
-	}
-}
-
-/*
  * Adds a row to the store: a heap tuple (htup, on page where it lies in a
  * buffer), or else the slot's row; desc describes either.  Returns false,
  * storing nothing, when the row would take the store over its budget or
@@ -616,7 +439,6 @@ static pg_attribute_always_inline bool
 add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 		Page page)
 {
-	KeyColumn  *lead = &store->columns[0];
 	const char *data = NULL;
 	uint32		len;
 	bool		isnull;
@@ -641,7 +463,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 		if (ahead <= PageGetMaxOffsetNumber(page))
 			__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
 	}
-	value = key_value(desc, slot, htup, lead, &isnull);
+	value = row_store_value(desc, slot, htup, &store->columns[0], &isnull);
 
 	/*
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
@@ -707,46 +529,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	if (store->nrows == store->allocated)
 		grow_rows(store);
 
-	for (int i = 0; i < store->ncolumns; i++)
-	{
-		KeyColumn  *column = &store->columns[i];
-		uint64		key = 0;
-
-		if (i > 0)
-			value = key_value(desc, slot, htup, column, &isnull);
-		if (isnull)
-		{
-			if (column->nulls == NULL)
-				column->nulls = MemoryContextAllocExtended(store->cxt, store->allocated / 8 + 1,
-														   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-			column->nulls[store->nrows / 8] |= 1 << (store->nrows % 8);
-		}
-		else
-		{
-			if (KEY_CODEC_OF_BYTES(column->codec))
-				track_shared(store, column, value);
-			if (column->xfrm)
-			{
-				/* keys made later, by threads; no range yet */
-				column->keys[store->nrows] =
-					value_ref(store, desc, column->attno, tuple, data, value,
-							  column->xfrm->icu != NULL);
-				continue;
-			}
-			key = column->prefix ? prefix_key(store, column, value) :
-				key_column_encode(column, value);
-			column->min = Min(column->min, key);
-			column->max = Max(column->max, key);
-		}
-		column->keys[store->nrows] = key;
-	}
-	if (!store->keys_only)
-		store->rows[store->nrows] = tuple;
-	store->nrows++;
-	if (store->uploader && store->nrows % UPLOAD_ROWS == 0)
-		store->upload = store->uploader->rows(store->upload, store->ncolumns, lead->keys,
-											  (const uint64 *) store->rows, store->nrows,
-											  store->allocated, store->cxt);
+	row_keys_add(store, desc, slot, htup, tuple, data, value, isnull);
 	return true;
 }
 

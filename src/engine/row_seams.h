@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * row_seams.h
+ *	  Where a sort engine meets the rows a GpuSort node collects: the early
+ *	  upload of the rows as they come (RowStoreUploader), and the holding of
+ *	  an input larger than the node's memory budget (RowStager).
+ *
+ * The row store itself is the node's (node/row_store.h); an engine that
+ * holds rows reads a full store through its block functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ROW_SEAMS_H
+#define ROW_SEAMS_H
+
+#include "postgres.h"
+
+struct RowStore;
+
+/*
+ * Hands the rows to an engine while they are collected (engine.h installs
+ * one): rows() is called as rows 0..nrows-1 have come (capacity: the length
+ * of the arrays), and queues those it did not have, to be copied while the
+ * store goes on; it returns the upload to pass to the next call, or NULL
+ * when nothing is being uploaded.  Until pause() returns, the arrays must
+ * not move; end() ends an upload that its job ran, or never will.  An upload
+ * is cancelled when the store's memory context is reset.
+ */
+struct SortUpload;
+typedef struct RowStoreUploader
+{
+	struct SortUpload *(*rows) (struct SortUpload *upload, int nkeys,
+								const uint64 *keys, const uint64 *payload,
+								uint32 nrows, uint32 capacity,
+								MemoryContext cxt);
+	void		(*pause) (struct SortUpload *upload);
+	void		(*end) (struct SortUpload *upload);
+} RowStoreUploader;
+
+/*
+ * Holds the rows of an input larger than the node's memory budget away from
+ * the host (the GPU engine's holds them in device memory), a full store at a
+ * time, orders them by the leading key column, and hands them back in
+ * order.  Only for stores of one key column whose keys order the rows
+ * completely; rows led by a NULL are not its.  begin() returns NULL with the
+ * reason when it cannot start (host_bytes: what it may use of host memory),
+ * or when the rows that the input is expected to bring in all
+ * (expected_bytes, the planner's estimate; 0 if not known) would not fit
+ * beside what it holds for other sorts, which it then keeps room for;
+ * add() takes the non-NULL-led rows of a store (read through
+ * row_store_block_places and row_store_places); sort() orders all it holds;
+ * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
+ * back to back in a buffer of its own valid until the next call, and returns
+ * how many (0 after the last).  They return false (next(): -1) with the
+ * reason when they fail; end() frees everything, and so does a reset of the
+ * memory context that was current at begin().
+ */
+struct SortStage;
+typedef struct RowStager
+{
+	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
+								char **why);
+	bool		(*add) (struct SortStage *stage, const struct RowStore *store,
+						char **why);
+	bool		(*sort) (struct SortStage *stage, char **why);
+	int64		(*next) (struct SortStage *stage, char **rows, char **why);
+	void		(*end) (struct SortStage *stage);
+} RowStager;
+
+#endif							/* ROW_SEAMS_H */

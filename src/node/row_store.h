@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * row_store.h
+ *	  Compact in-memory storage of the rows a GpuSort node collects: the
+ *	  tuples, and the arrays of their keys.
+ *
+ * Tuples are copied as MinimalTuples, back to back, into large blocks (no
+ * per-tuple allocation header), a tuple that fits in a cache line never
+ * straddling two; the store keeps a pointer to each.  Rows whose leading
+ * sort key is NULL are kept apart from the others, which are the rows the
+ * sort engines order.  For each leading encoded sort key, the store keeps a
+ * column of encoded keys (keys/key_column.h) of the non-NULL-led rows,
+ * which the row keys (row_keys.h) fill: this file stores the tuples, grows
+ * the arrays, and finds a key column's value in a tuple; row_store_add
+ * takes a row, and row_keys.h its keys.
+ *
+ * The leading column and the tuple pointers are handed to the sort engine
+ * as they grow (engine/row_seams.h's RowStoreUploader), so that the GPU has
+ * most of them before the last row arrives.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ROW_STORE_H
+#define ROW_STORE_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/bufpage.h"
+
+#include "engine/row_seams.h"
+#include "keys/key_column.h"
+#include "util/big_array.h"
+#include "util/cacheline.h"
+
+/* A block of tuples, in the order the store filled them. */
+typedef struct TupleBlock
+{
+	BigArray   *mapping;		/* its memory */
+	char	   *start;			/* its tuples: the mapping's bytes, at hand */
+	char	   *end;
+} TupleBlock;
+
+typedef struct RowStore
+{
+	MemoryContext cxt;			/* holds everything below */
+	int			ncolumns;		/* key columns, the first leading */
+	bool		keys_only;		/* keep the keys, not the tuples */
+	KeyColumn  *columns;
+
+	const RowStoreUploader *uploader;	/* or NULL */
+	struct SortUpload *upload;	/* the engine's upload of these rows */
+	struct BigArray *rowarray;	/* holds rows */
+	MinimalTuple *rows;			/* rows whose leading key is not NULL */
+	uint32		nrows;
+	uint32		allocated;		/* length of rows and the key columns */
+	uint32		capacity;		/* their length when first allocated */
+	MinimalTuple *nullrows;		/* rows whose leading key is NULL */
+	uint32		nnullrows;
+	uint32		nullcapacity;
+
+	TupleBlock *blocks;			/* the tuple blocks, in the order of use */
+	int			nblocks;
+	int			maxblocks;
+	char	   *block;			/* free space of the current tuple block */
+	Size		blockfree;
+	BigArray   *nextblock;		/* the block after it, allocated ahead */
+	Size		blocksize;		/* size of the next block */
+	Size		tuplebytes;		/* all blocks allocated so far */
+	Size		tupledata;		/* bytes of the tuples in them */
+	Size		rowbytes;		/* bytes each row costs beyond its tuple */
+	Size		budget;			/* bytes the store and its sort may use */
+} RowStore;
+
+extern void row_store_init(RowStore *store, MemoryContext parent,
+						   int ncolumns, const KeyColumn *columns,
+						   Size budget, Size rowbytes, double expected_rows,
+						   bool keys_only, const RowStoreUploader *uploader);
+extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
+extern bool row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup,
+							   Page page);
+extern Size row_store_memory(RowStore *store);
+
+/*
+ * The bytes that rows rows of width bytes (the planner's estimates) would
+ * take in the store, to compare with its budget before any row comes.
+ */
+extern double row_store_expected_bytes(const RowStore *store, double rows,
+									   int width);
+
+/*
+ * Hands every row to fn and empties the store, freeing its memory as it
+ * goes, so that the rows and whatever fn copies them into never both hold
+ * the whole input: fn gets a tuple, or in a keys-only store the row's
+ * number in the key column (-1 for a row led by a NULL).
+ */
+typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);
+extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
+
+/*
+ * For an engine that holds the rows (RowStager): the bytes of tuple block
+ * b that hold tuples; the place of each block when they are laid back to
+ * back from offset from, each from a multiple of 8 (into block_places[],
+ * nblocks of them), and the offset past the last; and, for rows
+ * first..first+n-1, each one's place (block_places[] of its block plus its
+ * offset there) and length.  *block is where the walk through the blocks
+ * is (0 at the first row).
+ */
+extern Size row_store_block_used(const RowStore *store, int b);
+extern Size row_store_block_places(const RowStore *store, Size from, Size *block_places);
+extern void row_store_places(const RowStore *store, const Size *block_places,
+							 uint32 first, uint32 n, int *block,
+							 uint64 *places, uint32 *lengths);
+extern void row_store_reset(RowStore *store);
+
+/* Ends the engine's upload of the rows, if any: its job ran or never will. */
+extern void row_store_end_upload(RowStore *store);
+
+/* Fetches an attribute of a stored tuple, as heap_getattr does. */
+static inline Datum
+minimal_tuple_getattr(MinimalTuple tuple, int attno, TupleDesc desc,
+					  bool *isnull)
+{
+	HeapTupleData htup;
+
+	htup.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
+	return heap_getattr(&htup, attno, desc, isnull);
+}
+
+/* Finds where a key column's value lies in heap tuples (row_store_value). */
+extern void row_store_locate_column(KeyColumn *column, TupleDesc desc);
+
+/*
+ * The value of a key column in a row being added: a heap tuple's (htup) is
+ * read from the tuple itself, at the attribute's cached offset when the
+ * tuple has no NULLs, which is cheaper than deforming the slot up to the
+ * column, and past a column of variable width from the first such column
+ * on, not from the tuple's start as heap_getattr would (the text after a
+ * numeric); else the slot's.
+ */
+static inline Datum
+row_store_value(TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
+				KeyColumn *column, bool *isnull)
+{
+	AttrNumber	attno = column->attno;
+
+	if (!htup)
+		return slot_getattr(slot, attno, isnull);
+	if (column->walk_from == 0)
+		row_store_locate_column(column, desc);
+	if (column->walk_from > 0 && HeapTupleNoNulls(htup) &&
+		attno <= HeapTupleHeaderGetNatts(htup->t_data))
+	{
+		char	   *tp = (char *) htup->t_data + htup->t_data->t_hoff;
+		uint32		offset = column->walk_offset;
+
+		for (int i = column->walk_from - 1;; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			offset = att_align_pointer(offset, att->attalign, att->attlen, tp + offset);
+			if (i == attno - 1)
+			{
+				*isnull = false;
+				return fetchatt(att, tp + offset);
+			}
+			offset = att_addlength_pointer(offset, att->attlen, tp + offset);
+		}
+	}
+	return heap_getattr(htup, attno, desc, isnull);
+}
+
+#endif							/* ROW_STORE_H */
