@@ -35,7 +35,11 @@ typedef enum gs_status
 	GS_INTERRUPTED = 6			/* the interrupt flag was set */
 } gs_status;
 
-/* Sort algorithms; GS_ALGO_AUTO lets the dispatcher choose. */
+/*
+ * Sort algorithms, one entry each in the dispatcher's table (gs_sort.cu).
+ * GS_ALGO_AUTO lets the dispatcher choose: bitonic, counting or radix; the
+ * warpsort and the sample sort run only when forced.
+ */
 typedef enum gs_algorithm
 {
 	GS_ALGO_AUTO = 0,
@@ -81,6 +85,8 @@ extern const char *gs_status_name(gs_status status);
 /* Message of the last failure in this context (ctx NULL: of this thread). */
 extern const char *gs_last_error(const gs_context *ctx);
 extern const char *gs_algorithm_name(gs_algorithm algo);
+/* The algorithm that gs_algorithm_name() calls name ("auto" included). */
+extern gs_status gs_algorithm_from_name(const char *name, gs_algorithm *algo);
 
 /* ---- devices ---- */
 /* With *count 0, gs_last_error(NULL) says why: no driver, an old one, ... */

@@ -7,6 +7,9 @@
  */
 #include "gs_internal.cuh"
 
+/* The bitonic policy (gs_tuning.cuh) by the name the kernels use */
+#define BITONIC_MAX_THREADS (gs_bitonic_tuning.max_threads)
+
 /* threads for a segment of at most CAP pairs: one per compare-exchange */
 #define BITONIC_THREADS(CAP) ((CAP) / 2 < BITONIC_MAX_THREADS ? (CAP) / 2 : BITONIC_MAX_THREADS)
 

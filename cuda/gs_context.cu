@@ -83,21 +83,6 @@ gs_last_error(const gs_context *ctx)
 	return ctx ? ctx->msg : gs_thread_msg;
 }
 
-const char *
-gs_algorithm_name(gs_algorithm algo)
-{
-	switch (algo)
-	{
-		case GS_ALGO_AUTO: return "auto";
-		case GS_ALGO_RADIX: return "radix";
-		case GS_ALGO_WARPSORT: return "warpsort";
-		case GS_ALGO_BITONIC: return "bitonic";
-		case GS_ALGO_COUNTING: return "counting";
-		case GS_ALGO_SAMPLESORT: return "samplesort";
-		default: return "unknown";
-	}
-}
-
 /* ---- devices ---- */
 
 gs_status

@@ -23,6 +23,13 @@
  */
 #include "gs_onesweep.cuh"
 
+/* The counting policy (gs_tuning.cuh) by the names the kernels use */
+#define CT (gs_counting_tuning.threads)
+#define CBLOCKS_PER_SM (gs_counting_tuning.blocks_per_sm)
+#define CITEMS (gs_counting_tuning.items)
+#define CITEMS_NARROW (gs_counting_tuning.items_narrow)
+#define CNARROW_RANGE (gs_counting_tuning.narrow_range)
+
 #define CWARPS (CT / 32)
 
 static_assert(GS_COUNTING_MAX_RANGE <= 4096 && GS_COUNTING_MAX_RANGE <= GS_LOWHIST_BINS,

@@ -14,6 +14,14 @@
 #include "gpusort_cuda.h"
 #include "gs_tuning.cuh"
 
+/* The shared passes' policies (gs_tuning.cuh) by the names the kernels use */
+#define GS_HIST_THREADS (gs_hist_tuning.threads)
+#define GS_HIST_ITEMS (gs_hist_tuning.items)
+#define GS_HIST_BLOCKS_PER_SM (gs_hist_tuning.blocks_per_sm)
+#define GS_HIST_LOADS (gs_hist_tuning.loads)
+#define GS_STRIDE_THREADS (gs_stride_tuning.threads)
+#define GS_STRIDE_BLOCKS_PER_SM (gs_stride_tuning.blocks_per_sm)
+
 /*
  * Scratch slots: each algorithm uses fixed slots, so that an algorithm that
  * calls another (the sample sort sorts its buckets with the radix sort) does

@@ -8,6 +8,11 @@
  */
 #include "gs_internal.cuh"
 
+/* The key-range policy (gs_tuning.cuh) by the names the kernels use */
+#define KR_THREADS (gs_keyrange_tuning.threads)
+#define KR_BLOCKS_PER_SM (gs_keyrange_tuning.blocks_per_sm)
+#define KR_UNROLL (gs_keyrange_tuning.unroll)
+
 __global__ void
 keyrange_init(gs_keyrange *kr, uint32_t *low_hist)
 {

@@ -16,6 +16,15 @@
  */
 #include "gs_onesweep.cuh"
 
+/* The radix policy (gs_tuning.cuh) by the names the kernels use */
+#define RADIX_BITS (gs_radix_tuning.radix_bits)
+#define RT (gs_radix_tuning.threads)
+#define RITEMS_NARROW (gs_radix_tuning.items_narrow)
+#define RITEMS_WIDE (gs_radix_tuning.items_wide)
+#define RADIX_BLOCKS_PER_SM (gs_radix_tuning.blocks_per_sm)
+#define RLB_WINDOW (gs_radix_tuning.lookback_window)
+#define RADIX_FOLD_PASSES (gs_radix_tuning.fold_passes)
+
 #define RADIX (1 << RADIX_BITS)
 #define RWARPS (RT / 32)
 #define RTILE_MIN (RT * RITEMS_WIDE)

@@ -16,6 +16,11 @@
 
 #include "gs_internal.cuh"
 
+/* The sample sort policy (gs_tuning.cuh) by the names the kernels use */
+#define SS_BUCKET_PAIRS (gs_samplesort_tuning.bucket_pairs)
+#define SS_MAX_BUCKETS (gs_samplesort_tuning.max_buckets)
+#define SS_THREADS (gs_samplesort_tuning.threads)
+
 #define SS_TILE GS_BITONIC_MAX
 
 template <typename K>

@@ -6,6 +6,10 @@
  */
 #include "gs_internal.cuh"
 
+/* The scan policy (gs_tuning.cuh) by the names the kernels use */
+#define SCAN_THREADS (gs_scan_tuning.threads)
+#define SCAN_ITEMS (gs_scan_tuning.items)
+
 #define SCAN_CHUNK (SCAN_THREADS * SCAN_ITEMS)
 
 __global__ void

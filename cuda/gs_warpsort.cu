@@ -19,6 +19,17 @@
  */
 #include "gs_internal.cuh"
 
+/* The warpsort policy (gs_tuning.cuh) by the names the kernels use */
+#define WS_E (gs_warpsort_tuning.items)
+#define WS_WARPS (gs_warpsort_tuning.warps)
+#define WS_PIECE (gs_warpsort_tuning.piece)
+#define WS_RUN0 (gs_warpsort_tuning.run0)
+#define WS_MF (gs_warpsort_tuning.merge_log2_items)
+#define WS_MERGE_TILES_MINB (gs_warpsort_tuning.merge_tiles_blocks_per_sm)
+#define WS_MERGE_MINB_SMALL (gs_warpsort_tuning.merge_blocks_per_sm_small)
+#define WS_MERGE_MINB_LARGE (gs_warpsort_tuning.merge_blocks_per_sm_large)
+#define WS_WIDE_REGS_MAX_N (gs_warpsort_tuning.small_n_max)
+
 #define WS_T (32 * WS_E)		/* pairs per warp tile / merge step */
 
 template <typename K>

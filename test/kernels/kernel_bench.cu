@@ -148,11 +148,14 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 		fflush(stdout);
 	};
 
-	const gs_algorithm ours[] = {GS_ALGO_AUTO, GS_ALGO_RADIX, GS_ALGO_COUNTING,
-		GS_ALGO_WARPSORT, GS_ALGO_SAMPLESORT};
-
-	for (gs_algorithm a : ours)
+	/* the dispatcher and every algorithm of its table, forced */
+	for (int ai = GS_ALGO_AUTO; ai < GS_ALGO_COUNT_; ai++)
 	{
+		const gs_algorithm a = (gs_algorithm) ai;
+
+		/* n > GS_BITONIC_MAX: a forced bitonic sort runs the warpsort */
+		if (a == GS_ALGO_BITONIC)
+			continue;
 		if (a == GS_ALGO_COUNTING && g != 7)
 			continue;
 		if (a == GS_ALGO_SAMPLESORT && n > 10000000)
@@ -234,7 +237,22 @@ main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--algo") && i + 1 < argc)
-			algos = argv[++i];
+		{
+			char	   *list = strdup(argv[++i]);
+
+			algos = list;
+			for (char *name = strtok(list, ","); name; name = strtok(NULL, ","))
+			{
+				gs_algorithm a;
+
+				if (strncmp(name, "cub_", 4) != 0 && gs_algorithm_from_name(name, &a) != GS_OK)
+				{
+					fprintf(stderr, "%s\n", gs_last_error(NULL));
+					return 2;
+				}
+			}
+			free(list);
+		}
 		else
 		{
 			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]] [--algo NAME[,...]]\n", argv[0]);

@@ -452,6 +452,40 @@ test_api(void)
 		st = gs_sort_pairs(ctx, 64, k, v, k, v, n, GS_ALGO_RADIX, &info);
 		CHECK(st == GS_OK, "sort after interrupt cleared");
 		gs_context_set_interrupt(ctx, NULL);
+
+		/* the dispatcher's table: uniform 64-bit keys, 2^20 of them */
+		const struct
+		{
+			gs_algorithm forced,
+						runs;
+		}			picks[] = {{GS_ALGO_AUTO, GS_ALGO_RADIX},
+			{GS_ALGO_BITONIC, GS_ALGO_WARPSORT},	/* more than GS_BITONIC_MAX */
+			{GS_ALGO_COUNTING, GS_ALGO_RADIX}};	/* range too wide */
+
+		for (auto &p : picks)
+		{
+			API(gs_copy_to_device(ctx, k, keys.data(), n * 8));
+			API(gs_fill_iota(ctx, v, n));
+			st = gs_sort_pairs(ctx, 64, k, v, k, v, n, p.forced, &info);
+			CHECK(st == GS_OK && info.algorithm == p.runs, "forced %s runs %s, not %s",
+				  gs_algorithm_name(p.forced), gs_algorithm_name(p.runs),
+				  gs_algorithm_name(info.algorithm));
+		}
+	}
+
+	/* algorithm names: each finds its algorithm again, others none */
+	for (int a = GS_ALGO_AUTO; a < GS_ALGO_COUNT_; a++)
+	{
+		gs_algorithm found = GS_ALGO_COUNT_;
+
+		CHECK(gs_algorithm_from_name(gs_algorithm_name((gs_algorithm) a), &found) == GS_OK &&
+			  found == a, "algorithm name %s", gs_algorithm_name((gs_algorithm) a));
+	}
+	{
+		gs_algorithm found;
+
+		CHECK(gs_algorithm_from_name("quicksort", &found) == GS_ERR_INVALID,
+			  "unknown algorithm name rejected");
 	}
 	API(gs_device_free(ctx, k));
 	API(gs_device_free(ctx, v));
@@ -574,10 +608,12 @@ main(int argc, char **argv)
 	uint64_t	max_n = 100000000,
 				seed = 1;
 	std::vector<int> dists;
-	std::vector<gs_algorithm> algos = {GS_ALGO_AUTO, GS_ALGO_RADIX, GS_ALGO_WARPSORT,
-		GS_ALGO_BITONIC, GS_ALGO_COUNTING, GS_ALGO_SAMPLESORT};
+	std::vector<gs_algorithm> algos;
 	bool		api = true;
 
+	/* the dispatcher and every algorithm of its table, forced */
+	for (int a = GS_ALGO_AUTO; a < GS_ALGO_COUNT_; a++)
+		algos.push_back((gs_algorithm) a);
 	for (int i = 0; i < GEN_COUNT; i++)
 		if (i != 9)
 			dists.push_back(i);
@@ -599,10 +635,17 @@ main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--algos") && i + 1 < argc)
 		{
 			algos.clear();
-			for (auto &a : split_list(argv[++i]))
-				for (int j = 0; j < GS_ALGO_COUNT_; j++)
-					if (a == gs_algorithm_name((gs_algorithm) j))
-						algos.push_back((gs_algorithm) j);
+			for (auto &name : split_list(argv[++i]))
+			{
+				gs_algorithm a;
+
+				if (gs_algorithm_from_name(name.c_str(), &a) != GS_OK)
+				{
+					fprintf(stderr, "%s\n", gs_last_error(NULL));
+					return 2;
+				}
+				algos.push_back(a);
+			}
 		}
 		else
 		{
