@@ -6,7 +6,8 @@
  *	  an input larger than the node's memory budget (RowStager).
  *
  * The row store itself is the node's (node/row_store.h); an engine that
- * holds rows reads a full store through its block functions.
+ * holds rows sees a full store through StoredRows, a flat view that the
+ * node makes of it, and lays its tuples out with the functions below.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,7 +16,39 @@
 
 #include "postgres.h"
 
-struct RowStore;
+#include "access/htup_details.h"
+
+/*
+ * A full store of rows as an engine that holds them sees it: the rows the
+ * engines order (those led by a NULL are not here), their leading keys, and
+ * the blocks of tuples that hold them, in the order the store filled them.
+ */
+typedef struct StoredRows
+{
+	uint32		nrows;
+	const MinimalTuple *rows;	/* the rows, in row order */
+	const uint64 *keys;			/* their leading keys, in row order */
+	int			nblocks;
+	char	   *const *block_start; /* each block's first tuple */
+	const Size *block_used;		/* the bytes of each that hold tuples */
+} StoredRows;
+
+/*
+ * The place of each block of rows when the blocks are laid back to back
+ * from offset from, each from a multiple of 8 (into block_places[], nblocks
+ * of them); returns the offset past the last.
+ */
+extern Size stored_rows_block_places(const StoredRows *rows, Size from,
+									 Size *block_places);
+
+/*
+ * For rows first..first+n-1, each one's place (block_places[] of its block
+ * plus its offset there) and length.  *block is where the walk through the
+ * blocks is (0 at the first row).
+ */
+extern void stored_rows_places(const StoredRows *rows, const Size *block_places,
+							   uint32 first, uint32 n, int *block,
+							   uint64 *places, uint32 *lengths);
 
 /*
  * Hands the rows to an engine while they are collected (engine.h installs
@@ -47,8 +80,7 @@ typedef struct RowStoreUploader
  * or when the rows that the input is expected to bring in all
  * (expected_bytes, the planner's estimate; 0 if not known) would not fit
  * beside what it holds for other sorts, which it then keeps room for;
- * add() takes the non-NULL-led rows of a store (read through
- * row_store_block_places and row_store_places); sort() orders all it holds;
+ * add() takes the rows of a full store; sort() orders all it holds;
  * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
  * back to back in a buffer of its own valid until the next call, and returns
  * how many (0 after the last).  They return false (next(): -1) with the
@@ -60,8 +92,7 @@ typedef struct RowStager
 {
 	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
 								char **why);
-	bool		(*add) (struct SortStage *stage, const struct RowStore *store,
-						char **why);
+	bool		(*add) (struct SortStage *stage, const StoredRows *rows, char **why);
 	bool		(*sort) (struct SortStage *stage, char **why);
 	int64		(*next) (struct SortStage *stage, char **rows, char **why);
 	void		(*end) (struct SortStage *stage);

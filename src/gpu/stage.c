@@ -31,7 +31,6 @@
 #include "utils/memutils.h"
 
 #include "gpu/gpu_state.h"
-#include "node/row_store.h"
 
 /* Rows whose places go up at a time. */
 #define PLACE_BATCH		(64 * 1024)
@@ -246,11 +245,11 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 
 /* Uploads the places and lengths of rows[first .. first + n - 1]. */
 static bool
-add_places(SortStage *stage, const RowStore *store, const Size *block_places,
+add_places(SortStage *stage, const StoredRows *rows, const Size *block_places,
 		   uint32 first, uint32 n, int *block, uint64 *places, uint32 *lengths,
 		   char **why)
 {
-	row_store_places(store, block_places, first, n, block, places, lengths);
+	stored_rows_places(rows, block_places, first, n, block, places, lengths);
 	return stage_ok(gpu_staged_upload(stage->places + stage->nrows + first, places,
 									  sizeof(uint64) * n), why) &&
 		stage_ok(gpu_staged_upload(stage->lengths + stage->nrows + first, lengths,
@@ -305,38 +304,38 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
 }
 
 static bool
-stage_add(SortStage *stage, const RowStore *store, char **why)
+stage_add(SortStage *stage, const StoredRows *rows, char **why)
 {
-	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
+	Size	   *block_places = palloc(sizeof(Size) * Max(rows->nblocks, 1));
 	Size		bytes;
 	uint64	   *places;
 	uint32	   *lengths;
 	int			block = 0;
 	bool		ok = true;
 
-	if (store->nrows == 0)
+	if (rows->nrows == 0)
 		return true;
 
-	bytes = row_store_block_places(store, stage->arena_used, block_places);
-	if (!stage_reserve(stage, bytes, store->nrows, why))
+	bytes = stored_rows_block_places(rows, stage->arena_used, block_places);
+	if (!stage_reserve(stage, bytes, rows->nrows, why))
 		return false;
-	for (int b = 0; b < store->nblocks; b++)
+	for (int b = 0; b < rows->nblocks; b++)
 		if (!stage_ok(gpu_staged_upload(stage->arena + block_places[b],
-										store->blocks[b].start,
-										row_store_block_used(store, b)), why))
+										rows->block_start[b],
+										rows->block_used[b]), why))
 			return false;
 
 	/* the rows' keys, places and lengths */
-	if (!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, store->columns[0].keys,
-									sizeof(uint64) * store->nrows), why))
+	if (!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, rows->keys,
+									sizeof(uint64) * rows->nrows), why))
 		return false;
-	places = palloc(sizeof(uint64) * Min(store->nrows, PLACE_BATCH));
-	lengths = palloc(sizeof(uint32) * Min(store->nrows, PLACE_BATCH));
-	for (uint32 first = 0; ok && first < store->nrows; first += PLACE_BATCH)
+	places = palloc(sizeof(uint64) * Min(rows->nrows, PLACE_BATCH));
+	lengths = palloc(sizeof(uint32) * Min(rows->nrows, PLACE_BATCH));
+	for (uint32 first = 0; ok && first < rows->nrows; first += PLACE_BATCH)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ok = add_places(stage, store, block_places, first,
-						Min(PLACE_BATCH, store->nrows - first), &block,
+		ok = add_places(stage, rows, block_places, first,
+						Min(PLACE_BATCH, rows->nrows - first), &block,
 						places, lengths, why);
 	}
 	pfree(places);
@@ -345,7 +344,7 @@ stage_add(SortStage *stage, const RowStore *store, char **why)
 	if (!ok)
 		return false;
 	stage->arena_used = bytes;
-	stage->nrows += store->nrows;
+	stage->nrows += rows->nrows;
 	return true;
 }
 

@@ -573,34 +573,21 @@ row_store_block_used(const RowStore *store, int b)
 	return tb->end - tb->start;
 }
 
-Size
-row_store_block_places(const RowStore *store, Size from, Size *block_places)
+void
+row_store_view(const RowStore *store, StoredRows *view)
 {
+	char	  **starts = palloc(sizeof(char *) * Max(store->nblocks, 1));
+	Size	   *used = palloc(sizeof(Size) * Max(store->nblocks, 1));
+
 	for (int b = 0; b < store->nblocks; b++)
 	{
-		block_places[b] = from;
-		from = TYPEALIGN(8, from + row_store_block_used(store, b));
+		starts[b] = store->blocks[b].start;
+		used[b] = row_store_block_used(store, b);
 	}
-	return from;
-}
-
-void
-row_store_places(const RowStore *store, const Size *block_places, uint32 first,
-				 uint32 n, int *block, uint64 *places, uint32 *lengths)
-{
-	for (uint32 i = 0; i < n; i++)
-	{
-		char	   *tuple = (char *) store->rows[first + i];
-		int			tried = 0;
-
-		/* the rows lie in the blocks in the order they came */
-		while (tuple < store->blocks[*block].start || tuple >= store->blocks[*block].end)
-		{
-			if (++tried > store->nblocks)
-				elog(ERROR, "GpuSort row outside its store's blocks");
-			*block = (*block + 1) % store->nblocks;
-		}
-		places[i] = block_places[*block] + (tuple - store->blocks[*block].start);
-		lengths[i] = store->rows[first + i]->t_len;
-	}
+	view->nrows = store->nrows;
+	view->rows = store->rows;
+	view->keys = store->columns[0].keys;
+	view->nblocks = store->nblocks;
+	view->block_start = starts;
+	view->block_used = used;
 }

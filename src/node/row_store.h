@@ -99,19 +99,12 @@ typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);
 extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
 
 /*
- * For an engine that holds the rows (RowStager): the bytes of tuple block
- * b that hold tuples; the place of each block when they are laid back to
- * back from offset from, each from a multiple of 8 (into block_places[],
- * nblocks of them), and the offset past the last; and, for rows
- * first..first+n-1, each one's place (block_places[] of its block plus its
- * offset there) and length.  *block is where the walk through the blocks
- * is (0 at the first row).
+ * The bytes of tuple block b that hold tuples; and the store as an engine
+ * that holds rows sees it (RowStager's add()), its arrays palloc'd.
  */
 extern Size row_store_block_used(const RowStore *store, int b);
-extern Size row_store_block_places(const RowStore *store, Size from, Size *block_places);
-extern void row_store_places(const RowStore *store, const Size *block_places,
-							 uint32 first, uint32 n, int *block,
-							 uint64 *places, uint32 *lengths);
+extern void row_store_view(const RowStore *store, StoredRows *view);
+
 extern void row_store_reset(RowStore *store);
 
 /* Ends the engine's upload of the rows, if any: its job ran or never will. */

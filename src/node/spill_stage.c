@@ -108,9 +108,15 @@ node_stage_store(GpuSortState *state)
 	RowStore   *store = &state->store;
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 	char	   *why = NULL;
+	StoredRows	rows;
+	bool		added;
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	if (!state->stager->add(state->stage, store, &why))
+	row_store_view(store, &rows);
+	added = state->stager->add(state->stage, &rows, &why);
+	pfree((void *) rows.block_start);
+	pfree((void *) rows.block_used);
+	if (!added)
 	{
 		if (state->staged_batches == 0)
 			node_stage_end(state);

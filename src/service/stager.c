@@ -132,12 +132,12 @@ run_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 }
 
 static bool
-held_add(struct SortStage *stage, const RowStore *store, char **why)
+held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
-	uint32		n = store->nrows;
-	Size	   *block_places = palloc(sizeof(Size) * Max(store->nblocks, 1));
-	Size		bytes = row_store_block_places(store, 0, block_places);
+	uint32		n = rows->nrows;
+	Size	   *block_places = palloc(sizeof(Size) * Max(rows->nblocks, 1));
+	Size		bytes = stored_rows_block_places(rows, 0, block_places);
 	Size		keys;
 	Size		places;
 	Size		lengths;
@@ -149,13 +149,13 @@ held_add(struct SortStage *stage, const RowStore *store, char **why)
 		return false;
 	PG_TRY();
 	{
-		for (int b = 0; b < store->nblocks; b++)
-			memcpy(space.base + block_places[b], store->blocks[b].start,
-				   row_store_block_used(store, b));
+		for (int b = 0; b < rows->nblocks; b++)
+			memcpy(space.base + block_places[b], rows->block_start[b],
+				   rows->block_used[b]);
 		if (n > 0)
 		{
-			parallel_copy(space.base + keys, store->columns[0].keys, sizeof(uint64) * n);
-			row_store_places(store, block_places, 0, n, &block,
+			parallel_copy(space.base + keys, rows->keys, sizeof(uint64) * n);
+			stored_rows_places(rows, block_places, 0, n, &block,
 							 (uint64 *) (space.base + places),
 							 (uint32 *) (space.base + lengths));
 		}

@@ -11,7 +11,7 @@
 
 #include "postgres.h"
 
-#include "node/row_store.h"
+#include "engine/row_seams.h"
 
 extern const RowStager service_stager;
 
