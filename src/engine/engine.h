@@ -95,7 +95,7 @@ extern void sort_values_run(SortValues *values, int device,
 							SortJobReport *report);
 
 /*
- * The early upload of rows being collected (row_store.h) for device: the
+ * The early upload of rows being collected (row_seams.h) for device: the
  * engine that has one (the GPU) gets the leading key column while the
  * input is still read, when the job is expected to go there; NULL where it
  * never will.
@@ -104,7 +104,7 @@ extern const RowStoreUploader *sort_engine_uploader(int device);
 
 /*
  * The engine that may hold the rows of an input larger than the memory
- * budget (row_store.h's RowStager): the first registered with a stager,
+ * budget (row_seams.h's RowStager): the first registered with a stager,
  * else the first beside the CPU's; NULL where the CPU engine is alone.
  * *why is NULL where device lets it hold them and it works here, else says
  * why it cannot.

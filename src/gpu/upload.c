@@ -2,7 +2,7 @@
  *
  * upload.c
  *	  Uploading a job's rows while they are still being collected
- *	  (gpu_upload_rows and the rest of that protocol: keys/row_store.h's
+ *	  (gpu_upload_rows and the rest of that protocol: engine/row_seams.h's
  *	  RowStoreUploader, which the chooser installs).
  *
  * The leading key column and the payload may be uploaded while the rows are

@@ -2,9 +2,9 @@
  *
  * spill_stage.c
  *	  The GpuSort node's inputs larger than its memory budget, held by the
- *	  sort engine that holds rows (RowStager, row_store.h: the GPU's device
- *	  memory; engine.h's sort_engine_holder) rather than spilled in sorted
- *	  runs.
+ *	  sort engine that holds rows (RowStager, engine/row_seams.h: the GPU's
+ *	  device memory; engine.h's sort_engine_holder) rather than spilled in
+ *	  sorted runs.
  *
  * Where the order is one sort key that the engine's keys order completely
  * (int8, timestamp, float8, ...), each full store goes to the engine as it
