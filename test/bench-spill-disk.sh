@@ -2,7 +2,8 @@
 # bench-spill-disk.sh: ORDER BYs over the memory budget, native Sort against
 # GpuSort's sorted runs, with the time and the bytes of temporary files of
 # each (pg_stat_database.temp_bytes, the largest size each file reached),
-# whole rows of about 100 bytes, by an int8 and by a text under C.
+# whole rows of about 110 bytes, by an int8, by a text under C, and by three
+# columns as TPC-H's lineitem by (l_shipdate, l_orderkey, l_linenumber).
 #
 #   test/bench-spill-disk.sh [RESULTS_DIR]
 #
@@ -10,7 +11,8 @@
 # work_mem and gpusort.work_mem), RUNS (default 3), DEVICE (gpusort.device,
 # default cpu), TAG (added to the file's name, e.g. the build measured),
 # WORKERS (max_parallel_workers_per_gather; default: the server's, parallel
-# query on as users run it).
+# query on as users run it), ORDERS (the ORDER BY lists, separated by "|";
+# default 'k8|t COLLATE "C"|d, ok, ln').
 # Writes RESULTS_DIR/bench-spill-disk-<rows>[-<tag>]-<cores>core-<device>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,8 @@ WORK_MEMS=${WORK_MEMS:-1MB 64MB}
 RUNS=${RUNS:-3}
 DEVICE=${DEVICE:-cpu}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
-TABLE=spill_disk_$ROWS
+ORDERS=${ORDERS:-'k8|t COLLATE "C"|d, ok, ln'}
+TABLE=spill_disk3_$ROWS
 OUTFILE=$RESULTS/bench-spill-disk-$ROWS${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
 mkdir -p "$RESULTS"
 
@@ -28,7 +31,8 @@ mkdir -p "$RESULTS"
 if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_class WHERE relname = '$TABLE'")" != 1 ]; then
 	echo "== creating $TABLE ($ROWS rows)"
 	"${PSQL[@]}" -c "CREATE UNLOGGED TABLE $TABLE AS
-		SELECT g AS id, hashint8(g) AS k8, md5(g::text) AS t, repeat('p', 20) AS pad
+		SELECT g AS id, hashint8(g) AS k8, md5(g::text) AS t, repeat('p', 20) AS pad,
+		       date '1992-01-02' + (hashint4(g) & 2047) AS d, g / 4 AS ok, (g % 4 + 1)::int4 AS ln
 		FROM generate_series(1, $ROWS) g" \
 		-c "VACUUM ANALYZE $TABLE"
 fi
@@ -57,7 +61,8 @@ SQL
 		"max_parallel_workers_per_gather ${WORKERS:-$(psql -X -At -c 'SHOW max_parallel_workers_per_gather')}"
 	printf '%-8s %-14s %-8s %4s %10s %14s\n' "budget" "order" "sort" "run" "ms" "temp bytes"
 	for wm in $WORK_MEMS; do
-		for order in k8 't COLLATE "C"'; do
+		IFS='|' read -r -a orders <<<"$ORDERS"
+		for order in "${orders[@]}"; do
 			for enabled in off on; do
 				for r in $(seq "$RUNS"); do
 					read -r ms bytes < <(run $enabled "$wm" "$order" | tail -n 1)

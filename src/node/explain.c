@@ -194,6 +194,7 @@ explain_spill(GpuSortState *state, ExplainState *es)
 		ExplainPropertyText(psprintf("Not Held on %s", holder_title(state)),
 							state->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
+	ExplainPropertyInteger("Merge Key Columns", NULL, state->runs.ncolumns, es);
 	if (state->runs.memory.rows)
 		ExplainPropertyText("Last Run", "in memory", es);
 	if (state->gpu_runs > 0)

@@ -62,7 +62,7 @@
  */
 #define WINDOW_ROWS			((int64) (TAPE_BLOCK_DATA / 8 + 1))
 
-/* A row held in memory, with its merge key. */
+/* A row held in memory, with the first word of its merge key. */
 typedef struct HeldRow
 {
 	MinimalTuple tuple;
@@ -109,15 +109,15 @@ struct RunCursor
 	const HeldRow *held;		/* a held run: its rows */
 	int64		pos;			/* a run in memory: its next row */
 	int64		left;			/* rows not read yet */
-	bool		haskey;
-	uint64		key;
+	MergeKey	key;
 	MinimalTuple tuple;			/* the run's current row */
 	Size		space;			/* allocated for tuple */
 };
 
 void
 sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
-				  int key_firstkey, const KeyColumn *lead, Size budget)
+				  int key_firstkey, const KeyColumn *columns, int ncolumns,
+				  Size budget)
 {
 	MemoryContext oldcxt;
 
@@ -126,7 +126,9 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 									  ALLOCSET_DEFAULT_SIZES);
 	runs->ties = ties;
 	runs->key_firstkey = key_firstkey;
-	runs->lead = lead;
+	Assert(ncolumns >= 1 && ncolumns <= MERGE_KEY_WORDS);
+	runs->columns = columns;
+	runs->ncolumns = ncolumns;
 	runs->held_limit = Max(budget / 16, 8 * BLCKSZ);
 	runs->window = MemoryContextAllocZero(runs->cxt, sizeof(RunWindow));
 	runs->maxruns = 16;
@@ -141,18 +143,28 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 }
 
 /*
- * The merge key of a row read back or held: its leading value's key, as the
- * run's.
+ * The merge key of a row read back or held, that has one: its key columns'
+ * keys, as the run's, from the word after from (the leading word may be at
+ * hand) up to the first NULL.
  */
-static inline uint64
-merge_key(SortedRuns *runs, MinimalTuple tuple)
+static inline void
+merge_key(SortedRuns *runs, MinimalTuple tuple, int from, MergeKey *key)
 {
-	bool		isnull;
-	Datum		value = minimal_tuple_getattr(tuple, runs->lead->attno,
-											  runs->ties->desc, &isnull);
+	for (int c = from; c < runs->ncolumns; c++)
+	{
+		bool		isnull;
+		Datum		value = minimal_tuple_getattr(tuple, runs->columns[c].attno,
+												  runs->ties->desc, &isnull);
 
-	Assert(!isnull);
-	return key_column_encode(runs->lead, value);
+		if (isnull)
+		{
+			Assert(c > 0);
+			key->nwords = c;
+			return;
+		}
+		key->words[c] = key_column_encode(&runs->columns[c], value);
+	}
+	key->nwords = runs->ncolumns;
 }
 
 void
@@ -324,7 +336,13 @@ hold_window(SortedRuns *runs)
 
 		held[i].tuple = (MinimalTuple) tuples;
 		held[i].haskey = row->haskey;
-		held[i].key = row->haskey ? merge_key(runs, tuple) : 0;
+		if (row->haskey)
+		{
+			MergeKey	key;
+
+			merge_key(runs, tuple, 0, &key);
+			held[i].key = key.words[0];
+		}
 		memcpy(tuples, tuple, tuple->t_len);
 		tuples += MAXALIGN(tuple->t_len);
 	}
@@ -389,6 +407,7 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 {
 	const SortedMemoryRun *mem = &runs->memory;
 	int64		pos = cursor->pos;
+	bool		haskey;
 
 	if (cursor->left == 0)
 		return false;
@@ -396,16 +415,22 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 	if (cursor->held)
 	{
 		cursor->tuple = cursor->held[pos].tuple;
-		cursor->haskey = cursor->held[pos].haskey;
-		cursor->key = cursor->held[pos].key;
-		cursor->left--;
-		return true;
+		haskey = cursor->held[pos].haskey;
+		if (haskey)
+			cursor->key.words[0] = cursor->held[pos].key;
 	}
-	cursor->tuple = mem->rows[pos];
-	cursor->haskey = mem->keys && pos >= mem->keyed_first &&
-		pos < mem->keyed_first + mem->nkeyed;
-	if (cursor->haskey)
-		cursor->key = mem->keys[mem->perm[pos - mem->keyed_first]];
+	else
+	{
+		cursor->tuple = mem->rows[pos];
+		haskey = mem->keys && pos >= mem->keyed_first &&
+			pos < mem->keyed_first + mem->nkeyed;
+		if (haskey)
+			cursor->key.words[0] = mem->keys[mem->perm[pos - mem->keyed_first]];
+	}
+	/* the words after the first, from the row */
+	cursor->key.nwords = 0;
+	if (haskey)
+		merge_key(runs, cursor->tuple, 1, &cursor->key);
 	cursor->left--;
 	return true;
 }
@@ -437,9 +462,9 @@ cursor_read(SortedRuns *runs, RunCursor *cursor)
 						bodylen) != bodylen)
 		elog(ERROR, "unexpected end of a GpuSort run");
 	cursor->tuple->t_len = len;
-	cursor->haskey = (word & RUN_ROW_KEYED) != 0;
-	if (cursor->haskey)
-		cursor->key = merge_key(runs, cursor->tuple);
+	cursor->key.nwords = 0;
+	if (word & RUN_ROW_KEYED)
+		merge_key(runs, cursor->tuple, 0, &cursor->key);
 	cursor->left--;
 	return true;
 }
@@ -451,13 +476,16 @@ compare_cursors(SortedRuns *runs, int a, int b)
 	RunCursor  *ca = &runs->cursors[a];
 	RunCursor  *cb = &runs->cursors[b];
 
-	if (ca->haskey && cb->haskey)
-	{
-		if (ca->key != cb->key)
-			return ca->key < cb->key ? -1 : 1;
+	int			n = Min(ca->key.nwords, cb->key.nwords);
+
+	for (int w = 0; w < n; w++)
+		if (ca->key.words[w] != cb->key.words[w])
+			return ca->key.words[w] < cb->key.words[w] ? -1 : 1;
+	/* equal so far: the comparators, from the first key not compared */
+	if (n == runs->ncolumns)
 		return tie_order_compare(runs->ties, ca->tuple, cb->tuple, runs->key_firstkey);
-	}
-	return tie_order_compare(runs->ties, ca->tuple, cb->tuple, 0);
+	return tie_order_compare(runs->ties, ca->tuple, cb->tuple,
+							 n == 0 ? 0 : runs->columns[n].keyno);
 }
 
 /*
@@ -618,7 +646,7 @@ merge_runs(SortedRuns *runs, int n)
 	merge_open(runs, 0, n);
 	sorted_runs_start_run(runs, nrows);
 	while ((cursor = merge_pop(runs)) != NULL)
-		sorted_runs_put(runs, cursor->tuple, cursor->haskey);
+		sorted_runs_put(runs, cursor->tuple, cursor->key.nwords > 0);
 	merge_close(runs, 0, n);
 	finish_run(runs);
 }

@@ -7,12 +7,15 @@
  * A run is written in sorted order, each row marked with whether it has a
  * merge key: the first word of its leading engine key where that word
  * orders rows as the comparators do in every run (an exact key, a byte
- * prefix or an abbreviated key made the same way in each run), else none.
- * The key itself is not written: the merge makes it again from the row it
- * reads back (the leading key column's value, key_column_encode).  The merge
- * compares merge keys where both rows have one, and PostgreSQL's comparators
- * otherwise and where the keys tie, so its order is Sort's whatever the keys
- * were.
+ * prefix or an abbreviated key made the same way in each run), else none;
+ * where the leading key is exact, followed by the words of the sort keys
+ * after it that are exact and one word each (up to MERGE_KEY_WORDS, as far
+ * as the row has no NULL in them), so that a composite order such as (date,
+ * int8, int4) is merged on its keys alone.  The key itself is not written:
+ * the merge makes it again from the row it reads back (the key columns'
+ * values, key_column_encode).  The merge compares the words that both rows
+ * have, and PostgreSQL's comparators from the first sort key that they do
+ * not both have a word of, so its order is Sort's whatever the keys were.
  *
  * The runs live in one LogicalTapeSet (PostgreSQL's own temporary files:
  * temp_tablespaces, temp_file_limit, log_temp_files, removal on error), each
@@ -38,6 +41,16 @@
 
 typedef struct RunCursor RunCursor;
 
+/* The most words of a merge key. */
+#define MERGE_KEY_WORDS		4
+
+/* A row's merge key: nwords words (0: it has none). */
+typedef struct MergeKey
+{
+	int			nwords;
+	uint64		words[MERGE_KEY_WORDS];
+} MergeKey;
+
 /*
  * The last run, left in memory where it is merged with runs on tapes: its
  * rows in order; the rows at keyed_first .. keyed_first + nkeyed - 1 have
@@ -59,9 +72,10 @@ typedef struct SortedRuns
 	LogicalTapeSet *tapes;
 	TieOrder   *ties;			/* the comparators of all sort keys */
 	int			key_firstkey;	/* the sort key that rows of equal merge
-								 * keys are compared from */
-	const KeyColumn *lead;		/* the leading key column: merge keys are
-								 * its keys, made again from the rows */
+								 * keys of all columns are compared from */
+	const KeyColumn *columns;	/* the key columns whose keys, made again
+								 * from the rows, are merge keys' words */
+	int			ncolumns;
 
 	/* the runs, in the order written */
 	struct SortedRun *runs;
@@ -93,19 +107,22 @@ typedef struct SortedRuns
 } SortedRuns;
 
 /*
- * Starts the runs of rows that ties describes; lead (the store's leading key
- * column, which must outlive the runs) makes their merge keys; budget: the
- * node's memory budget.
+ * Starts the runs of rows that ties describes; columns (the store's first
+ * ncolumns key columns, at most MERGE_KEY_WORDS, which must outlive the
+ * runs: the leading one, then exact keys of one word of the sort keys after
+ * it) make their merge keys; budget: the node's memory budget.
  */
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
 							  TieOrder *ties, int key_firstkey,
-							  const KeyColumn *lead, Size budget);
+							  const KeyColumn *columns, int ncolumns,
+							  Size budget);
 /* Starts a run of nrows rows. */
 extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
 
 /*
  * Writes the next row of the run; haskey: its leading value is not NULL and
- * its key, key_column_encode's, is comparable with those of other runs.
+ * its key, key_column_encode's, is comparable with those of other runs (and
+ * so are those of the other merge columns, which are exact).
  */
 extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey);
 extern void sorted_runs_end_run(SortedRuns *runs);

@@ -33,13 +33,25 @@
 static void
 begin_runs(GpuSortState *state)
 {
-	const KeyColumn *lead = &state->store.columns[0];
-	int			firstkey;
+	const KeyColumn *columns = state->store.columns;
+	int			ncolumns = 1;
+	int			firstkey = 0;
 
-	/* rows of equal merge keys: from the next sort key if it is exact */
-	firstkey = (lead->codec->exact && lead->codec->words == 1) ? lead->keyno + 1 : 0;
+	/*
+	 * After an exact leading key of one word, the sort keys that follow it
+	 * with exact keys of one word each; rows of equal merge keys are
+	 * compared from the sort key after them.
+	 */
+	if (columns[0].codec->exact && columns[0].codec->words == 1)
+	{
+		while (ncolumns < Min(state->store.ncolumns, MERGE_KEY_WORDS) &&
+			   columns[ncolumns].codec->exact && columns[ncolumns].codec->words == 1 &&
+			   columns[ncolumns].keyno == columns[ncolumns - 1].keyno + 1)
+			ncolumns++;
+		firstkey = columns[ncolumns - 1].keyno + 1;
+	}
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  lead, (Size) state->settings.budget_kb * 1024);
+					  columns, ncolumns, (Size) state->settings.budget_kb * 1024);
 }
 
 /*

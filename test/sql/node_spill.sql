@@ -57,6 +57,17 @@ SELECT q, same_as_native(q) FROM (VALUES
   ('SELECT id, n FROM sp ORDER BY n NULLS FIRST, t COLLATE "C"')
 ) v(q);
 
+-- Composite orders merged on the keys of several sort keys (Merge Key
+-- Columns): NULLs in the keys after the first, both directions, more exact
+-- keys than a merge key holds, an exact key before a prefix key.
+SELECT q, same_as_native(q), (SELECT line FROM explain_analyze(q) line
+                              WHERE line ~ 'Merge Key Columns') AS merged FROM (VALUES
+  ('SELECT id FROM sp ORDER BY skew, NULLIF(k % 4, 0) DESC NULLS FIRST, ts, id'),
+  ('SELECT id FROM sp ORDER BY skew DESC, NULLIF(k % 4, 0) NULLS LAST, k % 7, n, id'),
+  ('SELECT id FROM sp ORDER BY k % 5, ts DESC, skew, k, id'),
+  ('SELECT id FROM sp ORDER BY k % 3, NULLIF(k % 4, 1), t COLLATE "C", id')
+) v(q);
+
 -- With a budget of 1 MB, the last run stays in memory and is merged with
 -- the runs on disk from there.
 SET gpusort.work_mem = '1MB';
@@ -70,7 +81,8 @@ SELECT q, same_as_native(q) FROM (VALUES
   ('SELECT id, t FROM sp ORDER BY t COLLATE "C"'),
   ('SELECT id FROM sp ORDER BY ''https://example.com/a/long/shared/path/'' || t COLLATE "C", id'),
   ('SELECT id FROM sp ORDER BY t COLLATE sp_libc DESC, id'),
-  ('SELECT id, skew FROM sp ORDER BY skew, id')
+  ('SELECT id, skew FROM sp ORDER BY skew, id'),
+  ('SELECT id FROM sp ORDER BY skew, NULLIF(k % 4, 0) DESC NULLS FIRST, ts, id')
 ) v(q);
 BEGIN;
 DECLARE c SCROLL CURSOR FOR SELECT id, k FROM sp ORDER BY k, id;
