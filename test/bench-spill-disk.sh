@@ -56,7 +56,7 @@ SQL
 }
 
 {
-	echo "# bench-spill-disk: $ROWS rows of about 100 bytes (whole rows, OFFSET), gpusort.device = $DEVICE"
+	echo "# bench-spill-disk: $ROWS rows of about 110 bytes (whole rows, OFFSET), gpusort.device = $DEVICE"
 	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)," \
 		"max_parallel_workers_per_gather ${WORKERS:-$(psql -X -At -c 'SHOW max_parallel_workers_per_gather')}"
 	printf '%-8s %-14s %-8s %4s %10s %14s\n' "budget" "order" "sort" "run" "ms" "temp bytes"
