@@ -134,9 +134,10 @@ float8_values_exact(const void *values, uint32 n)
 #define FLOAT64_KEYS	FIXED(SORT_VALUES_FLOAT64, 8, 64), .value_path = true, \
 	.values_exact = float8_values_exact
 /* prefix keys: rows whose keys tie are ordered by the type's comparator */
-#define PREFIX_KEYS(source_, encode_) \
-	.layout = SORT_VALUES_PREFIX, .width = 0, .bits = 64, .words = 1, \
+#define PREFIX_KEYS_OF(source_, encode_, words_) \
+	.layout = SORT_VALUES_PREFIX, .width = 0, .bits = 64, .words = (words_), \
 	.source = (source_), .encode = (encode_)
+#define PREFIX_KEYS(source_, encode_) PREFIX_KEYS_OF(source_, encode_, 1)
 /* the node's, every release */
 #define NODE_KEY		.node_key = true
 #define BOTH_KEYS		.node_key = true, .array_elem = true
@@ -183,9 +184,9 @@ static const KeyCodec key_codecs[] = {
 	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
 	/* the node's only: strxfrm() keys, checked after the sort ... */
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
-	PREFIX_KEYS(KEY_PREFIX_XFRM, encode_later), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, XFRM_KEY_WORDS), NODE_KEY},
 	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
-	PREFIX_KEYS(KEY_PREFIX_XFRM, encode_later), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, XFRM_KEY_WORDS), NODE_KEY},
 	/* ... and bytes, where they order the values (C collation, bytea) */
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},

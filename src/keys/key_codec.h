@@ -35,7 +35,14 @@
 #include "utils/uuid.h"
 
 /* The most 64-bit words a key takes. */
-#define MAX_KEY_WORDS	2
+#define MAX_KEY_WORDS	3
+
+/*
+ * Words of a strxfrm() key: the first 24 bytes of strxfrm() of a value, so
+ * that text whose first words repeat (as in TPC-H's comments) is still told
+ * apart by its keys rather than by strcoll().
+ */
+#define XFRM_KEY_WORDS	3
 
 /* What makes a prefix codec's keys. */
 typedef enum KeyPrefixSource

@@ -94,15 +94,17 @@ buffer_cstring(ThreadBuffer *buf, const char *s, int len)
 /* What a loop of xfrm_make_keys works on. */
 typedef struct MakeKeys
 {
-	KeyColumn  *column;
+	KeyColumn  *column;			/* the key's first column, then nwords - 1
+								 * more, each a word of it */
+	int			nwords;
 	uint64	   *refs;
 	const XfrmCollation *xfrm;
 	bool		bpchar;
 	uint32		skip;			/* bytes all values start with, whole
 								 * characters: keys are made past them */
 	int			scramble;		/* gpusort.xfrm_scramble */
-	uint64		min[64];		/* per worker */
-	uint64		max[64];
+	uint64		min[64][MAX_KEY_WORDS]; /* per worker and word */
+	uint64		max[64][MAX_KEY_WORDS];
 	void	   *collators[64];	/* ICU: a clone of the collator per worker */
 
 	/*
@@ -117,7 +119,10 @@ typedef struct MakeKeys
 	pg_atomic_uint32 failed;	/* a malloc failed */
 } MakeKeys;
 
-/* The key of a value: its strxfrm()'s first 8 bytes, big-endian. */
+/*
+ * The key of a value: its strxfrm()'s first 8 bytes per word, big-endian,
+ * into key[0 .. mk->nwords - 1].
+ */
 static bool
 xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 		 uint64 *key)
@@ -139,9 +144,12 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 			return false;
 		n = strxfrm_l(out->data, in->data, out->size, mk->xfrm->locale);
 	}
-	*key = 0;
-	for (size_t i = 0; i < 8; i++)
-		*key = (*key << 8) | (i < n ? (uint8) out->data[i] : 0);
+	for (int w = 0; w < mk->nwords; w++)
+	{
+		key[w] = 0;
+		for (size_t i = 8 * w; i < 8 * w + 8; i++)
+			key[w] = (key[w] << 8) | (i < n ? (uint8) out->data[i] : 0);
+	}
 	return true;
 }
 
@@ -277,10 +285,11 @@ static void
 clear_ranges(MakeKeys *mk)
 {
 	for (int i = 0; i < lengthof(mk->min); i++)
-	{
-		mk->min[i] = PG_UINT64_MAX;
-		mk->max[i] = 0;
-	}
+		for (int w = 0; w < MAX_KEY_WORDS; w++)
+		{
+			mk->min[i][w] = PG_UINT64_MAX;
+			mk->max[i][w] = 0;
+		}
 }
 
 static void
@@ -290,12 +299,12 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 	KeyColumn  *column = mk->column;
 	ThreadBuffer in = {NULL, 0};
 	ThreadBuffer out = {NULL, 0};
-	uint64		lo = mk->min[part];
-	uint64		hi = mk->max[part];
+	uint64	   *lo = mk->min[part];
+	uint64	   *hi = mk->max[part];
 
 	for (uint64 row = start; row < end; row++)
 	{
-		uint64		key;
+		uint64		key[MAX_KEY_WORDS];
 		uint64		ref;
 
 		if (key_column_isnull(column, row))
@@ -305,22 +314,23 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 			ref = mk->refs[row];
 		else
 			ref = mk->refs[row] = column->keys[row];
-		if (!(mk->xfrm->icu ? icu_key(mk, part, ref, &key) :
-			  xfrm_key(mk, ref, &in, &out, &key)))
+		if (!(mk->xfrm->icu ? icu_key(mk, part, ref, key) :
+			  xfrm_key(mk, ref, &in, &out, key)))
 		{
 			pg_atomic_write_u32(&mk->failed, 1);
 			break;
 		}
 		if (mk->scramble > 0 && row % mk->scramble == 0)
-			key = hash_bytes_uint32_extended((uint32) row, 0);
-		if (column->part.descending)
-			key = ~key;
-		column->keys[row] = key;
-		lo = Min(lo, key);
-		hi = Max(hi, key);
+			key[0] = hash_bytes_uint32_extended((uint32) row, 0);
+		for (int w = 0; w < mk->nwords; w++)
+		{
+			if (column->part.descending)
+				key[w] = ~key[w];
+			column[w].keys[row] = key[w];
+			lo[w] = Min(lo[w], key[w]);
+			hi[w] = Max(hi[w], key[w]);
+		}
 	}
-	mk->min[part] = lo;
-	mk->max[part] = hi;
 	free(in.data);
 	free(out.data);
 }
@@ -332,6 +342,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 	int			nworkers = Min(parallel_workers(), lengthof(mk->min));
 
 	mk->column = column;
+	mk->nwords = column->codec->words;
 	mk->refs = refs;
 	mk->xfrm = column->xfrm;
 	mk->bpchar = column->codec->type == BPCHAROID;
@@ -379,11 +390,47 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 				 errmsg("out of memory"),
 				 errdetail("Making the collation keys of a sort failed.")));
 	for (int i = 0; i < nworkers; i++)
-	{
-		column->min = Min(column->min, mk->min[i]);
-		column->max = Max(column->max, mk->max[i]);
-	}
+		for (int w = 0; w < mk->nwords; w++)
+		{
+			column[w].min = Min(column[w].min, mk->min[i][w]);
+			column[w].max = Max(column[w].max, mk->max[i][w]);
+		}
 	pfree(mk);
+}
+
+/* Rows of the sample of xfrm_first_word_ties. */
+#define XFRM_TIES_SAMPLE	2048
+
+static int
+uint64_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Where a sample of the rows, sorted, holds many equal first words, the
+ * rows gather in groups larger than about 1 / 16 of the rows over the
+ * sample's: groups whose ordering by the comparators costs more than the
+ * engine's passes over the other words.
+ */
+bool
+xfrm_first_word_ties(const KeyColumn *column, uint32 nrows)
+{
+	uint64		sample[XFRM_TIES_SAMPLE];
+	uint32		step = Max(nrows / XFRM_TIES_SAMPLE, 1);
+	int			n = 0;
+	int			equal = 0;
+
+	for (uint32 row = 0; row < nrows && n < XFRM_TIES_SAMPLE; row += step)
+		if (!key_column_isnull(column, row))
+			sample[n++] = column->keys[row];
+	qsort(sample, n, sizeof(uint64), uint64_cmp);
+	for (int i = 1; i < n; i++)
+		equal += sample[i] == sample[i - 1];
+	return equal * 16 > n;
 }
 
 /* What a loop of xfrm_suspect_pairs works on. */
@@ -437,13 +484,17 @@ find_suspects_body(void *arg, int part, uint64 start, uint64 end)
 		uint32		a = fs->perm[i - 1];
 		uint32		b = fs->perm[i];
 		bool		decided = false;
+		bool		differ = false;
 		int			cmp;
 
-		/* rows the earlier columns order, or that tie in this one */
+		/* rows the earlier columns order, or that tie in this key's words */
 		for (int c = 0; c < fs->column && !decided; c++)
 			decided = fs->columns[c].keys[a] != fs->columns[c].keys[b];
-		if (decided || column->keys[a] == column->keys[b] ||
-			key_column_isnull(column, a) || key_column_isnull(column, b))
+		if (decided || key_column_isnull(column, a) || key_column_isnull(column, b))
+			continue;
+		for (int w = 0; w < column->codec->words && !differ; w++)
+			differ = column[w].keys[a] != column[w].keys[b];
+		if (!differ)
 			continue;
 		if (((fs->refs[a] | fs->refs[b]) & KEY_REF_COPIED) == 0)
 		{

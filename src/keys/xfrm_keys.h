@@ -11,8 +11,8 @@
  *	1. while the rows are collected, the key column holds a reference to
  *	   each row's value (key_column.h);
  *	2. before the sort, the backend and helper threads turn the references
- *	   into keys, the first 8 bytes of strxfrm() of each value
- *	   (xfrm_make_keys);
+ *	   into keys, the first 24 bytes of strxfrm() of each value, a column
+ *	   for each 8 of them (XFRM_KEY_WORDS; xfrm_make_keys);
  *	3. the engine sorts the keys; rows whose keys tie are ordered by
  *	   PostgreSQL's comparator, as for every prefix key;
  *	4. then every pair of adjacent rows whose keys differ is compared with
@@ -34,14 +34,22 @@
 #include "keys/key_column.h"
 
 /*
- * Turns the references of column into keys, keeping them in refs (nrows
- * entries), and sets the column's range.
+ * Turns the references of column (a key's first column) into keys, keeping
+ * them in refs (nrows entries), and sets the column's range; a key of
+ * several words fills the columns after it too, a word each.
  */
 extern void xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs);
 
 /*
+ * Does the first word of a strxfrm() key of several words (column, whose
+ * keys are made) leave many of the nrows rows tied?  From a sample of them.
+ */
+extern bool xfrm_first_word_ties(const KeyColumn *column, uint32 nrows);
+
+/*
  * Positions i (1..n-1) of perm where the rows perm[i-1] and perm[i], equal
- * in the columns before column, differ in its keys but are not found in
+ * in the columns before column, differ in its key (any of its words: column
+ * and those after it) but are not found in
  * order by strcoll() (or hold values too long to compare here).  Returns
  * how many there are, and stores *nfound of them (at most maxfound) in
  * found.

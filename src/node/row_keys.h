@@ -102,13 +102,16 @@ row_keys_add(RowStore *store, TupleDesc desc, TupleTableSlot *slot,
 		}
 		else
 		{
-			if (KEY_CODEC_OF_BYTES(column->codec) &&
+			if (KEY_CODEC_OF_BYTES(column->codec) && column->word == 0 &&
 				!(column->first && column->shared == 0))
 				row_keys_track_shared(store, column, value);
 			if (column->xfrm)
 			{
-				/* keys made later, by threads; no range yet */
-				column->keys[store->nrows] =
+				/*
+				 * keys made later, by threads, from a reference to the value
+				 * that the key's first column holds; no range yet
+				 */
+				column->keys[store->nrows] = column->word > 0 ? 0 :
 					row_keys_value_ref(store, desc, column->attno, tuple, data,
 									   value, column->xfrm->icu != NULL);
 				continue;

@@ -70,6 +70,16 @@ SET gpusort.min_run_rows = 0;
 SELECT line ~ 'sorted runs' AS in_runs
 FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
 WHERE line ~ 'Sort Method:';
+-- Text under a libc collation other than C over the budget: runs of its
+-- strxfrm() keys would merge by strcoll(), as tuplesort merges, after the
+-- cost of the keys, so tuplesort sorts it (the C collation's keys merge).
+SELECT coalesce((SELECT collcollate FROM pg_collation
+                 WHERE collprovider = 'c' AND collcollate IN ('en_US.utf8', 'en_US.UTF-8')
+                 ORDER BY collcollate LIMIT 1), 'C.UTF-8') AS libc_locale \gset
+CREATE COLLATION nw_libc (provider = libc, locale = :'libc_locale');
+SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc') line
+WHERE line ~ '(Sort Engine|Engine Choice):';
+SELECT same_as_native('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc DESC, id');
 RESET gpusort.min_run_rows;
 
 -- A plan that reads the sorted rows backward, and is over the budget (the
@@ -82,7 +92,7 @@ SET work_mem = '64MB';
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 SELECT regexp_replace(line, '\m(cpu|gpu)\M', '<engine>', 'g') AS line
-FROM explain_analyze('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s') line
+FROM explain_analyze('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s COLLATE "C" = b.s') line
 WHERE line ~ '(Merge Join|Sort Engine|Engine Choice):';
 -- the most memory a GpuSort of the plan used, in kB
 CREATE FUNCTION nw_memory_kb(query text) RETURNS int
@@ -97,7 +107,7 @@ BEGIN
   RETURN most;
 END
 $$;
-SELECT nw_memory_kb('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s') <= 1024
+SELECT nw_memory_kb('SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s COLLATE "C" = b.s') <= 1024
   AS within_budget;
 SELECT count(*) FROM nw_r a JOIN nw_r b ON a.s = b.s;
 RESET enable_hashjoin;
