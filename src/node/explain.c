@@ -126,7 +126,7 @@ spilled_on(GpuSortState *state)
 		return SORT_ENGINE_CPU;
 	if (state->staged_batches > 0)
 		return state->report.engine;
-	return state->gpu_runs > 0 ? sort_report_offload(&state->report) :
+	return state->offloaded_runs > 0 ? sort_report_offload(&state->report) :
 		SORT_ENGINE_CPU;
 }
 
@@ -197,10 +197,10 @@ explain_spill(GpuSortState *state, ExplainState *es)
 	ExplainPropertyInteger("Merge Key Columns", NULL, state->runs.ncolumns, es);
 	if (state->runs.memory.rows)
 		ExplainPropertyText("Last Run", "in memory", es);
-	if (state->gpu_runs > 0)
+	if (state->offloaded_runs > 0)
 		ExplainPropertyInteger(psprintf("Runs Sorted on %s",
 										sort_engine_get(spilled_on(state))->title),
-							   NULL, state->gpu_runs, es);
+							   NULL, state->offloaded_runs, es);
 	if (state->runs.early_merges > 0)
 		ExplainPropertyInteger("Runs Merged Early", NULL, state->runs.early_merges, es);
 	ExplainPropertyInteger("Disk Used", "kB",

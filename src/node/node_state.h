@@ -129,7 +129,8 @@ typedef struct GpuSortState
 	double		collect_ms;
 	double		sort_ms;
 	double		emit_ms;
-	int			gpu_runs;		/* sorted runs that the GPU sorted */
+	int			offloaded_runs; /* sorted runs another engine than the CPU's
+								 * sorted */
 	double		spill_ms;		/* writing the runs */
 	double		merge_ms;		/* merging them before the first row */
 } GpuSortState;

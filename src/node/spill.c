@@ -128,7 +128,7 @@ sort_run(GpuSortState *state)
 	node_sort_rows(state, false);
 	state->sort_ms += ms_since(start);
 	if (state->report.engine != SORT_ENGINE_CPU)
-		state->gpu_runs++;
+		state->offloaded_runs++;
 	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
 	state->spilled_rows += state->ntotal;
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
