@@ -70,9 +70,10 @@ SET gpusort.min_run_rows = 0;
 SELECT line ~ 'sorted runs' AS in_runs
 FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE "C"') line
 WHERE line ~ 'Sort Method:';
--- Text under a libc collation other than C over the budget: runs of its
--- strxfrm() keys would merge by strcoll(), as tuplesort merges, after the
--- cost of the keys, so tuplesort sorts it (the C collation's keys merge).
+-- Text under a collation other than C, libc's or ICU's, over the budget:
+-- runs of its keys would merge by the collation's comparison, as tuplesort
+-- merges, after the cost of the keys, so tuplesort sorts it (the C
+-- collation's keys merge).
 SELECT coalesce((SELECT collcollate FROM pg_collation
                  WHERE collprovider = 'c' AND collcollate IN ('en_US.utf8', 'en_US.UTF-8')
                  ORDER BY collcollate LIMIT 1), 'C.UTF-8') AS libc_locale \gset
@@ -80,6 +81,18 @@ CREATE COLLATION nw_libc (provider = libc, locale = :'libc_locale');
 SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc') line
 WHERE line ~ '(Sort Engine|Engine Choice):';
 SELECT same_as_native('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc DESC, id');
+-- (ICU where the server was built with it)
+DO $$
+BEGIN
+  CREATE COLLATION nw_icu (provider = icu, locale = 'en-US');
+EXCEPTION WHEN OTHERS THEN
+  CREATE COLLATION nw_icu FROM "C";
+END
+$$;
+SELECT (SELECT collprovider FROM pg_collation WHERE collname = 'nw_icu') <> 'i' OR
+       line ~ 'runs of collation keys' AS icu_to_tuplesort
+FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE nw_icu') line
+WHERE line ~ 'Engine Choice:';
 RESET gpusort.min_run_rows;
 
 -- A plan that reads the sorted rows backward, and is over the budget (the
