@@ -8,9 +8,8 @@
 #
 #   test/bench-load.sh [OUT_DIR]
 #
-# The table is TPC-H's lineitem, loaded from the CSV files that tpchgen-cli
-# writes (TPCH_DIR/lineitem/*.csv, with a header line; made with SCALE when
-# TPCH_DIR has none and tpchgen-cli is on PATH), into an unlogged table.
+# The table is TPC-H's lineitem, loaded by test/tpch-load.sh (from the CSV
+# files of tpchgen-cli in TPCH_DIR, made with SCALE where there are none).
 # Each session runs QUERY (default: every row of lineitem ordered by
 # l_partkey, counted over the sort) and checks the count.
 #
@@ -21,8 +20,6 @@ set -uo pipefail
 OUT=${1:-/tmp/gpusort-bench-load}
 mkdir -p "$OUT"
 SESSIONS=${SESSIONS:-8}
-SCALE=${SCALE:-10}
-TPCH_DIR=${TPCH_DIR:-/tmp/tpch}
 MODES=${MODES:-on off}
 TIMEOUT=${TIMEOUT:-280}
 QUERY=${QUERY:-SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s}
@@ -39,28 +36,8 @@ echo "# work_mem $("${PSQL[@]}" -c 'SHOW work_mem'), max_parallel_workers_per_ga
 	"$("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather'), gpusort.service_memory" \
 	"$("${PSQL[@]}" -c "SELECT current_setting('gpusort.service_memory', true)")"
 
-if ! "${PSQL[@]}" -c "SELECT 1 FROM lineitem LIMIT 1" >/dev/null 2>&1; then
-	if ! ls "$TPCH_DIR"/lineitem/*.csv >/dev/null 2>&1; then
-		start=$(date +%s)
-		tpchgen-cli csv -s "$SCALE" --tables lineitem --parts 16 --output-dir "$TPCH_DIR" >/dev/null || exit 1
-		echo "# tpchgen-cli: scale $SCALE in $(($(date +%s) - start)) s"
-	fi
-	chmod -R a+rX "$TPCH_DIR"
-	"${PSQL[@]}" -c "CREATE UNLOGGED TABLE lineitem (l_orderkey int8, l_partkey int8,
-		l_suppkey int8, l_linenumber int4, l_quantity numeric(15,2),
-		l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
-		l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date,
-		l_receiptdate date, l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44))" || exit 1
-	start=$(date +%s)
-	pids=()
-	for f in "$TPCH_DIR"/lineitem/*.csv; do
-		"${PSQL[@]}" -c "\\copy lineitem FROM '$f' (FORMAT csv, HEADER)" &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	"${PSQL[@]}" -c "VACUUM ANALYZE lineitem"
-	echo "# loaded in $(($(date +%s) - start)) s"
-fi
+source "$(dirname "$0")/tpch-load.sh"
+tpch_load lineitem || exit 1
 rows=$("${PSQL[@]}" -c "SELECT count(*) FROM lineitem")
 echo "# lineitem: $rows rows, $("${PSQL[@]}" -c "SELECT pg_size_pretty(pg_table_size('lineitem'))")"
 echo "# $SESSIONS sessions at once: $QUERY"

@@ -1,0 +1,154 @@
+#!/bin/bash
+# bench-tpch.sh: the sorts users run, on TPC-H data at PostgreSQL's default
+# settings: whole rows of lineitem by one key and by three, CREATE TABLE AS
+# ... ORDER BY two keys, orders by its comment (text under the database's
+# collation), a merge join of the two, a rank() window and the top 3 lines
+# per supplier.  Native (gpusort.enabled = off) and GpuSort take turns,
+# RUNS times each, in one session per run; the medians and their ratio per
+# query.  With DuckDB's Python package at hand, the same orders in DuckDB on
+# the same CSV files, as a peer (each ORDER BY materialized as a table,
+# since DuckDB drops an ORDER BY under a count).  Against a running server
+# that preloads gpusort (PGHOST, PGPORT, PGUSER: a superuser).
+#
+#   test/bench-tpch.sh [RESULTS_DIR]
+#
+# Environment: SCALE (10) and TPCH_DIR (/tmp/tpch), as test/tpch-load.sh
+# takes them; RUNS (3); WORK_MEMS (default: "default", nothing SET; e.g.
+# "default 1GB" adds runs with work_mem and gpusort.work_mem at 1GB);
+# ONLY (a regular expression of the query names to run); DUCKDB (0: no
+# peer); TAG (added to the file names).  Parallel query is as the server
+# has it.  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
+# and, beside it, -explain.txt: what GpuSort's plan said of each query.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RESULTS=${1:-$ROOT/test/results}
+RUNS=${RUNS:-3}
+WORK_MEMS=${WORK_MEMS:-default}
+ONLY=${ONLY:-.}
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
+source "$ROOT/test/tpch-load.sh"
+mkdir -p "$RESULTS"
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
+NAME=bench-tpch-$SCALE${TAG:+-$TAG}-$(nproc)core-${gpu:-cpu}
+OUT=$RESULTS/$NAME.txt
+EXPLAIN=$RESULTS/$NAME-explain.txt
+
+# name|SQL: each query counts the rows its sort returns, so that the
+# client's reading of them is not timed; ctas_ writes a table.
+QUERIES=$(cat <<'SQL'
+lineitem_partkey|SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s
+lineitem_ship3|SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber OFFSET 0) s
+ctas_part_supp|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
+orders_comment|SELECT count(*) FROM (SELECT * FROM orders ORDER BY o_comment OFFSET 0) s
+merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
+rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
+top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
+SQL
+)
+
+# DuckDB's form of each: an ORDER BY materialized, windows as they are.
+DUCK_QUERIES=$(cat <<'SQL'
+lineitem_partkey|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_partkey
+lineitem_ship3|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber
+ctas_part_supp|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
+orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
+rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
+top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
+SQL
+)
+
+# settings WORK_MEM: what a run SETs before its query
+settings() {
+	[ "$1" = default ] && return
+	echo "SET work_mem = '$1'; SET gpusort.work_mem = '$1';"
+}
+
+# run ENABLED WORK_MEM SQL: milliseconds of one run (empty on an error)
+run() {
+	local out
+	out=$("${PSQL[@]}" 2>&1 <<EOF
+SET client_min_messages = warning;
+$(settings "$2") SET gpusort.enabled = $1;
+DROP TABLE IF EXISTS bench_tpch_ctas;
+SELECT clock_timestamp() AS t0 \gset
+$3;
+SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) * 1000);
+DROP TABLE IF EXISTS bench_tpch_ctas;
+EOF
+)
+	[ $? = 0 ] && echo "$out" | tail -n 1 || echo "   $1: $(echo "$out" | tail -n 2 | tr '\n' ' ')" >&2
+}
+
+median() {
+	tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# duck_times: "name ms" for each DuckDB query, medians of RUNS, loading the
+# CSV files into tables first (not timed)
+duck_times() {
+	python3 - "$TPCH_DIR" "$RUNS" "$ONLY" <<'PY'
+import re, statistics, sys, time
+import duckdb
+tpch, runs, only = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+con = duckdb.connect()
+for t in ("lineitem", "orders"):
+    con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{tpch}/{t}/*.csv', header=true)")
+for line in sys.stdin.read().strip().splitlines():
+    name, sql = line.split("|", 1)
+    if not re.search(only, name):
+        continue
+    times = []
+    for _ in range(runs):
+        start = time.time()
+        con.execute(sql).fetchall()
+        times.append((time.time() - start) * 1000)
+    print(name, round(statistics.median(times)))
+PY
+}
+
+tpch_load lineitem orders || exit 1
+duck=""
+if [ "${DUCKDB:-1}" != 0 ] && python3 -c 'import duckdb' 2>/dev/null &&
+	ls "$TPCH_DIR"/lineitem/*.csv "$TPCH_DIR"/orders/*.csv >/dev/null 2>&1; then
+	duck=$(echo "$DUCK_QUERIES" | duck_times)
+fi
+
+{
+	echo "# bench-tpch: TPC-H scale $SCALE, $(nproc) cores, ${gpu:-no GPU}, $(date -u +%Y-%m-%d)"
+	echo "# $("${PSQL[@]}" -c 'SELECT version()' | cut -d, -f1); work_mem $("${PSQL[@]}" -c 'SHOW work_mem')," \
+		"max_parallel_workers_per_gather $("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather')," \
+		"gpusort.device $("${PSQL[@]}" -c 'SHOW gpusort.device'), gpusort.service $("${PSQL[@]}" -c "SELECT current_setting('gpusort.service', true)")"
+	echo "# medians of $RUNS runs, ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
+	printf '%-18s %-8s %10s %10s %8s %10s\n' query work_mem native gpusort ratio duckdb
+} | tee "$OUT"
+: >"$EXPLAIN"
+for wm in $WORK_MEMS; do
+	while IFS='|' read -r name sql; do
+		[[ $name =~ $ONLY ]] || continue
+		native=() ours=()
+		for r in $(seq "$RUNS"); do
+			native+=("$(run off "$wm" "$sql")")
+			ours+=("$(run on "$wm" "$sql")")
+		done
+		n=$(echo "${native[*]}" | median)
+		g=$(echo "${ours[*]}" | median)
+		ratio=$(awk -v n="$n" -v g="$g" 'BEGIN { if (n > 0 && g > 0) printf "%.2fx", n / g }')
+		d=$(echo "$duck" | awk -v q="$name" -v wm="$wm" '$1 == q && wm == "default" { print $2 }')
+		printf '%-18s %-8s %10s %10s %8s %10s\n' "$name" "$wm" "$n" "$g" "$ratio" "${d:--}" | tee -a "$OUT"
+		# the plan of the query's last statement, after those before it
+		pre="" last=$sql
+		if [[ $sql == *"; "* ]]; then
+			pre="${sql%; *};" last=${sql##*; }
+		fi
+		{
+			echo "== $name, work_mem $wm: native ${native[*]}; gpusort ${ours[*]}"
+			"${PSQL[@]}" -c "$(settings "$wm") $pre
+				EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $last" 2>&1 |
+				grep -E 'GpuSort|Gather|Engine|Method|Held|Runs|Merge Key|Kinds|WindowAgg|Sort Key|Worker [0-9]' | sed 's/^/   /'
+			"${PSQL[@]}" -c "DROP TABLE IF EXISTS bench_tpch_ctas"
+		} >>"$EXPLAIN"
+	done <<<"$QUERIES"
+done
+echo "== results in $OUT and $EXPLAIN"
