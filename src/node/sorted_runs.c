@@ -142,10 +142,22 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/* The first word of the merge key of a row that has one, as the run's. */
+static inline uint64
+lead_key(SortedRuns *runs, MinimalTuple tuple)
+{
+	bool		isnull;
+	Datum		value = minimal_tuple_getattr(tuple, runs->columns[0].attno,
+											  runs->ties->desc, &isnull);
+
+	Assert(!isnull);
+	return key_column_encode(&runs->columns[0], value);
+}
+
 /*
  * The merge key of a row read back or held, that has one: its key columns'
- * keys, as the run's, from the word after from (the leading word may be at
- * hand) up to the first NULL.
+ * keys, as the run's, from word from on (the first may be at hand) up to
+ * the first NULL.
  */
 static inline void
 merge_key(SortedRuns *runs, MinimalTuple tuple, int from, MergeKey *key)
@@ -336,13 +348,7 @@ hold_window(SortedRuns *runs)
 
 		held[i].tuple = (MinimalTuple) tuples;
 		held[i].haskey = row->haskey;
-		if (row->haskey)
-		{
-			MergeKey	key;
-
-			merge_key(runs, tuple, 0, &key);
-			held[i].key = key.words[0];
-		}
+		held[i].key = row->haskey ? lead_key(runs, tuple) : 0;
 		memcpy(tuples, tuple, tuple->t_len);
 		tuples += MAXALIGN(tuple->t_len);
 	}
