@@ -75,6 +75,8 @@ write_run(GpuSortState *state)
 {
 	bool		mergeable = lead_keys_mergeable(state);
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	char	   *keyrow = NULL;
+	Size		keyrow_size = 0;
 
 	sorted_runs_start_run(&state->runs, state->ntotal);
 	for (int64 pos = 0; pos < state->ntotal; pos++)
@@ -85,14 +87,12 @@ write_run(GpuSortState *state)
 			CHECK_FOR_INTERRUPTS();
 		if (state->keys_only)
 		{
-			bool		shouldfree;
-			MinimalTuple tuple;
+			/* the row made of its key, in one buffer for all rows */
+			MinimalTuple tuple = row_store_form_tuple(store_key_row(state, slot,
+																	Max(row, -1)),
+													  &keyrow, &keyrow_size);
 
-			tuple = ExecFetchSlotMinimalTuple(store_key_row(state, slot, Max(row, -1)),
-											  &shouldfree);
 			sorted_runs_put(&state->runs, tuple, row >= 0);
-			if (shouldfree)
-				pfree(tuple);
 		}
 		else
 		{
@@ -109,6 +109,8 @@ write_run(GpuSortState *state)
 		}
 	}
 	ExecClearTuple(slot);
+	if (keyrow)
+		pfree(keyrow);
 	sorted_runs_end_run(&state->runs);
 }
 
