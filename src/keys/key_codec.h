@@ -229,8 +229,9 @@ extern const KeyCodec *key_codec_for_type(Oid type);
 /*
  * Word w (0: the most significant) of the key of a value (not NULL) of a
  * part, in the part's direction.  The codec's encode callback makes it; the
- * built-in layouts of fixed width, which the rows' loops meet most, are
- * encoded here, inline, with no indirect call per value.
+ * built-in layouts of fixed width and the prefix keys made as rows come,
+ * which the rows' loops meet most, are encoded here, with no indirect call
+ * per value.
  */
 static inline uint64
 key_part_encode(const KeyPart *part, Datum value, int w)
@@ -263,6 +264,17 @@ key_part_encode(const KeyPart *part, Datum value, int w)
 			break;
 		case SORT_VALUES_UUID:
 			key = sort_key_bytes16(DatumGetUUIDP(value)->data, w);
+			break;
+		case SORT_VALUES_PREFIX:
+			/* the prefix keys made as rows come, by their makers directly */
+			if (codec->source == KEY_PREFIX_ABBREV)
+				key = key_encode_abbrev(part, value);
+			else if (codec->source == KEY_PREFIX_BYTES)
+				key = key_encode_bytes(codec, value, false, 0);
+			else if (codec->source == KEY_PREFIX_NUMERIC)
+				key = key_encode_numeric(value, false);
+			else
+				key = codec->encode(part, value, w);
 			break;
 		default:
 			key = codec->encode(part, value, w);
@@ -314,16 +326,6 @@ key_part_decode(const KeyPart *part, uint64 key)
  * know only the layout; an error for a layout that no codec has.
  */
 extern const KeyCodec *key_codec_for_layout(SortValueType layout);
-
-/*
- * Does the engines' value path (SortValues, key_encode_values) take values
- * of a layout?  The integers and floats.
- */
-static inline bool
-key_values_path(SortValueType layout)
-{
-	return key_codec_for_layout(layout)->value_path;
-}
 
 /* Bytes per value: 1 to 16 (0 for a varlena). */
 static inline int

@@ -299,8 +299,11 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 	KeyColumn  *column = mk->column;
 	ThreadBuffer in = {NULL, 0};
 	ThreadBuffer out = {NULL, 0};
-	uint64	   *lo = mk->min[part];
-	uint64	   *hi = mk->max[part];
+	uint64		lo[MAX_KEY_WORDS];
+	uint64		hi[MAX_KEY_WORDS];
+
+	memcpy(lo, mk->min[part], sizeof(lo));
+	memcpy(hi, mk->max[part], sizeof(hi));
 
 	for (uint64 row = start; row < end; row++)
 	{
@@ -331,6 +334,8 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 			hi[w] = Max(hi[w], key[w]);
 		}
 	}
+	memcpy(mk->min[part], lo, sizeof(lo));
+	memcpy(mk->max[part], hi, sizeof(hi));
 	free(in.data);
 	free(out.data);
 }

@@ -56,20 +56,20 @@ row_keys_reset(KeyColumn *column)
 
 /* Asks a prefix key's type whether its keys still tell the rows apart. */
 void
-row_keys_judge_prefix(RowStore *store, KeyColumn *column)
+row_keys_judge_prefix(KeyColumn *column, uint32 nrows)
 {
 	SortSupport prefix = column->part.prefix;
 
 	column->abbrev_next = Min((uint64) column->abbrev_next * 2, PG_UINT32_MAX);
-	if (prefix->abbrev_abort && prefix->abbrev_abort(store->nrows + 1, prefix))
+	if (prefix->abbrev_abort && prefix->abbrev_abort(nrows, prefix))
 		column->dropped = true;
 }
 
 /* The first NULL of a column: its bitmap, as long as the arrays. */
 void
-row_keys_first_null(RowStore *store, KeyColumn *column)
+row_keys_first_null(KeyColumn *column, uint32 allocated, MemoryContext cxt)
 {
-	column->nulls = MemoryContextAllocExtended(store->cxt, store->allocated / 8 + 1,
+	column->nulls = MemoryContextAllocExtended(cxt, allocated / 8 + 1,
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
@@ -81,7 +81,7 @@ row_keys_first_null(RowStore *store, KeyColumn *column)
  * not NULL, the bytes it was copied from, which value points into.
  */
 uint64
-row_keys_value_ref(RowStore *store, TupleDesc desc, AttrNumber attno,
+row_keys_value_ref(const RowKeysTarget *target, TupleDesc desc, AttrNumber attno,
 				   MinimalTuple tuple, const char *data, Datum value, bool whole)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
@@ -91,10 +91,10 @@ row_keys_value_ref(RowStore *store, TupleDesc desc, AttrNumber attno,
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 	{
 		/* the first bytes (or all), decompressed, for the threads to read */
-		oldcxt = MemoryContextSwitchTo(store->cxt);
+		oldcxt = MemoryContextSwitchTo(target->cxt);
 		v = whole ? detoast_attr(v) : detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
 		MemoryContextSwitchTo(oldcxt);
-		store->tuplebytes += VARSIZE(v);
+		*target->copied += VARSIZE(v);
 		return (uint64) (uintptr_t) v | KEY_REF_COPIED;
 	}
 	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)
@@ -111,7 +111,7 @@ row_keys_value_ref(RowStore *store, TupleDesc desc, AttrNumber attno,
  * nothing (row_keys_add then stops asking).
  */
 void
-row_keys_track_shared(RowStore *store, KeyColumn *column, Datum value)
+row_keys_track_shared(KeyColumn *column, Datum value, MemoryContext cxt)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	const char *s;
@@ -131,7 +131,7 @@ row_keys_track_shared(RowStore *store, KeyColumn *column, Datum value)
 	if (column->first == NULL)
 	{
 		column->shared = Min((uint32) len, KEY_SHARED_MAX);
-		column->first = MemoryContextAlloc(store->cxt, column->shared + 1);
+		column->first = MemoryContextAlloc(cxt, column->shared + 1);
 		memcpy(column->first, s, column->shared);
 		return;
 	}
@@ -145,7 +145,8 @@ row_keys_track_shared(RowStore *store, KeyColumn *column, Datum value)
 #define REKEY_MIN_SHARED	4
 
 void
-row_keys_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
+row_keys_rekey_shared(KeyColumn *column, MinimalTuple *rows, uint32 nrows,
+					  TupleDesc desc)
 {
 	column->skipped = 0;
 	if (column->shared < REKEY_MIN_SHARED)
@@ -153,7 +154,7 @@ row_keys_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
 	column->skipped = column->shared;
 	column->min = PG_UINT64_MAX;
 	column->max = 0;
-	for (uint32 row = 0; row < store->nrows; row++)
+	for (uint32 row = 0; row < nrows; row++)
 	{
 		bool		isnull;
 		Datum		value;
@@ -163,7 +164,7 @@ row_keys_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
 			CHECK_FOR_INTERRUPTS();
 		if (key_column_isnull(column, row))
 			continue;
-		value = minimal_tuple_getattr(store->rows[row], column->attno, desc, &isnull);
+		value = minimal_tuple_getattr(rows[row], column->attno, desc, &isnull);
 		key = key_encode_bytes(column->codec, value, column->part.descending,
 							   column->skipped);
 		column->keys[row] = key;
@@ -173,11 +174,11 @@ row_keys_rekey_shared(RowStore *store, KeyColumn *column, TupleDesc desc)
 }
 
 int
-row_keys_place_nulls(RowStore *store)
+row_keys_place_nulls(KeyColumn *columns, int ncolumns, uint32 nrows)
 {
-	for (int i = 1; i < store->ncolumns; i++)
+	for (int i = 1; i < ncolumns; i++)
 	{
-		KeyColumn  *column = &store->columns[i];
+		KeyColumn  *column = &columns[i];
 		bool		first = column->part.nulls_first;
 		uint64		nullkey;
 
@@ -189,9 +190,44 @@ row_keys_place_nulls(RowStore *store)
 			return i;
 		else
 			nullkey = first ? column->min - 1 : column->max + 1;
-		for (uint32 row = 0; row < store->nrows; row++)
+		for (uint32 row = 0; row < nrows; row++)
 			if (key_column_isnull(column, row))
 				column->keys[row] = nullkey;
 	}
-	return store->ncolumns;
+	return ncolumns;
+}
+
+/*
+ * Where a key column's value lies in heap tuples without NULLs: past the
+ * attributes of fixed width at the start, which lie at the same offsets in
+ * every such tuple, from the first of variable width on (walk_from).  A
+ * column whose own offset is fixed, or that follows a C string, is left to
+ * heap_getattr (-1).
+ */
+void
+row_keys_locate_column(KeyColumn *column, TupleDesc desc)
+{
+	uint32		offset = 0;
+
+	column->walk_from = -1;
+	for (int i = 0; i < column->attno - 1; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen == -2)
+		{
+			column->walk_from = -1;
+			return;
+		}
+		if (att->attlen == -1)
+		{
+			if (column->walk_from < 0)
+			{
+				column->walk_from = i + 1;
+				column->walk_offset = offset;
+			}
+		}
+		else if (column->walk_from < 0)
+			offset = att_align_nominal(offset, att->attalign) + att->attlen;
+	}
 }

@@ -21,6 +21,9 @@
 #include "util/big_array.h"
 #include "util/prefault.h"
 
+/* Rows handed to the engine's early upload at a time. */
+#define UPLOAD_ROWS			(256 * 1024)
+
 #define FIRST_BLOCK_SIZE	(32 * 1024)
 #define MAX_BLOCK_SIZE		(32 * 1024 * 1024)
 #define AHEAD_BLOCK_SIZE	(4 * 1024 * 1024)	/* blocks allocated one ahead */
@@ -413,41 +416,6 @@ row_store_form_tuple(TupleTableSlot *slot, char **buf, Size *size)
 }
 
 /*
- * Where a key column's value lies in heap tuples without NULLs: past the
- * attributes of fixed width at the start, which lie at the same offsets in
- * every such tuple, from the first of variable width on (walk_from).  A
- * column whose own offset is fixed, or that follows a C string, is left to
- * heap_getattr (-1).
- */
-void
-row_store_locate_column(KeyColumn *column, TupleDesc desc)
-{
-	uint32		offset = 0;
-
-	column->walk_from = -1;
-	for (int i = 0; i < column->attno - 1; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen == -2)
-		{
-			column->walk_from = -1;
-			return;
-		}
-		if (att->attlen == -1)
-		{
-			if (column->walk_from < 0)
-			{
-				column->walk_from = i + 1;
-				column->walk_offset = offset;
-			}
-		}
-		else if (column->walk_from < 0)
-			offset = att_align_nominal(offset, att->attalign) + att->attlen;
-	}
-}
-
-/*
  * Adds a row to the store: a heap tuple (htup, on page where it lies in a
  * buffer), or else the slot's row; desc describes either.  Returns false,
  * storing nothing, when the row would take the store over its budget or
@@ -467,6 +435,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	Size		hoff = 0;
 	Size		datalen = 0;
 	Size		newblock;
+	RowKeysTarget target;
 
 	/*
 	 * A scan returns a page's tuples in the order of their line pointers,
@@ -482,7 +451,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 		if (ahead <= PageGetMaxOffsetNumber(page))
 			__builtin_prefetch(page + ItemIdGetOffset(PageGetItemId(page, ahead)));
 	}
-	value = row_store_value(desc, slot, htup, &store->columns[0], &isnull);
+	value = row_keys_value(desc, slot, htup, &store->columns[0], &isnull);
 
 	/*
 	 * Tuples go straight into the store: heap and minimal tuples are copied,
@@ -548,7 +517,23 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	if (store->nrows == store->allocated)
 		grow_rows(store);
 
-	row_keys_add(store, desc, slot, htup, tuple, data, value, isnull);
+	target.columns = store->columns;
+	target.ncolumns = store->ncolumns;
+	target.row = store->nrows;
+	target.allocated = store->allocated;
+	target.cxt = store->cxt;
+	target.copied = &store->tuplebytes;
+	row_keys_add(&target, desc, slot, htup, tuple, data, value, isnull);
+	if (!store->keys_only)
+		store->rows[store->nrows] = tuple;
+	store->nrows++;
+	/* every UPLOAD_ROWS rows, the engine is handed those that came */
+	if (store->uploader && store->nrows % UPLOAD_ROWS == 0)
+		store->upload = store->uploader->rows(store->upload, store->ncolumns,
+											  store->columns[0].keys,
+											  (const uint64 *) store->rows,
+											  store->nrows, store->allocated,
+											  store->cxt);
 	return true;
 }
 

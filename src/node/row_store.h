@@ -10,9 +10,9 @@
  * sort key is NULL are kept apart from the others, which are the rows the
  * sort engines order.  For each leading encoded sort key, the store keeps a
  * column of encoded keys (keys/key_column.h) of the non-NULL-led rows,
- * which the row keys (row_keys.h) fill: this file stores the tuples, grows
- * the arrays, and finds a key column's value in a tuple; row_store_add
- * takes a row, and row_keys.h its keys.
+ * which the row keys (row_keys.h) fill: this file stores the tuples and
+ * grows the arrays; row_store_add takes a row, and has row_keys.h, which
+ * knows nothing of the store, encode its keys.
  *
  * The leading column and the tuple pointers are handed to the sort engine
  * as they grow (engine/row_seams.h's RowStoreUploader), so that the GPU has
@@ -33,6 +33,7 @@
 #include "keys/key_column.h"
 #include "util/big_array.h"
 #include "util/cacheline.h"
+#include "util/minimal_tuple.h"
 
 /* A block of tuples, in the order the store filled them. */
 typedef struct TupleBlock
@@ -117,60 +118,5 @@ extern void row_store_reset(RowStore *store);
 
 /* Ends the engine's upload of the rows, if any: its job ran or never will. */
 extern void row_store_end_upload(RowStore *store);
-
-/* Fetches an attribute of a stored tuple, as heap_getattr does. */
-static inline Datum
-minimal_tuple_getattr(MinimalTuple tuple, int attno, TupleDesc desc,
-					  bool *isnull)
-{
-	HeapTupleData htup;
-
-	htup.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
-	return heap_getattr(&htup, attno, desc, isnull);
-}
-
-/* Finds where a key column's value lies in heap tuples (row_store_value). */
-extern void row_store_locate_column(KeyColumn *column, TupleDesc desc);
-
-/*
- * The value of a key column in a row being added: a heap tuple's (htup) is
- * read from the tuple itself, at the attribute's cached offset when the
- * tuple has no NULLs, which is cheaper than deforming the slot up to the
- * column, and past a column of variable width from the first such column
- * on, not from the tuple's start as heap_getattr would (the text after a
- * numeric); else the slot's.
- */
-static inline Datum
-row_store_value(TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
-				KeyColumn *column, bool *isnull)
-{
-	AttrNumber	attno = column->attno;
-
-	if (!htup)
-		return slot_getattr(slot, attno, isnull);
-	if (column->walk_from == 0)
-		row_store_locate_column(column, desc);
-	if (column->walk_from > 0 && HeapTupleNoNulls(htup) &&
-		attno <= HeapTupleHeaderGetNatts(htup->t_data))
-	{
-		char	   *tp = (char *) htup->t_data + htup->t_data->t_hoff;
-		uint32		offset = column->walk_offset;
-
-		for (int i = column->walk_from - 1;; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-
-			offset = att_align_pointer(offset, att->attalign, att->attlen, tp + offset);
-			if (i == attno - 1)
-			{
-				*isnull = false;
-				return fetchatt(att, tp + offset);
-			}
-			offset = att_addlength_pointer(offset, att->attlen, tp + offset);
-		}
-	}
-	return heap_getattr(htup, attno, desc, isnull);
-}
 
 #endif							/* ROW_STORE_H */

@@ -200,13 +200,13 @@ node_sort_rows(GpuSortState *state, bool small)
 			}
 		}
 		else if (KEY_CODEC_OF_BYTES(column->codec) && !state->keys_only)
-			row_keys_rekey_shared(store, column, state->indesc);
+			row_keys_rekey_shared(column, store->rows, store->nrows, state->indesc);
 	}
 	/* the keys uploaded while the rows came are not these */
 	if (store->columns[0].skipped > 0)
 		row_store_end_upload(store);
 
-	state->radix_keys = row_keys_place_nulls(store);
+	state->radix_keys = row_keys_place_nulls(store->columns, store->ncolumns, store->nrows);
 	/* prefix keys given up while the rows came (row_keys.h) sort nothing */
 	for (int i = 0; i < state->radix_keys; i++)
 		if (store->columns[i].dropped)

@@ -142,27 +142,15 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* The first word of the merge key of a row that has one, as the run's. */
-static inline uint64
-lead_key(SortedRuns *runs, MinimalTuple tuple)
-{
-	bool		isnull;
-	Datum		value = minimal_tuple_getattr(tuple, runs->columns[0].attno,
-											  runs->ties->desc, &isnull);
-
-	Assert(!isnull);
-	return key_column_encode(&runs->columns[0], value);
-}
-
 /*
  * The merge key of a row read back or held, that has one: its key columns'
  * keys, as the run's, from word from on (the first may be at hand) up to
- * the first NULL.
+ * word to or the first NULL.
  */
 static inline void
-merge_key(SortedRuns *runs, MinimalTuple tuple, int from, MergeKey *key)
+merge_key(SortedRuns *runs, MinimalTuple tuple, int from, int to, MergeKey *key)
 {
-	for (int c = from; c < runs->ncolumns; c++)
+	for (int c = from; c < to; c++)
 	{
 		bool		isnull;
 		Datum		value = minimal_tuple_getattr(tuple, runs->columns[c].attno,
@@ -176,7 +164,7 @@ merge_key(SortedRuns *runs, MinimalTuple tuple, int from, MergeKey *key)
 		}
 		key->words[c] = key_column_encode(&runs->columns[c], value);
 	}
-	key->nwords = runs->ncolumns;
+	key->nwords = to;
 }
 
 void
@@ -348,7 +336,14 @@ hold_window(SortedRuns *runs)
 
 		held[i].tuple = (MinimalTuple) tuples;
 		held[i].haskey = row->haskey;
-		held[i].key = row->haskey ? lead_key(runs, tuple) : 0;
+		held[i].key = 0;
+		if (row->haskey)
+		{
+			MergeKey	key = {0};
+
+			merge_key(runs, tuple, 0, 1, &key);
+			held[i].key = key.words[0];
+		}
 		memcpy(tuples, tuple, tuple->t_len);
 		tuples += MAXALIGN(tuple->t_len);
 	}
@@ -436,7 +431,7 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 	/* the words after the first, from the row */
 	cursor->key.nwords = 0;
 	if (haskey)
-		merge_key(runs, cursor->tuple, 1, &cursor->key);
+		merge_key(runs, cursor->tuple, 1, runs->ncolumns, &cursor->key);
 	cursor->left--;
 	return true;
 }
@@ -470,7 +465,7 @@ cursor_read(SortedRuns *runs, RunCursor *cursor)
 	cursor->tuple->t_len = len;
 	cursor->key.nwords = 0;
 	if (word & RUN_ROW_KEYED)
-		merge_key(runs, cursor->tuple, 0, &cursor->key);
+		merge_key(runs, cursor->tuple, 0, runs->ncolumns, &cursor->key);
 	cursor->left--;
 	return true;
 }

@@ -45,8 +45,7 @@ begin_runs(GpuSortState *state)
 	if (columns[0].codec->exact && columns[0].codec->words == 1)
 	{
 		while (ncolumns < Min(state->store.ncolumns, MERGE_KEY_WORDS) &&
-			   columns[ncolumns].codec->exact && columns[ncolumns].codec->words == 1 &&
-			   columns[ncolumns].keyno == columns[ncolumns - 1].keyno + 1)
+			   columns[ncolumns].codec->exact && columns[ncolumns].codec->words == 1)
 			ncolumns++;
 		firstkey = columns[ncolumns - 1].keyno + 1;
 	}
