@@ -87,7 +87,7 @@ loaded_by_choice(void)
 void
 _PG_init(void)
 {
-	const char *engines[SORT_ENGINES_MAX];
+	const char *engines[GPUSORT_MAX_ENGINES];
 
 	gpusort_define_settings();
 	gpusort_node_init();

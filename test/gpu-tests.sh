@@ -39,7 +39,7 @@
 #                  directory, or in the one that pg_config names)
 #   TOTAL_BUDGET   seconds for everything (default 540): the benchmark gets
 #                  what the checks leave, less MARGIN (default 25)
-#   SKIP_TESTS     1: steps 1-4 left out (benchmark only)
+#   SKIP_TESTS     1: steps 1-5 left out (benchmark only)
 #   SKIP_BENCH     1: step 6 left out
 #   SKIP_BACKEND, SKIP_SERVICE, SKIP_KERNELS   1: steps 1-3, step 4, step 5
 #                  left out (to split the checks over several runs)

@@ -33,7 +33,7 @@
 #include "util/prefault.h"
 #include "util/timing.h"
 
-static EngineStats engine_stats[SORT_ENGINES_MAX];
+static EngineStats engine_stats[GPUSORT_MAX_ENGINES];
 
 /* The engines found missing and said so in this backend (auto), by bit. */
 static uint32 missing_reported = 0;
@@ -46,7 +46,8 @@ static TimestampTz fallback_reported = 0;
 #define COUNTED_FALLBACK		(1 << 4)
 #define COUNTED_ENGINE_FAILURE	(1 << 5)
 
-StaticAssertDecl(SORT_ENGINES_MAX <= 4, "an engine's bit in counted");
+StaticAssertDecl((1 << GPUSORT_MAX_ENGINES) <= COUNTED_FALLBACK,
+				 "an engine's bit in counted");
 
 const EngineStats *
 sort_engine_stats(SortEngineId engine)
@@ -69,17 +70,6 @@ remember_reason(EngineStats *stats, SortJobReport *report, uint8 flag,
 		stats->fallbacks++;
 	report->counted |= flag;
 	strlcpy(stats->last_reason, reason, sizeof(stats->last_reason));
-}
-
-/* Why an engine cannot be used here, or NULL while it may be. */
-static const char *
-engine_missing(const SortEngine *engine)
-{
-	const char *missing = NULL;
-
-	if (engine->unavailable && engine->unavailable(&missing))
-		return missing;
-	return NULL;
 }
 
 /*
@@ -111,8 +101,11 @@ report_missing_engines(void)
 {
 	const char *missing;
 
+	if (IsParallelWorker())
+		return;
 	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
-		if ((missing = engine_missing(sort_engine_get(id))) != NULL)
+		if (!(missing_reported & (1 << id)) &&
+			(missing = sort_engine_missing(sort_engine_get(id))) != NULL)
 			report_missing(id, missing);
 }
 
@@ -147,7 +140,7 @@ report_fallback(const SortEngine *engine, int device, const char *reason)
 static const char *
 engine_choice(SortEngineId id, bool named)
 {
-	static char texts[2][SORT_ENGINES_MAX][80];
+	static char texts[2][GPUSORT_MAX_ENGINES][80];
 	const SortEngine *engine = sort_engine_get(id);
 	char	   *text = texts[named][id];
 
@@ -227,7 +220,7 @@ sorted_elsewhere(SortJob *job, SortValues *values, int device,
 		report->engine = id;
 		return true;
 	}
-	if (device == GPUSORT_DEVICE_AUTO && (missing = engine_missing(engine)) != NULL)
+	if (device == GPUSORT_DEVICE_AUTO && (missing = sort_engine_missing(engine)) != NULL)
 	{
 		/* found missing at this first attempt: a choice, as for later jobs */
 		report_missing(id, missing);
@@ -421,7 +414,7 @@ sort_engine_holder(int device, char **why)
 		*why = "no engine holds rows";
 	else if (device != GPUSORT_DEVICE_AUTO && sort_engine_get(device) != holder)
 		*why = (char *) engine_choice(device, true);	/* "gpusort.device = cpu" */
-	else if ((missing = engine_missing(holder)) != NULL)
+	else if ((missing = sort_engine_missing(holder)) != NULL)
 		*why = (char *) missing;	/* "no GPU: ..." */
 	else if (holder->stager == NULL)
 		*why = psprintf("the %s engine does not hold rows", holder->title);

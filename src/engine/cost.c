@@ -35,16 +35,17 @@ SortEngineId
 sort_engine_fastest(uint32 nrows, int nkeys, const char **why)
 {
 	SortEngineId fastest = SORT_ENGINE_CPU;
-	double		fastest_ms = cpu_estimate_ms(nrows, nkeys);
+	double		fastest_ms = sort_engine_get(SORT_ENGINE_CPU)->estimate_ms(nrows, nkeys,
+																		   why);
 
 	*why = NULL;
 	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
 	{
 		const SortEngine *engine = sort_engine_get(id);
-		const char *declined = NULL;
+		const char *declined = sort_engine_missing(engine);
 		double		ms = -1;
 
-		if (engine->unavailable == NULL || !engine->unavailable(&declined))
+		if (declined == NULL)
 		{
 			/* an engine without an estimate runs only when named */
 			if (engine->estimate_ms == NULL)

@@ -23,8 +23,6 @@
  * then defines gpusort.device, whose values are their names.  Their names
  * differ.
  */
-#define SORT_ENGINES_MAX	GPUSORT_MAX_ENGINES
-
 extern void sort_engine_register(const SortEngine *engine);
 extern int	sort_engine_count(void);
 extern const SortEngine *sort_engine_get(SortEngineId id);
@@ -32,6 +30,9 @@ extern const char *sort_engine_name(SortEngineId id);
 
 /* The engine of that name, or -1. */
 extern SortEngineId sort_engine_named(const char *name);
+
+/* Why an engine cannot be used here, or NULL while it may be. */
+extern const char *sort_engine_missing(const SortEngine *engine);
 
 /* The engine whose RowStager that is (the CPU engine: none's). */
 extern SortEngineId sort_engine_holding(const RowStager *stager);

@@ -12,7 +12,7 @@
 
 #include "engine/engine.h"
 
-static const SortEngine *engines[SORT_ENGINES_MAX] = {&cpu_sort_engine};
+static const SortEngine *engines[GPUSORT_MAX_ENGINES] = {&cpu_sort_engine};
 static int	nengines = 1;
 
 void
@@ -21,8 +21,8 @@ sort_engine_register(const SortEngine *engine)
 	if (sort_engine_named(engine->name) >= 0)
 		elog(ERROR, "gpusort: a sort engine named \"%s\" is registered already",
 			 engine->name);
-	if (nengines == SORT_ENGINES_MAX)
-		elog(ERROR, "gpusort: more than %d sort engines", SORT_ENGINES_MAX);
+	if (nengines == GPUSORT_MAX_ENGINES)
+		elog(ERROR, "gpusort: more than %d sort engines", GPUSORT_MAX_ENGINES);
 	engines[nengines++] = engine;
 }
 
@@ -52,6 +52,16 @@ sort_engine_named(const char *name)
 		if (strcmp(engines[id]->name, name) == 0)
 			return id;
 	return -1;
+}
+
+const char *
+sort_engine_missing(const SortEngine *engine)
+{
+	const char *missing = NULL;
+
+	if (engine->unavailable && engine->unavailable(&missing))
+		return missing;
+	return NULL;
 }
 
 SortEngineId

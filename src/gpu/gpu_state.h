@@ -145,7 +145,7 @@ gpu_early_upload_drop(void)
 	gpu.active_upload = NULL;
 }
 
-/* What the cost model asks of the GPU (sort_job.h's SortEngine). */
+/* The GPU's SortEngine callbacks, and what gpu/cost.c asks of it. */
 extern bool gpu_engine_started(void);
 extern bool gpu_engine_unavailable(const char **why);
 extern double gpu_engine_startup_ms(void);

@@ -344,8 +344,12 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->report.fallback_reason && spilled_on(state) == SORT_ENGINE_CPU)
 			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
 		if (state->report.engine_note)
-			ExplainPropertyText(sort_engine_get(state->report.engine)->note_name,
+		{
+			const SortEngine *engine = sort_engine_get(state->report.engine);
+
+			ExplainPropertyText(engine->note_name ? engine->note_name : engine->title,
 								state->report.engine_note, es);
+		}
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)

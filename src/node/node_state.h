@@ -62,7 +62,8 @@ typedef struct NodeSettings
 	int			budget_kb;		/* gpusort.work_mem, or work_mem */
 	int			min_rows;		/* gpusort.min_rows */
 	int			min_run_rows;	/* gpusort.min_run_rows */
-	int			device;			/* gpusort.device (GpuSortDevice) */
+	int			device;			/* gpusort.device: an engine's number, or
+								 * GPUSORT_DEVICE_AUTO */
 } NodeSettings;
 
 typedef struct GpuSortState
