@@ -18,16 +18,23 @@
 
 #include "access/htup_details.h"
 
+/* The most 64-bit words of the key of a row that an engine holds. */
+#define HELD_KEY_WORDS	4
+
 /*
  * A full store of rows as an engine that holds them sees it: the rows the
- * engines order (those led by a NULL are not here), their leading keys, and
- * the blocks of tuples that hold them, in the order the store filled them.
+ * engines order (those led by a NULL are not here), the words of their keys
+ * (the most significant first; the keys order the rows completely, word by
+ * word as unsigned integers), and the blocks of tuples that hold them, in
+ * the order the store filled them.
  */
 typedef struct StoredRows
 {
 	uint32		nrows;
 	const MinimalTuple *rows;	/* the rows, in row order */
-	const uint64 *keys;			/* their leading keys, in row order */
+	int			nwords;			/* words of each row's key */
+	const uint64 *keys[HELD_KEY_WORDS]; /* word w of each row's key, in row
+										 * order */
 	int			nblocks;
 	char	   *const *block_start; /* each block's first tuple */
 	const Size *block_used;		/* the bytes of each that hold tuples */
@@ -73,9 +80,9 @@ typedef struct RowStoreUploader
 /*
  * Holds the rows of an input larger than the node's memory budget away from
  * the host (the GPU engine's holds them in device memory), a full store at a
- * time, orders them by the leading key column, and hands them back in
- * order.  Only for stores of one key column whose keys order the rows
- * completely; rows led by a NULL are not its.  begin() returns NULL with the
+ * time, orders them by their keys, and hands them back in order.  Only for
+ * keys that order the rows completely, of as many words in every store;
+ * rows led by a NULL are not its.  begin() returns NULL with the
  * reason when it cannot start (host_bytes: what it may use of host memory),
  * or when the rows that the input is expected to bring in all
  * (expected_bytes, the planner's estimate; 0 if not known) would not fit

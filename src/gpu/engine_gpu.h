@@ -114,8 +114,9 @@ extern Size gpu_values_device_bytes(uint32 n, int width);
  * Rows of inputs larger than a node's memory budget, held by a GPU process
  * of the service for a backend (stage.c; a backend's own engine holds its
  * rows through the engine's RowStager): each store comes laid out flat
- * (its tuple blocks back to back, bytes in all, and each row's key, place
- * in them and length; the places are changed), and the rows go back into
+ * (its tuple blocks back to back, bytes in all, then the nwords words of
+ * the rows' keys, word 0 of every row first, and each row's place in the
+ * blocks and length; the places are changed), and the rows go back into
  * the backend's shared memory, at most gpu_stage_chunk_bytes() of an input
  * whose budget is host_bytes at a time.
  */
@@ -124,7 +125,7 @@ extern Size gpu_stage_chunk_bytes(Size host_bytes);
 extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
 								  char **why);
 extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
-							   const uint64 *keys, uint64 *places,
+							   const uint64 *keys, int nwords, uint64 *places,
 							   const uint32 *lengths, uint32 n, char **why);
 extern bool gpu_stage_sort(SortStage *stage, char **why);
 extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,

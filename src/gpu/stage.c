@@ -5,8 +5,10 @@
  *	  than a GpuSort node's memory budget (RowStager, row_store.h).
  *
  * Each full store goes up as it is: its tuple blocks back to back into one
- * device arena, each row's place in it, its length and its key.  Once the
- * input ends, the keys are sorted with the row numbers, the places and
+ * device arena, each row's place in it, its length and the words of its key.
+ * Once the input ends, the keys are sorted with the row numbers (a key of
+ * several words by LSD passes over them, the least significant first, each
+ * a stable radix sort of the words in the order so far), the places and
  * lengths gathered in that order, and the rows come back a buffer at a
  * time: their lengths come down, the host lays them out, and a kernel
  * copies them into that layout (gs_gather_rows), which comes down whole.
@@ -59,7 +61,9 @@ struct SortStage
 	char	   *arena;			/* the tuple blocks */
 	Size		arena_used;
 	Size		arena_size;
-	uint64	   *keys;			/* per row, in the order they came */
+	int			nwords;			/* words of each row's key (0: no rows yet) */
+	uint64	   *keys[HELD_KEY_WORDS];	/* word w of each row's key, in the
+										 * order they came */
 	uint64	   *places;			/* offsets in the arena */
 	uint32	   *lengths;
 	uint64		nrows;
@@ -120,7 +124,7 @@ stage_expect(SortStage *stage, double expected)
  * stage's sort.
  */
 static bool
-stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
+stage_fits(SortStage *stage, Size bytes, char **why)
 {
 	double		committed = committed_bytes -
 		stage_room(stage->held, stage->expected) +
@@ -132,6 +136,15 @@ stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return false;
 	}
+	return true;
+}
+
+/* Allocates device memory within stage_fits. */
+static bool
+stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
+{
+	if (!stage_fits(stage, bytes, why))
+		return false;
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
 		return false;
 	stage_count(stage, (ssize_t) bytes);
@@ -176,7 +189,8 @@ stage_free_all(SortStage *stage)
 	Size		rows = stage->row_capacity;
 
 	stage_free(stage, (void **) &stage->arena, stage->arena_size);
-	stage_free(stage, (void **) &stage->keys, rows * sizeof(uint64));
+	for (int w = 0; w < stage->nwords; w++)
+		stage_free(stage, (void **) &stage->keys[w], rows * sizeof(uint64));
 	stage_free(stage, (void **) &stage->places, rows * sizeof(uint64));
 	stage_free(stage, (void **) &stage->lengths, rows * sizeof(uint32));
 	stage_free(stage, (void **) &stage->perm, stage->perm ? rows * sizeof(uint32) : 0);
@@ -258,12 +272,14 @@ add_places(SortStage *stage, const StoredRows *rows, const Size *block_places,
 
 /*
  * Room on the device for rows more rows whose blocks take bytes in all (the
- * arena up to bytes): false with the reason if there is none.
+ * arena up to bytes) and whose keys have nwords words: false with the
+ * reason if there is none.
  */
 static bool
-stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
+stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 {
 	Size		row_capacity = stage->row_capacity;
+	Size		sort_row_bytes;
 
 	rows += stage->nrows;
 	if (rows > GS_MAX_PAIRS)
@@ -271,13 +287,36 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
 		*why = psprintf("more than %llu rows", (unsigned long long) GS_MAX_PAIRS);
 		return false;
 	}
+	if (stage->nwords == 0)
+		stage->nwords = nwords;
+	else if (nwords != stage->nwords)
+	{
+		*why = psprintf("keys of %d words after keys of %d", nwords, stage->nwords);
+		return false;
+	}
+
 	/*
 	 * The sort stays possible: its permutation (of the rows' capacity, which
 	 * may double now), the radix sort's second buffers of keys and row
-	 * numbers, and the buffers of rows coming back.
+	 * numbers, for keys of several words the row numbers of a pass and the
+	 * permutation after it, and the buffers of rows coming back.
 	 */
-	stage->keep = Max(rows, row_capacity * 2) * (2 * sizeof(uint32) + sizeof(uint64)) +
+	sort_row_bytes = 2 * sizeof(uint32) + sizeof(uint64) +
+		(nwords > 1 ? 2 * sizeof(uint32) : 0);
+	stage->keep = Max(rows, row_capacity * 2) * sort_row_bytes +
 		stage->chunk_bytes + stage->chunk_rows * sizeof(uint64);
+
+	/*
+	 * All arrays grow or none (a failed growth would leave them of unequal
+	 * lengths): room for the new ones beside all the old.
+	 */
+	if (!stage_fits(stage, (bytes > stage->arena_size ?
+							Max(bytes, stage->arena_size * 2) : 0) +
+					(rows > row_capacity ?
+					 Max(rows, row_capacity * 2) *
+					 (nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32)) : 0),
+					why))
+		return false;
 	if (!stage_grow(stage, (void **) &stage->arena, &stage->arena_size,
 					stage->arena_used, bytes, why))
 		return false;
@@ -286,10 +325,13 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, char **why)
 		Size		size;
 		Size		grown = Max(rows, row_capacity * 2);
 
-		size = row_capacity * sizeof(uint64);
-		if (!stage_grow(stage, (void **) &stage->keys, &size, stage->nrows * sizeof(uint64),
-						grown * sizeof(uint64), why))
-			return false;
+		for (int w = 0; w < nwords; w++)
+		{
+			size = row_capacity * sizeof(uint64);
+			if (!stage_grow(stage, (void **) &stage->keys[w], &size,
+							stage->nrows * sizeof(uint64), grown * sizeof(uint64), why))
+				return false;
+		}
 		size = row_capacity * sizeof(uint64);
 		if (!stage_grow(stage, (void **) &stage->places, &size, stage->nrows * sizeof(uint64),
 						grown * sizeof(uint64), why))
@@ -317,7 +359,7 @@ stage_add(SortStage *stage, const StoredRows *rows, char **why)
 		return true;
 
 	bytes = stored_rows_block_places(rows, stage->arena_used, block_places);
-	if (!stage_reserve(stage, bytes, rows->nrows, why))
+	if (!stage_reserve(stage, bytes, rows->nrows, rows->nwords, why))
 		return false;
 	for (int b = 0; b < rows->nblocks; b++)
 		if (!stage_ok(gpu_staged_upload(stage->arena + block_places[b],
@@ -326,9 +368,10 @@ stage_add(SortStage *stage, const StoredRows *rows, char **why)
 			return false;
 
 	/* the rows' keys, places and lengths */
-	if (!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, rows->keys,
-									sizeof(uint64) * rows->nrows), why))
-		return false;
+	for (int w = 0; w < rows->nwords; w++)
+		if (!stage_ok(gpu_staged_upload(stage->keys[w] + stage->nrows, rows->keys[w],
+										sizeof(uint64) * rows->nrows), why))
+			return false;
 	places = palloc(sizeof(uint64) * Min(rows->nrows, PLACE_BATCH));
 	lengths = palloc(sizeof(uint32) * Min(rows->nrows, PLACE_BATCH));
 	for (uint32 first = 0; ok && first < rows->nrows; first += PLACE_BATCH)
@@ -350,20 +393,27 @@ stage_add(SortStage *stage, const StoredRows *rows, char **why)
 
 bool
 gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
-				   const uint64 *keys, uint64 *places, const uint32 *lengths,
-				   uint32 n, char **why)
+				   const uint64 *keys, int nwords, uint64 *places,
+				   const uint32 *lengths, uint32 n, char **why)
 {
 	Size		from = stage->arena_used;
 
 	if (n == 0)
 		return true;
-	if (!stage_reserve(stage, from + TYPEALIGN(8, bytes), n, why))
+	if (nwords < 1 || nwords > HELD_KEY_WORDS)
+	{
+		*why = psprintf("keys of %d words", nwords);
+		return false;
+	}
+	if (!stage_reserve(stage, from + TYPEALIGN(8, bytes), n, nwords, why))
 		return false;
 	for (uint32 i = 0; i < n; i++)
 		places[i] += from;
+	for (int w = 0; w < nwords; w++)
+		if (!stage_ok(gpu_staged_upload(stage->keys[w] + stage->nrows, keys + (Size) w * n,
+										sizeof(uint64) * n), why))
+			return false;
 	if (!stage_ok(gpu_staged_upload(stage->arena + from, arena, bytes), why) ||
-		!stage_ok(gpu_staged_upload(stage->keys + stage->nrows, keys,
-									sizeof(uint64) * n), why) ||
 		!stage_ok(gpu_staged_upload(stage->places + stage->nrows, places,
 									sizeof(uint64) * n), why) ||
 		!stage_ok(gpu_staged_upload(stage->lengths + stage->nrows, lengths,
@@ -372,6 +422,45 @@ gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 	stage->arena_used = from + TYPEALIGN(8, bytes);
 	stage->nrows += n;
 	return true;
+}
+
+/*
+ * After the last word's sort, which left the permutation in stage->perm,
+ * each earlier word's: the word of the rows in the order so far (in the
+ * room of the last word's keys, which are no longer needed), sorted stably
+ * with their positions, which then reorder the permutation.
+ */
+static bool
+sort_earlier_words(SortStage *stage, char **why)
+{
+	uint64		n = stage->nrows;
+	Size		bytes = stage->row_capacity * sizeof(uint32);
+	uint64	   *words = stage->keys[stage->nwords - 1];
+	uint32	   *positions = NULL;
+	uint32	   *next = NULL;
+	bool		ok = true;
+
+	if (stage->nwords == 1)
+		return true;
+	if (!stage_alloc(stage, bytes, (void **) &positions, why) ||
+		!stage_alloc(stage, bytes, (void **) &next, why))
+		ok = false;
+	for (int w = stage->nwords - 2; ok && w >= 0; w--)
+	{
+		uint32	   *sorted;
+
+		ok = stage_ok(gs_gather_u64(gpu.ctx, words, stage->keys[w], stage->perm, n), why) &&
+			stage_ok(gs_fill_iota(gpu.ctx, positions, n), why) &&
+			stage_ok(gs_sort_pairs(gpu.ctx, 64, words, positions, words, positions, n,
+								   GS_ALGO_AUTO, NULL), why) &&
+			stage_ok(gs_gather_u32(gpu.ctx, next, stage->perm, positions, n), why);
+		sorted = next;
+		next = stage->perm;
+		stage->perm = sorted;
+	}
+	stage_free(stage, (void **) &positions, positions ? bytes : 0);
+	stage_free(stage, (void **) &next, next ? bytes : 0);
+	return ok;
 }
 
 bool
@@ -386,15 +475,17 @@ gpu_stage_sort(SortStage *stage, char **why)
 	stage->keep = 0;			/* what was kept free is taken now */
 	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
 		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
-		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys, stage->perm, stage->keys,
-								stage->perm, n, GS_ALGO_AUTO, NULL), why))
+		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys[stage->nwords - 1], stage->perm,
+								stage->keys[stage->nwords - 1], stage->perm, n,
+								GS_ALGO_AUTO, NULL), why) ||
+		!sort_earlier_words(stage, why))
 		return false;
 
-	/* places and lengths in sorted order, in the keys' room */
-	sorted_places = stage->keys;
+	/* places and lengths in sorted order, in the first word's room */
+	sorted_places = stage->keys[0];
 	if (!stage_ok(gs_gather_u64(gpu.ctx, sorted_places, stage->places, stage->perm, n), why))
 		return false;
-	stage->keys = stage->places;
+	stage->keys[0] = stage->places;
 	stage->places = sorted_places;
 	sorted_lengths = stage->perm;
 	if (!stage_ok(gs_gather_u32(gpu.ctx, sorted_lengths, stage->lengths, stage->perm, n), why))

@@ -188,6 +188,8 @@ explain_spill(GpuSortState *state, ExplainState *es)
 		ExplainPropertyInteger(psprintf("Batches Held on %s",
 										sort_engine_get(spilled_on(state))->title),
 							   NULL, state->staged_batches, es);
+		ExplainPropertyInteger("Held Key Width", "bytes",
+							   state->radix_keys * sizeof(uint64), es);
 		return;
 	}
 	if (state->stage_why)

@@ -590,7 +590,9 @@ row_store_view(const RowStore *store, StoredRows *view)
 	}
 	view->nrows = store->nrows;
 	view->rows = store->rows;
-	view->keys = store->columns[0].keys;
+	view->nwords = Min(store->ncolumns, HELD_KEY_WORDS);
+	for (int w = 0; w < view->nwords; w++)
+		view->keys[w] = store->columns[w].keys;
 	view->nblocks = store->nblocks;
 	view->block_start = starts;
 	view->block_used = used;

@@ -109,7 +109,8 @@ extern MinimalTuple row_store_form_tuple(TupleTableSlot *slot, char **buf,
 
 /*
  * The bytes of tuple block b that hold tuples; and the store as an engine
- * that holds rows sees it (RowStager's add()), its arrays palloc'd.
+ * that holds rows sees it (RowStager's add()), its arrays palloc'd, its
+ * key columns (at most HELD_KEY_WORDS) the words of the rows' keys.
  */
 extern Size row_store_block_used(const RowStore *store, int b);
 extern void row_store_view(const RowStore *store, StoredRows *view);

@@ -6,10 +6,15 @@
  *	  device memory; engine.h's sort_engine_holder) rather than spilled in
  *	  sorted runs.
  *
- * Where the order is one sort key that the engine's keys order completely
- * (int8, timestamp, float8, ...), each full store goes to the engine as it
- * is, unsorted, and is emptied; rows led by a NULL, equal under that key,
- * go to a tuplestore.  Once the input ends, the engine sorts all rows at
+ * Where the engine's keys order the rows completely (every sort key has an
+ * exact codec: int8, timestamp, float8, ..., one key or several, up to
+ * HELD_KEY_WORDS words in all), each full store goes to the engine as it
+ * is, unsorted, and is emptied; its key columns are the words of the rows'
+ * keys, the NULLs of the later sort keys given keys of their own
+ * (held_null_keys).  Rows led by a NULL, equal under a one-key order, go to
+ * a tuplestore; in an order of several keys they end the holding (the
+ * rows held become the first sorted run), as does a NULL in a later key
+ * whose keys leave no room for one.  Once the input ends, the engine sorts all rows at
  * once and hands them back in order, a buffer at a time.  Where the engine
  * cannot start, or take the first store (the rows expected would not fit
  * beside what it holds for other sorts), the runs of spill.c sort the input
@@ -43,11 +48,22 @@ stager_for(GpuSortState *state, char **why)
 		*why = "the rows are their one sort key: no tuples to hold";
 		return NULL;
 	}
-	if (state->nkeys != 1 || store->ncolumns != 1 || !store->columns[0].codec->exact)
+	if (store->columns[store->ncolumns - 1].keyno != state->nkeys - 1)
 	{
-		*why = "the order is not one key that the engine orders completely";
+		*why = "the order has a key of a type that the engine has no keys for";
 		return NULL;
 	}
+	if (store->ncolumns > HELD_KEY_WORDS)
+	{
+		*why = psprintf("the order's keys take more than %d words", HELD_KEY_WORDS);
+		return NULL;
+	}
+	for (int c = 0; c < store->ncolumns; c++)
+		if (!store->columns[c].codec->exact)
+		{
+			*why = "the order has a key that the engine orders only by a prefix";
+			return NULL;
+		}
 	holder = sort_engine_holder(state->settings.device, why);
 	return *why == NULL ? holder->stager : NULL;
 }
@@ -97,6 +113,65 @@ node_stage_begin(GpuSortState *state)
 }
 
 /*
+ * The keys of the NULLs of a later sort key, the same in every store: where
+ * its codec's keys stay below 2^bits (bits < 64), NULLS LAST takes 2^bits,
+ * and NULLS FIRST 0, the keys of values then moved up by one (in every
+ * store, NULL or not).  Returns the words of the view's column c, a copy
+ * where they change, or NULL with the reason where a NULL has no key.
+ */
+static const uint64 *
+held_null_keys(const KeyColumn *column, uint32 nrows, char **why)
+{
+	int			bits = column->codec->bits;
+	bool		first = column->part.nulls_first;
+	uint64	   *keys;
+
+	if (column->nulls == NULL && (bits == 64 || !first))
+		return column->keys;
+	if (bits == 64)
+	{
+		*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
+						column->keyno + 1);
+		return NULL;
+	}
+	keys = palloc(sizeof(uint64) * Max(nrows, 1));
+	for (uint32 row = 0; row < nrows; row++)
+		keys[row] = key_column_isnull(column, row) ?
+			(first ? 0 : UINT64CONST(1) << bits) :
+			column->keys[row] + (first ? 1 : 0);
+	return keys;
+}
+
+/*
+ * The store as the engine sees it; false with the reason where its keys
+ * cannot order it (rows led by a NULL in an order of several keys, a NULL
+ * with no key of its own).
+ */
+static bool
+held_view(GpuSortState *state, StoredRows *rows, char **why)
+{
+	RowStore   *store = &state->store;
+
+	row_store_view(store, rows);
+	if (state->nkeys > 1 && store->nnullrows > 0)
+	{
+		*why = "rows led by a NULL in an order of several keys";
+		return false;
+	}
+	for (int w = 1; w < rows->nwords; w++)
+	{
+		const KeyColumn *column = &store->columns[w];
+
+		/* a key's later words are of the value its first word had */
+		if (column->word > 0)
+			continue;
+		if ((rows->keys[w] = held_null_keys(column, rows->nrows, why)) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Hands the rows of the store to the engine and empties it.  False if the
  * engine could not take them: if they were the first, nothing is held, and
  * the engine is let go; else it still holds the stores before
@@ -112,10 +187,13 @@ node_stage_store(GpuSortState *state)
 	bool		added;
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	row_store_view(store, &rows);
-	added = state->stager->add(state->stage, &rows, &why);
+	added = held_view(state, &rows, &why) &&
+		state->stager->add(state->stage, &rows, &why);
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
+	for (int w = 1; w < rows.nwords; w++)
+		if (rows.keys[w] && rows.keys[w] != store->columns[w].keys)
+			pfree((void *) rows.keys[w]);
 	if (!added)
 	{
 		if (state->staged_batches == 0)
@@ -190,14 +268,14 @@ node_stage_finish(GpuSortState *state)
 {
 	sort_held(state);
 
-	/* what EXPLAIN ANALYZE tells: the engine's keys ordered the one sort key */
+	/* what EXPLAIN ANALYZE tells: the engine's keys ordered the sort keys */
 	state->report.engine = sort_engine_holding(state->stager);
 	state->report.choice = MemoryContextStrdup(state->report_cxt,
 											   psprintf("the input exceeds the memory budget: held on the %s",
 														holder_title(state)));
 	state->report.fallback_reason = NULL;
 	state->report.engine_note = NULL;
-	state->radix_keys = 1;
+	state->radix_keys = state->store.ncolumns;
 	state->engine_keys = state->nkeys;
 	state->tied_rows = 0;
 }

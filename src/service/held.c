@@ -90,9 +90,11 @@ add_rows(HeldInput *input, ServiceSlot *slot, char *base, char **why)
 	MemoryContext oldcxt = MemoryContextSwitchTo(input->cxt);
 	bool		ok;
 
-	(void) service_held_layout(slot->nrows, slot->held_bytes, &keys, &places, &lengths);
+	(void) service_held_layout(slot->nrows, slot->nkeys, slot->held_bytes,
+							   &keys, &places, &lengths);
 	ok = gpu_stage_add_flat(input->stage, base, slot->held_bytes,
-							(const uint64 *) (base + keys), (uint64 *) (base + places),
+							(const uint64 *) (base + keys), slot->nkeys,
+							(uint64 *) (base + places),
 							(const uint32 *) (base + lengths), slot->nrows, why);
 	MemoryContextSwitchTo(oldcxt);
 	return ok;

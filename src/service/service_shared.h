@@ -121,7 +121,8 @@ typedef struct ServiceSlot
 	/* the job */
 	ServiceJobKind kind;
 	uint32		nrows;
-	int			nkeys;
+	int			nkeys;			/* a SortJob's key columns; held rows: the
+								 * words of their keys */
 	bool		payload;		/* a payload follows the keys */
 	bool		want_sorted_keys;
 	SortValueType value_type;
@@ -254,14 +255,16 @@ service_perm_offset(uint32 nrows, int nkeys, bool payload)
 
 /*
  * The layout of a store's rows that a GPU process is to hold: the tuple
- * blocks back to back (bytes in all), then each row's key, place in them
- * and length; the offset of each part into *keys, *places and *lengths.
+ * blocks back to back (bytes in all), then the nwords words of the rows'
+ * keys (word 0 of every row first), each row's place in the blocks and its
+ * length; the offset of each part into *keys, *places and *lengths.
  */
 static inline Size
-service_held_layout(uint32 nrows, Size bytes, Size *keys, Size *places, Size *lengths)
+service_held_layout(uint32 nrows, int nwords, Size bytes, Size *keys,
+					Size *places, Size *lengths)
 {
 	*keys = TYPEALIGN(8, bytes);
-	*places = *keys + (Size) nrows * sizeof(uint64);
+	*places = *keys + (Size) nrows * nwords * sizeof(uint64);
 	*lengths = *places + (Size) nrows * sizeof(uint64);
 	return *lengths + (Size) nrows * sizeof(uint32);
 }

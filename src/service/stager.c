@@ -6,8 +6,8 @@
  *	  budget: one GPU process keeps them in its device memory (held.c).
  *
  * Each full store goes to that process as a job, laid out flat: its tuple
- * blocks back to back, then each row's key, place and length
- * (service_held_layout).  Once the input ends, a job has the rows sorted,
+ * blocks back to back, then the words of the rows' keys, each row's place
+ * and length (service_held_layout).  Once the input ends, a job has the rows sorted,
  * and each further job brings the next rows in order into the job's
  * shared memory, where the node reads them until it asks for more; the
  * same slot carries them all.  The input is let go by a job that needs no
@@ -104,11 +104,12 @@ held_begin(Size host_bytes, double expected_bytes, char **why)
 /* Fills a claimed slot with a job on the held rows. */
 static void
 set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
-		Size bytes)
+		int nwords, Size bytes)
 {
 	ServiceSlot *slot = space->slot;
 
 	slot->kind = kind;
+	slot->nkeys = nwords;
 	slot->target_gpu = held->gpu;
 	slot->held_id = held->id;
 	slot->held_budget = held->budget;
@@ -121,11 +122,11 @@ set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 /* Runs a prepared job on the held rows to its end: true, or false with why. */
 static bool
 run_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
-		Size bytes, char **why)
+		int nwords, Size bytes, char **why)
 {
 	bool		ok;
 
-	set_job(held, space, kind, nrows, bytes);
+	set_job(held, space, kind, nrows, nwords, bytes);
 	ok = job_spaces_run(space, 1, why);
 	job_space_end(space);
 	return ok;
@@ -144,7 +145,8 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 	JobSpace	space;
 	int			block = 0;
 
-	if (!job_space_prepare(service_held_layout(n, bytes, &keys, &places, &lengths),
+	if (!job_space_prepare(service_held_layout(n, rows->nwords, bytes, &keys,
+											   &places, &lengths),
 						   &space, why))
 		return false;
 	PG_TRY();
@@ -154,7 +156,9 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 				   rows->block_used[b]);
 		if (n > 0)
 		{
-			parallel_copy(space.base + keys, rows->keys, sizeof(uint64) * n);
+			for (int w = 0; w < rows->nwords; w++)
+				parallel_copy(space.base + keys + (Size) w * n * sizeof(uint64),
+							  rows->keys[w], sizeof(uint64) * n);
 			stored_rows_places(rows, block_places, 0, n, &block,
 							 (uint64 *) (space.base + places),
 							 (uint32 *) (space.base + lengths));
@@ -167,7 +171,7 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 	}
 	PG_END_TRY();
 	pfree(block_places);
-	return run_job(held, &space, SERVICE_JOB_HOLD_ADD, n, bytes, why);
+	return run_job(held, &space, SERVICE_JOB_HOLD_ADD, n, rows->nwords, bytes, why);
 }
 
 static bool
@@ -177,7 +181,7 @@ held_sort(struct SortStage *stage, char **why)
 
 	if (!job_space_prepare(0, &space, why))
 		return false;
-	return run_job((ServiceHeld *) stage, &space, SERVICE_JOB_HOLD_SORT, 0, 0, why);
+	return run_job((ServiceHeld *) stage, &space, SERVICE_JOB_HOLD_SORT, 0, 0, 0, why);
 }
 
 static int64
@@ -196,7 +200,7 @@ held_next(struct SortStage *stage, char **rows, char **why)
 			held->next_held = true;
 		}
 		slot = held->next.slot;
-		set_job(held, &held->next, SERVICE_JOB_HOLD_NEXT, 0, held->room);
+		set_job(held, &held->next, SERVICE_JOB_HOLD_NEXT, 0, 0, held->room);
 		if (!job_spaces_run(&held->next, 1, why))
 			break;
 		if (slot->held_rows > 0)

@@ -79,10 +79,10 @@ SELECT same_ids('SELECT id FROM g1m ORDER BY a DESC, k4, id') AS a_desc_k4_id;
 RESET client_min_messages;
 RESET gpusort.gpu_memory;
 
--- Inputs larger than the memory budget, ordered by one key that the keys
--- order completely, are held on the GPU and sorted at once: the rows are
--- Sort's, NULLs first or last, going back too; a row larger than the budget
--- comes along.  Other orders, and too little device memory, sort in runs.
+-- Inputs larger than the memory budget, ordered by keys that the keys order
+-- completely, are held on the GPU and sorted at once: the rows are Sort's,
+-- NULLs first or last, going back too; a row larger than the budget comes
+-- along.  Other orders, and too little device memory, sort in runs.
 CREATE FUNCTION spill_lines(query text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -123,6 +123,27 @@ SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8,
        same_kn('SELECT id, kn FROM g1m ORDER BY kn DESC NULLS LAST') AS kn_desc_nulls_last,
        same_ids('SELECT id FROM g1m ORDER BY a, id') AS a_id_runs;
 SELECT spill_lines('SELECT id, kn FROM g1m ORDER BY kn NULLS FIRST');
+-- Orders of several such keys (up to 4 words) are held too, the NULLs of a
+-- later int4 key given keys of their own in every direction.  A NULL of a
+-- later int8 key (no key is free for it) or rows led by a NULL end the
+-- holding: from the first store, or after some (those held become the
+-- first sorted run); and the rows are still Sort's.
+SELECT same_ids('SELECT id FROM g1m ORDER BY a, k8, id') AS a_k8_id,
+       same_ids('SELECT id FROM g1m ORDER BY a DESC, kn, id') AS kn_last,
+       same_ids('SELECT id FROM g1m ORDER BY a, kn DESC, id') AS kn_desc_first,
+       same_ids('SELECT id FROM g1m ORDER BY a, kn NULLS FIRST, id DESC') AS kn_first,
+       same_ids('SELECT id FROM g1m ORDER BY a, kn DESC NULLS LAST, k4, id') AS kn_desc_last,
+       same_ids('SELECT id FROM g1m ORDER BY a, kn::int8, id') AS kn8,
+       same_ids('SELECT id FROM g1m ORDER BY kn, a, id') AS kn_a_id,
+       same_ids('SELECT id FROM g1m ORDER BY a, CASE WHEN id > 900000 AND kn IS NULL
+                 THEN NULL ELSE k8 END, id') AS late_null;
+SELECT spill_lines('SELECT * FROM g1m ORDER BY a, k8, id');
+SELECT spill_lines('SELECT * FROM g1m ORDER BY a, kn::int8, id');
+SELECT spill_lines('SELECT * FROM g1m ORDER BY kn, a, id');
+SELECT spill_lines('SELECT * FROM g1m ORDER BY a, k4, kn, k8, id');
+SELECT regexp_replace(spill_lines('SELECT * FROM g1m ORDER BY a, CASE WHEN id > 900000
+                      AND kn IS NULL THEN NULL ELSE k8 END, id'),
+                      'held \d+ stores', 'held N stores') AS late_null;
 SELECT same_ids('SELECT id FROM (SELECT id, k8, CASE WHEN id = 500000 THEN repeat(''x'', 5000000) END AS big
                  FROM g1m) s ORDER BY k8') AS big_row;
 BEGIN;
