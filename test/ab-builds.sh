@@ -10,7 +10,8 @@
 # Needs the server that PGHOST/PGPORT/PGUSER name, PGDATA and pg_ctl (run as
 # root or as the data directory's owner), and write access to the server's
 # pkglibdir.  The build installed last stays installed.  Environment:
-#   ROUNDS          rounds (default 2), builds interleaved in each
+#   ROUNDS          rounds (default 2), builds interleaved in each, in
+#                   the reverse order every second round
 #   SIZES, RUNS, ENGINES, CASES_MATCHING   passed to bench-sql.sh (defaults
 #                   10000000, 5, "cpu gpu", the 10M int8 full-row case)
 #   BENCH           sql (default) or orders: test/bench-orders.sh SET (default
@@ -45,8 +46,16 @@ install_build() {
 }
 
 out=
+builds=("$@")
 for round in $(seq "$ROUNDS"); do
-	for build in "$@"; do
+	# the builds' order reverses each round (A B, B A, ...), so that a drift
+	# of the host over the rounds does not favour one
+	order=("${builds[@]}")
+	if [ $((round % 2)) = 0 ]; then
+		order=()
+		for ((i = ${#builds[@]} - 1; i >= 0; i--)); do order+=("${builds[i]}"); done
+	fi
+	for build in "${order[@]}"; do
 		name=${build%%=*}
 		install_build "${build#*=}" || { echo "install of $name failed"; exit 1; }
 		dir=$RESULTS/ab-$name-$round

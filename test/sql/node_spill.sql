@@ -229,8 +229,11 @@ EXCEPTION WHEN configuration_limit_exceeded THEN
   RETURN replace(SQLERRM, '"', '');
 END
 $$;
+-- (on the CPU engine: a GPU would hold the rows, writing no file)
 SET temp_file_limit = '200kB';
+SET gpusort.device = cpu;
 SELECT limit_error('SELECT count(*) FROM (SELECT * FROM sp ORDER BY k, id OFFSET 0) s');
+RESET gpusort.device;
 RESET temp_file_limit;
 SELECT temp_files() AS temp_files_after_limit;
 
