@@ -296,7 +296,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	bool		shouldfree;
 	MinimalTuple tuple;
 
-	Assert(state->spilling);
+	Assert(state->spilling && !state->keys_only);	/* a key fits any budget */
 	if (state->stage)
 	{
 		RowStore   *store = &state->store;
