@@ -27,10 +27,10 @@
  * binary heap ordered by merge key and then by the comparators.
  *
  * A run of keys (sorted_runs.h) is its keys on a tape, back to back, with
- * no word of length: it needs no window (a row never straddles the last
- * block, and half a block lost a run is far less than the third of the
- * bytes that tuplesort's datum rows take more).  Its cursor reads its keys
- * a batch at a time, and the heap holds the cursors' next keys themselves.
+ * no length word, and no window: the half block its last block loses on
+ * average is far less than the 4 bytes a row more that tuplesort writes
+ * for a datum.  Its cursor reads its keys a batch at a time, and the heap
+ * holds the cursors' next keys themselves.
  *
  *-------------------------------------------------------------------------
  */
