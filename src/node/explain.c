@@ -197,7 +197,7 @@ explain_spill(GpuSortState *state, ExplainState *es)
 							state->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
 	ExplainPropertyInteger("Merge Key Columns", NULL, state->runs.ncolumns, es);
-	if (state->runs.memory.rows)
+	if (state->runs.memory_run)
 		ExplainPropertyText("Last Run", "in memory", es);
 	if (state->offloaded_runs > 0)
 		ExplainPropertyInteger(psprintf("Runs Sorted on %s",

@@ -26,6 +26,12 @@
  * The merge keeps one cursor per run, each holding the run's next row, in a
  * binary heap ordered by merge key and then by the comparators.
  *
+ * A run of keys (sorted_runs.h) is its keys on a tape, back to back, with
+ * no length word, and no window: the half block its last block loses on
+ * average is far less than the 4 bytes a row more that tuplesort writes
+ * for a datum.  Its cursor reads its keys a batch at a time, and the heap
+ * holds the cursors' next keys themselves.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -61,6 +67,19 @@
  * straight to the tape.
  */
 #define WINDOW_ROWS			((int64) (TAPE_BLOCK_DATA / 8 + 1))
+
+/* Keys a cursor of a run of keys on tape reads at once. */
+#define KEY_BATCH			128
+
+/* Keys written to a tape at once: a block's worth. */
+#define KEY_WRITE_BATCH		((int) (TAPE_BLOCK_DATA / sizeof(uint64)))
+
+/* An entry of the heap of a merge of runs of keys: a cursor's next key. */
+typedef struct KeyEntry
+{
+	uint64		key;
+	int			cursor;
+} KeyEntry;
 
 /* A row held in memory, with the first word of its merge key. */
 typedef struct HeldRow
@@ -112,12 +131,15 @@ struct RunCursor
 	MergeKey	key;
 	MinimalTuple tuple;			/* the run's current row */
 	Size		space;			/* allocated for tuple */
+	uint64	   *keys;			/* a run of keys on tape: keys read */
+	int			nkeys;
+	int			keypos;			/* the next of them */
 };
 
 void
 sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 				  int key_firstkey, const KeyColumn *columns, int ncolumns,
-				  Size budget)
+				  Size budget, bool keys_only, bool nulls_first)
 {
 	MemoryContext oldcxt;
 
@@ -129,6 +151,8 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	Assert(ncolumns >= 1 && ncolumns <= MERGE_KEY_WORDS);
 	runs->columns = columns;
 	runs->ncolumns = ncolumns;
+	runs->keys_only = keys_only;
+	runs->nulls_first = nulls_first;
 	runs->held_limit = Max(budget / 16, 8 * BLCKSZ);
 	runs->window = MemoryContextAllocZero(runs->cxt, sizeof(RunWindow));
 	runs->maxruns = 16;
@@ -309,9 +333,17 @@ add_run(SortedRuns *runs, LogicalTape *tape, HeldRow *held, Size held_size,
 void
 sorted_runs_add_memory_run(SortedRuns *runs, const SortedMemoryRun *run)
 {
-	Assert(runs->memory.rows == NULL);
+	Assert(!runs->memory_run && (run->rows == NULL) == runs->keys_only);
 	runs->memory = *run;
-	add_run(runs, NULL, NULL, 0, run->nrows);
+	runs->memory_run = true;
+	if (runs->keys_only)
+	{
+		/* its keyed rows, from the first; those of NULL are counted */
+		add_run(runs, NULL, NULL, 0, run->nkeyed);
+		runs->null_rows += run->nrows - run->nkeyed;
+	}
+	else
+		add_run(runs, NULL, NULL, 0, run->nrows);
 	runs->runs_written++;
 }
 
@@ -400,6 +432,109 @@ sorted_runs_end_run(SortedRuns *runs)
 {
 	runs->runs_written++;
 	finish_run(runs);
+}
+
+/* Writes n keys to the tape of the run being written. */
+static void
+write_keys(SortedRuns *runs, const uint64 *keys, int n)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(runs->cxt);	/* for the
+																 * tape's buffer */
+
+	LogicalTapeWrite(runs->writing, (void *) keys, n * sizeof(uint64));
+	runs->writing_rows += n;
+	runs->written += n * sizeof(uint64);
+	MemoryContextSwitchTo(oldcxt);
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+sorted_runs_put_keys(SortedRuns *runs, const uint64 *keys, const uint32 *perm,
+					 int64 nkeyed, int64 nnulls)
+{
+	uint64		batch[KEY_WRITE_BATCH];
+	int			n = 0;
+
+	Assert(runs->keys_only);
+	runs->null_rows += nnulls;
+	sorted_runs_start_run(runs, nkeyed);
+	for (int64 i = 0; i < nkeyed; i++)
+	{
+		batch[n++] = keys[perm[i]];
+		if (n == KEY_WRITE_BATCH)
+		{
+			write_keys(runs, batch, n);
+			n = 0;
+		}
+	}
+	if (n > 0)
+		write_keys(runs, batch, n);
+	sorted_runs_end_run(runs);
+}
+
+/* A run of keys: its next key; false at its end. */
+static inline bool
+key_cursor_read(SortedRuns *runs, RunCursor *cursor, uint64 *key)
+{
+	if (cursor->left == 0)
+		return false;
+	cursor->left--;
+	if (cursor->tape == NULL)
+	{
+		*key = runs->memory.keys[runs->memory.perm[cursor->pos++]];
+		return true;
+	}
+	if (cursor->keypos == cursor->nkeys)
+	{
+		int			n = (int) Min(cursor->left + 1, KEY_BATCH);
+
+		if (LogicalTapeRead(cursor->tape, cursor->keys, n * sizeof(uint64)) !=
+			n * sizeof(uint64))
+			elog(ERROR, "unexpected end of a GpuSort run");
+		cursor->nkeys = n;
+		cursor->keypos = 0;
+	}
+	*key = cursor->keys[cursor->keypos++];
+	return true;
+}
+
+/* Moves the entry at i of the heap of keys down to its place. */
+static void
+key_sift_down(KeyEntry *heap, int n, int i)
+{
+	KeyEntry	entry = heap[i];
+
+	for (;;)
+	{
+		int			child = 2 * i + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && heap[child + 1].key < heap[child].key)
+			child++;
+		if (entry.key <= heap[child].key)
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	heap[i] = entry;
+}
+
+/* The merge of runs of keys: its next key; false at the end. */
+static inline bool
+key_merge_pop(SortedRuns *runs, uint64 *key)
+{
+	KeyEntry   *top = &runs->key_heap[0];
+
+	if (runs->nheap == 0)
+		return false;
+	*key = top->key;
+	if (!key_cursor_read(runs, &runs->cursors[top->cursor], &top->key))
+		*top = runs->key_heap[--runs->nheap];
+	key_sift_down(runs->key_heap, runs->nheap, 0);
+	if (++runs->merged % MERGE_CHECK_ROWS == 0)
+		CHECK_FOR_INTERRUPTS();
+	return true;
 }
 
 /* A run in memory: its next row. */
@@ -526,7 +661,10 @@ merge_open(SortedRuns *runs, int first, int n)
 																 * tapes' buffers */
 
 	runs->cursors = MemoryContextAllocZero(runs->cxt, sizeof(RunCursor) * n);
-	runs->heap = MemoryContextAlloc(runs->cxt, sizeof(int) * n);
+	if (runs->keys_only)
+		runs->key_heap = MemoryContextAlloc(runs->cxt, sizeof(KeyEntry) * n);
+	else
+		runs->heap = MemoryContextAlloc(runs->cxt, sizeof(int) * n);
 	runs->nheap = 0;
 	runs->last = -1;
 	for (int i = 0; i < n; i++)
@@ -536,11 +674,24 @@ merge_open(SortedRuns *runs, int first, int n)
 		cursor->tape = runs->runs[first + i].tape;
 		cursor->held = runs->runs[first + i].held;
 		cursor->left = runs->runs[first + i].rows;
-		if (cursor_read(runs, cursor))
-			runs->heap[runs->nheap++] = i;
+		if (!runs->keys_only)
+		{
+			if (cursor_read(runs, cursor))
+				runs->heap[runs->nheap++] = i;
+			continue;
+		}
+		if (cursor->tape)
+			cursor->keys = palloc(sizeof(uint64) * KEY_BATCH);
+		if (key_cursor_read(runs, cursor, &runs->key_heap[runs->nheap].key))
+			runs->key_heap[runs->nheap++].cursor = i;
 	}
 	for (int i = runs->nheap / 2 - 1; i >= 0; i--)
-		sift_down(runs, i);
+	{
+		if (runs->keys_only)
+			key_sift_down(runs->key_heap, runs->nheap, i);
+		else
+			sift_down(runs, i);
+	}
 	MemoryContextSwitchTo(oldcxt);
 	runs->merge_memory = Max(runs->merge_memory,
 							 MemoryContextMemAllocated(runs->cxt, true));
@@ -590,12 +741,18 @@ merge_close(SortedRuns *runs, int first, int n)
 			continue;			/* the store's run: its rows are not ours */
 		if (runs->cursors[i].tuple)
 			pfree(runs->cursors[i].tuple);
+		if (runs->cursors[i].keys)
+			pfree(runs->cursors[i].keys);
 		LogicalTapeClose(run->tape);
 	}
 	pfree(runs->cursors);
-	pfree(runs->heap);
+	if (runs->heap)
+		pfree(runs->heap);
+	if (runs->key_heap)
+		pfree(runs->key_heap);
 	runs->cursors = NULL;
 	runs->heap = NULL;
+	runs->key_heap = NULL;
 	memmove(&runs->runs[first], &runs->runs[first + n],
 			sizeof(SortedRun) * (runs->nruns - first - n));
 	runs->nruns -= n;
@@ -646,8 +803,23 @@ merge_runs(SortedRuns *runs, int n)
 		nrows += runs->runs[i].rows;
 	merge_open(runs, 0, n);
 	sorted_runs_start_run(runs, nrows);
-	while ((cursor = merge_pop(runs)) != NULL)
-		sorted_runs_put(runs, cursor->tuple, cursor->key.nwords > 0);
+	if (runs->keys_only)
+	{
+		uint64		batch[KEY_WRITE_BATCH];
+		int			nkeys = 0;
+
+		while (key_merge_pop(runs, &batch[nkeys]))
+			if (++nkeys == KEY_WRITE_BATCH)
+			{
+				write_keys(runs, batch, nkeys);
+				nkeys = 0;
+			}
+		if (nkeys > 0)
+			write_keys(runs, batch, nkeys);
+	}
+	else
+		while ((cursor = merge_pop(runs)) != NULL)
+			sorted_runs_put(runs, cursor->tuple, cursor->key.nwords > 0);
 	merge_close(runs, 0, n);
 	finish_run(runs);
 }
@@ -666,8 +838,12 @@ flush_held(SortedRuns *runs)
 void
 sorted_runs_merge_begin(SortedRuns *runs, Size budget)
 {
-	/* the runs on tape whose read buffers, a block each, fit the budget */
-	int			order = Max(2, (int) Min(budget * 9 / 10 / BLCKSZ, (Size) INT_MAX / 2));
+	/*
+	 * the runs on tape whose read buffers, a block each (and a batch of keys
+	 * for runs of keys), fit the budget
+	 */
+	Size		buffer = BLCKSZ + (runs->keys_only ? KEY_BATCH * sizeof(uint64) : 0);
+	int			order = Max(2, (int) Min(budget * 9 / 10 / buffer, (Size) INT_MAX / 2));
 
 	for (;;)
 	{
@@ -689,6 +865,7 @@ sorted_runs_merge_begin(SortedRuns *runs, Size budget)
 
 	merge_open(runs, 0, runs->nruns);
 	runs->merged = 0;
+	runs->nulls_left = runs->null_rows;
 }
 
 MinimalTuple
@@ -697,6 +874,19 @@ sorted_runs_merge_next(SortedRuns *runs)
 	RunCursor  *cursor = merge_pop(runs);
 
 	return cursor ? cursor->tuple : NULL;
+}
+
+bool
+sorted_runs_merge_next_key(SortedRuns *runs, uint64 *key, bool *isnull)
+{
+	/* the rows of NULL, all alike, before or after the keys */
+	*isnull = runs->nulls_left > 0 && (runs->nulls_first || runs->nheap == 0);
+	if (*isnull)
+	{
+		runs->nulls_left--;
+		return true;
+	}
+	return key_merge_pop(runs, key);
 }
 
 void

@@ -26,6 +26,13 @@
  * hold read buffers for, the smallest are first merged into one.  The last
  * run may stay in memory and join the merge from there.
  *
+ * Rows that are their one sort key, exact and of one word (a keys-only
+ * store), are runs of keys: each run's tape holds its keys alone, 8 bytes
+ * a row against the 12 of tuplesort's datum sort, written a block at a
+ * time; its rows of NULL, which are all alike, are only counted, and come
+ * first or last.  Rows of equal keys are equal, so the merge is a heap of
+ * keys, with no comparator, and hands back each row as its key.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SORTED_RUNS_H
@@ -58,6 +65,7 @@ typedef struct MergeKey
  */
 typedef struct SortedMemoryRun
 {
+	/* rows NULL: a run of keys, its keyed rows' keys[perm[0 .. nkeyed - 1]] */
 	MinimalTuple *rows;
 	int64		nrows;
 	const uint64 *keys;
@@ -76,6 +84,9 @@ typedef struct SortedRuns
 	const KeyColumn *columns;	/* the key columns whose keys, made again
 								 * from the rows, are merge keys' words */
 	int			ncolumns;
+	bool		keys_only;		/* runs of keys, rows that are their key */
+	bool		nulls_first;	/* keys only: where the rows of NULL go */
+	int64		null_rows;		/* keys only: the rows of NULL, not on tape */
 
 	/* the runs, in the order written */
 	struct SortedRun *runs;
@@ -94,6 +105,8 @@ typedef struct SortedRuns
 	/* the merge */
 	RunCursor  *cursors;		/* one per run being merged */
 	int		   *heap;			/* cursors with a row, smallest first */
+	struct KeyEntry *key_heap;	/* keys only: their next keys, so */
+	int64		nulls_left;		/* keys only: rows of NULL not returned */
 	int			nheap;
 	int			last;			/* cursor whose row was returned last */
 	int64		merged;			/* rows returned */
@@ -104,18 +117,21 @@ typedef struct SortedRuns
 	int			early_merges;	/* runs made by merging others */
 	int64		disk_blocks;	/* most blocks the tapes held */
 	Size		merge_memory;	/* read buffers and rows of the merge */
+	bool		memory_run;		/* the last run stayed in memory */
 } SortedRuns;
 
 /*
  * Starts the runs of rows that ties describes; columns (the store's first
  * ncolumns key columns, at most MERGE_KEY_WORDS, which must outlive the
  * runs: the leading one, then exact keys of one word of the sort keys after
- * it) make their merge keys; budget: the node's memory budget.
+ * it) make their merge keys; budget: the node's memory budget.  keys_only:
+ * the rows are their one exact key of a word (columns[0]'s), runs of keys
+ * whose rows of NULL come first where nulls_first.
  */
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
 							  TieOrder *ties, int key_firstkey,
 							  const KeyColumn *columns, int ncolumns,
-							  Size budget);
+							  Size budget, bool keys_only, bool nulls_first);
 /* Starts a run of nrows rows. */
 extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
 
@@ -126,6 +142,13 @@ extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
  */
 extern void sorted_runs_put(SortedRuns *runs, MinimalTuple tuple, bool haskey);
 extern void sorted_runs_end_run(SortedRuns *runs);
+
+/*
+ * Runs of keys: writes a run of nkeyed rows, keys[perm[0 .. nkeyed - 1]] in
+ * order (ascending), and nnulls rows of NULL.
+ */
+extern void sorted_runs_put_keys(SortedRuns *runs, const uint64 *keys,
+								 const uint32 *perm, int64 nkeyed, int64 nnulls);
 
 /* Adds the last run, which stays in memory until the merge ends. */
 extern void sorted_runs_add_memory_run(SortedRuns *runs,
@@ -140,6 +163,12 @@ extern void sorted_runs_merge_begin(SortedRuns *runs, Size budget);
 
 /* The next row in order, or NULL; valid until the next call. */
 extern MinimalTuple sorted_runs_merge_next(SortedRuns *runs);
+
+/*
+ * Runs of keys: the next row in order, its key (or *isnull); false at the
+ * end.
+ */
+extern bool sorted_runs_merge_next_key(SortedRuns *runs, uint64 *key, bool *isnull);
 
 /* Closes the tapes and frees everything (also on rescans). */
 extern void sorted_runs_end(SortedRuns *runs);

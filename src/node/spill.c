@@ -11,6 +11,11 @@
  * store, and all runs are merged (sorted_runs.c) as the rows are returned; where the plan wants to go back (backward scans,
  * mark/restore, rewinds), the merged rows are kept in a tuplestore.
  *
+ * Rows that are their one sort key (a keys-only store) are written as runs
+ * of keys and merged as keys (sorted_runs.h), each row returned as its key
+ * decoded into the node's virtual slot: no tuple is formed, written, read
+ * back or compared on the way.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -50,7 +55,8 @@ begin_runs(GpuSortState *state)
 		firstkey = columns[ncolumns - 1].keyno + 1;
 	}
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  columns, ncolumns, (Size) state->settings.budget_kb * 1024);
+					  columns, ncolumns, (Size) state->settings.budget_kb * 1024,
+					  state->keys_only, state->nullsfirst[0]);
 }
 
 /*
@@ -72,44 +78,34 @@ lead_keys_mergeable(GpuSortState *state)
 static void
 write_run(GpuSortState *state)
 {
+	RowStore   *store = &state->store;
 	bool		mergeable = lead_keys_mergeable(state);
-	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
-	char	   *keyrow = NULL;
-	Size		keyrow_size = 0;
 
+	if (state->keys_only)
+	{
+		/* the keys in order, the rows of NULL counted */
+		Assert(mergeable);
+		sorted_runs_put_keys(&state->runs, store->columns[0].keys, state->perm,
+							 store->nrows, store->nnullrows);
+		return;
+	}
 	sorted_runs_start_run(&state->runs, state->ntotal);
 	for (int64 pos = 0; pos < state->ntotal; pos++)
 	{
-		int64		row = sorted_row(state, pos);
+		bool		keyed = sorted_row(state, pos) >= 0 && mergeable;
 
 		if (pos % RUN_CHECK_ROWS == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (state->keys_only)
-		{
-			/* the row made of its key, in one buffer for all rows */
-			MinimalTuple tuple = row_store_form_tuple(store_key_row(state, slot,
-																	Max(row, -1)),
-													  &keyrow, &keyrow_size);
 
-			sorted_runs_put(&state->runs, tuple, row >= 0);
-		}
-		else
-		{
-			bool		keyed = row >= 0 && mergeable;
+		/*
+		 * The rows lie in input order: fetch ahead, so that the cache misses
+		 * of reading them in sorted order overlap.
+		 */
+		if (pos + PREFETCH_DISTANCE < state->ntotal)
+			__builtin_prefetch(state->sorted[pos + PREFETCH_DISTANCE]);
 
-			/*
-			 * The rows lie in input order: fetch ahead, so that the cache
-			 * misses of reading them in sorted order overlap.
-			 */
-			if (pos + PREFETCH_DISTANCE < state->ntotal)
-				__builtin_prefetch(state->sorted[pos + PREFETCH_DISTANCE]);
-
-			sorted_runs_put(&state->runs, state->sorted[pos], keyed);
-		}
+		sorted_runs_put(&state->runs, state->sorted[pos], keyed);
 	}
-	ExecClearTuple(slot);
-	if (keyrow)
-		pfree(keyrow);
 	sorted_runs_end_run(&state->runs);
 }
 
@@ -283,9 +279,10 @@ keep_last_run(GpuSortState *state)
 
 	if (!sort_run(state))
 		return;
-	run.rows = state->sorted;
+	run.rows = state->sorted;	/* NULL for keys only: a run of keys */
 	run.nrows = state->ntotal;
 	run.keys = lead_keys_mergeable(state) ? store->columns[0].keys : NULL;
+	Assert(run.keys || !state->keys_only);
 	run.perm = state->perm;
 	run.keyed_first = state->nullsfirst[0] ? store->nnullrows : 0;
 	run.nkeyed = store->nrows;
@@ -299,7 +296,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	bool		shouldfree;
 	MinimalTuple tuple;
 
-	Assert(state->spilling);
+	Assert(state->spilling && !state->keys_only);	/* a key fits any budget */
 	if (state->stage)
 	{
 		RowStore   *store = &state->store;
@@ -323,7 +320,10 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		pfree(tuple);
 }
 
-/* Stores the next row of the merge, or of the engine, into the slot. */
+/*
+ * Stores the next row of the merge, or of the engine, into the slot: a
+ * MinimalTuple, or for keys only the key decoded into the (virtual) slot.
+ */
 static bool
 next_in_order(GpuSortState *state, TupleTableSlot *into)
 {
@@ -331,6 +331,20 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 
 	if (state->stage)
 		return node_stage_next(state, into);
+	if (state->keys_only)
+	{
+		uint64		key = 0;
+		bool		isnull;
+
+		if (!sorted_runs_merge_next_key(&state->runs, &key, &isnull))
+			return false;
+		ExecClearTuple(into);
+		into->tts_isnull[0] = isnull;
+		into->tts_values[0] = isnull ? (Datum) 0 :
+			key_part_decode(&state->store.columns[0].part, key);
+		ExecStoreVirtualTuple(into);
+		return true;
+	}
 	tuple = sorted_runs_merge_next(&state->runs);
 	if (tuple == NULL)
 		return false;
@@ -358,10 +372,9 @@ node_spill_finish(GpuSortState *state)
 
 	/*
 	 * The last run stays in memory, unless the read buffers of the runs on
-	 * tape would take more than a tenth of the budget beside it (or its
-	 * rows are keys only, which have no tuples to merge).
+	 * tape would take more than a tenth of the budget beside it.
 	 */
-	else if (!state->keys_only && (Size) state->runs.nruns * BLCKSZ <= budget / 10)
+	else if ((Size) state->runs.nruns * BLCKSZ <= budget / 10)
 		keep_last_run(state);
 	else
 		node_spill_run(state);
@@ -373,8 +386,7 @@ node_spill_finish(GpuSortState *state)
 		sorted_runs_merge_begin(&state->runs, budget);
 	if (state->random_access)
 	{
-		TupleTableSlot *slot = state->keys_only ? state->sort_slot :
-			state->css.ss.ss_ScanTupleSlot;
+		TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
 
 		state->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
@@ -399,18 +411,19 @@ TupleTableSlot *
 node_spill_next(GpuSortState *state, bool forward)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
-	TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
 
 	if (state->merged)
 	{
+		TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
+
 		if (!tuplestore_gettupleslot(state->merged, forward, false, into))
 			return ExecClearTuple(slot);
+		/* our slot is virtual: copy the row into it */
+		if (state->keys_only)
+			return ExecCopySlot(slot, into);
 	}
-	else if (!next_in_order(state, into))
+	else if (!next_in_order(state, slot))
 		return ExecClearTuple(slot);
-	/* our slot is virtual: copy the row into it */
-	if (state->keys_only)
-		return ExecCopySlot(slot, into);
 	return slot;
 }
 

@@ -130,6 +130,57 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 
+-- Rows that are their one key go to runs of keys, their NULLs counted (all
+-- alike): merged early at 64kB, with the last run in memory at 384kB; in
+-- both directions, NULLs first and last.  In a merge join, under the
+-- Materialize that marks and restores (64kB), and directly below the merge
+-- join, which then marks and restores the GpuSort itself (tuplesort over
+-- the budget, as the plan reads backward; the sorted keys in memory).
+CREATE TABLE sp_keys AS
+  SELECT CASE WHEN g % 13 = 0 THEN NULL ELSE (g * 7919) % 5003 - 2500 END::int8 AS k,
+         date '2020-01-01' + (g * 31) % 3000 AS d
+  FROM generate_series(1, 30000) g;
+ANALYZE sp_keys;
+SELECT regexp_replace(line, '(Sorted Runs|Runs Merged Early): \d+', '\1: N') AS line
+FROM explain_analyze('SELECT k FROM sp_keys ORDER BY k') line
+WHERE line ~ 'Sort Method|Not Held|Runs|Last Run';
+SET gpusort.work_mem = 384;
+SELECT line FROM explain_analyze('SELECT k FROM sp_keys ORDER BY k DESC') line
+WHERE line ~ 'Sort Method|Last Run';
+SELECT q, same_as_native(q) FROM (VALUES
+  ('SELECT k FROM sp_keys ORDER BY k'),
+  ('SELECT k FROM sp_keys ORDER BY k DESC NULLS LAST'),
+  ('SELECT d FROM sp_keys ORDER BY d DESC')
+) v(q);
+SET gpusort.work_mem = 64;
+SELECT q, same_as_native(q) FROM (VALUES
+  ('SELECT k FROM sp_keys ORDER BY k'),
+  ('SELECT k FROM sp_keys ORDER BY k DESC'),
+  ('SELECT k FROM sp_keys ORDER BY k NULLS FIRST'),
+  ('SELECT k FROM sp_keys ORDER BY k DESC NULLS LAST'),
+  ('SELECT d FROM sp_keys ORDER BY d')
+) v(q);
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+\set keys_join 'SELECT count(*), sum(a.k), sum(b.k * 3) FROM sp_keys a JOIN (SELECT k FROM sp_keys WHERE k % 3 <> 0) b ON a.k = b.k'
+SET work_mem = '64kB';
+SELECT line FROM explain_analyze(:'keys_join') line
+WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method|Last Run|Engine Choice: the';
+SELECT same_as_native(:'keys_join');
+SET enable_material = off;
+SELECT line FROM explain_analyze(:'keys_join') line
+WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method|Engine Choice: the';
+SELECT same_as_native(:'keys_join');
+SET work_mem = '64MB';
+RESET gpusort.work_mem;
+SELECT line FROM explain_analyze(:'keys_join') line
+WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method';
+SELECT same_as_native(:'keys_join');
+SET gpusort.work_mem = 64;
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
 -- Parallel workers each sort and spill their part.
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
