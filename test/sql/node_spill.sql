@@ -143,7 +143,7 @@ CREATE TABLE sp_keys AS
 ANALYZE sp_keys;
 SELECT regexp_replace(line, '(Sorted Runs|Runs Merged Early): \d+', '\1: N') AS line
 FROM explain_analyze('SELECT k FROM sp_keys ORDER BY k') line
-WHERE line ~ 'Sort Method|Not Held|Runs|Last Run';
+WHERE line ~ 'Sort Method|Not Held|Sorted Runs|Runs Merged Early|Last Run';
 SET gpusort.work_mem = 384;
 SELECT line FROM explain_analyze('SELECT k FROM sp_keys ORDER BY k DESC') line
 WHERE line ~ 'Sort Method|Last Run';
