@@ -396,25 +396,6 @@ form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
 					hasnull ? tuple->t_bits : NULL);
 }
 
-MinimalTuple
-row_store_form_tuple(TupleTableSlot *slot, char **buf, Size *size)
-{
-	bool		hasnull;
-	Size		hoff;
-	Size		datalen;
-	uint32		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
-
-	if (len > *size)
-	{
-		if (*buf)
-			pfree(*buf);
-		*size = Max(len, 2 * *size);
-		*buf = palloc(*size);
-	}
-	form_minimal_tuple(slot, (MinimalTuple) *buf, len, hasnull, hoff, datalen);
-	return (MinimalTuple) *buf;
-}
-
 /*
  * Adds a row to the store: a heap tuple (htup, on page where it lies in a
  * buffer), or else the slot's row; desc describes either.  Returns false,

@@ -100,14 +100,6 @@ typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);
 extern void row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg);
 
 /*
- * Forms a MinimalTuple of the slot's values into *buf (*size bytes, grown
- * with palloc as needed; NULL and 0 at first), as ExecFetchSlotMinimalTuple
- * would, with no allocation per row.
- */
-extern MinimalTuple row_store_form_tuple(TupleTableSlot *slot, char **buf,
-										 Size *size);
-
-/*
  * The bytes of tuple block b that hold tuples; and the store as an engine
  * that holds rows sees it (RowStager's add()), its arrays palloc'd, its
  * key columns (at most HELD_KEY_WORDS) the words of the rows' keys.
