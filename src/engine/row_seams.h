@@ -95,6 +95,16 @@ typedef struct RowStoreUploader
  * memory context that was current at begin().
  */
 struct SortStage;
+
+/*
+ * What the processes of a parallel query need to add rows to one input
+ * held for them all: the engine's own handle, in the query's shared memory.
+ */
+typedef struct StageShare
+{
+	uint64		words[4];
+} StageShare;
+
 typedef struct RowStager
 {
 	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
@@ -103,6 +113,18 @@ typedef struct RowStager
 	bool		(*sort) (struct SortStage *stage, char **why);
 	int64		(*next) (struct SortStage *stage, char **rows, char **why);
 	void		(*end) (struct SortStage *stage);
+
+	/*
+	 * Optional: one input held for several processes (a parallel query's
+	 * participants).  begin_shared() is begin() in the process that will
+	 * sort and read the rows (the leader), writing into *share what the
+	 * others need to join(): a stage that only adds, whose end() lets go
+	 * of nothing.  The owner sorts once every process has added its rows.
+	 */
+	struct SortStage *(*begin_shared) (Size host_bytes, double expected_bytes,
+									   StageShare *share, char **why);
+	struct SortStage *(*join) (Size host_bytes, const StageShare *share,
+							   char **why);
 } RowStager;
 
 #endif							/* ROW_SEAMS_H */

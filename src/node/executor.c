@@ -56,6 +56,11 @@ CustomExecMethods gpusort_exec_methods = {
 	.MarkPosCustomScan = gpusort_mark,
 	.RestrPosCustomScan = gpusort_restore,
 	.ExplainCustomScan = gpusort_explain,
+	/* a parallel query's participants sharing one input (shared_stage.c) */
+	.EstimateDSMCustomScan = node_share_estimate,
+	.InitializeDSMCustomScan = node_share_init,
+	.ReInitializeDSMCustomScan = node_share_reinit,
+	.InitializeWorkerCustomScan = node_share_join,
 };
 
 static void
@@ -252,6 +257,10 @@ collect_and_sort(GpuSortState *state)
 		if (!row_store_add(store, slot))
 			node_spill_row(state, slot);
 	}
+
+	/* a parallel query's shared input takes the rows that fit too */
+	if (!state->spilling && state->shared_stage)
+		(void) node_spill_begin(state);
 	if (state->spilling)
 	{
 		node_spill_finish(state);
@@ -285,7 +294,12 @@ gpusort_exec(CustomScanState *node)
 	instr_time	start;
 
 	if (state->phase == PHASE_START)
+	{
 		collect_and_sort(state);
+		/* (where the rows went elsewhere than the shared input: none) */
+		if (node_share_active(state))
+			node_share_done(state, 0, 0);
+	}
 
 	if (state->phase == PHASE_MERGE)
 	{

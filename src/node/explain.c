@@ -166,6 +166,12 @@ method_shown(GpuSortState *state)
 	}
 	if (state->ran != RUN_SPILLED)
 		return "in memory";
+	if (state->staged_batches > 0 && node_share_active(state))
+		return IsParallelWorker() ?
+			psprintf("rows handed to the leader, held on the %s",
+					 sort_engine_get(spilled_on(state))->title) :
+			psprintf("rows of all participants held on the %s, sorted at once",
+					 sort_engine_get(spilled_on(state))->title);
 	return state->staged_batches > 0 ?
 		psprintf("rows held on the %s, sorted at once",
 				 sort_engine_get(spilled_on(state))->title) :

@@ -33,4 +33,13 @@ extern CustomScan *gpusort_make_node(Sort *sort);
  */
 extern void gpusort_unproject_keys(CustomScan *cscan);
 
+/*
+ * Where a GpuSort's rows go to a Gather Merge, marks it parallel-aware if
+ * its participants may add their rows to one input that the engine holds
+ * (a registered engine shares held inputs, and the order's keys can be
+ * held): the executor then gives it the query's shared memory
+ * (shared_stage.c), and EXPLAIN calls it Parallel.
+ */
+extern void gpusort_mark_shared(CustomScan *cscan);
+
 #endif							/* GPUSORT_NODE_H */

@@ -113,7 +113,19 @@ typedef struct GpuSortState
 	int64		stage_left;		/* rows handed back not yet returned */
 	bool		nulls_done;
 	int64		staged_batches; /* stores the engine took */
+	int64		staged_rows;	/* their rows */
 	const char *stage_why;		/* why the engine holds none */
+	bool		stage_closed;	/* a leader's shared input, added to no
+								 * more (a run once all have added) */
+	bool		held_empty;		/* none of the rows held are to be read
+								 * here (a worker's, or none held) */
+
+	/* a parallel query whose participants share one input (shared_stage.c) */
+	struct NodeShare *share;	/* in the query's shared memory, or NULL */
+	struct ParallelContext *pcxt;	/* the leader's */
+	const RowStager *shared_stager;
+	struct SortStage *shared_stage; /* begun or joined, no row added yet */
+	bool		share_done;		/* this participant said it adds no more */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -201,6 +213,18 @@ extern void node_stage_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
 extern void node_stage_end(GpuSortState *state);
+
+/* shared_stage.c */
+extern Size node_share_estimate(CustomScanState *node, struct ParallelContext *pcxt);
+extern void node_share_init(CustomScanState *node, struct ParallelContext *pcxt,
+							void *coordinate);
+extern void node_share_reinit(CustomScanState *node, struct ParallelContext *pcxt,
+							  void *coordinate);
+extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
+							void *coordinate);
+extern bool node_share_active(GpuSortState *state);
+extern void node_share_done(GpuSortState *state, int64 stores, int64 rows);
+extern int64 node_share_wait(GpuSortState *state, int64 *rows);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

@@ -195,6 +195,41 @@ gpusort_unproject_keys(CustomScan *cscan)
 	input->targetlist = list_truncate(list_copy(tlist), nvisible);
 }
 
+void
+gpusort_mark_shared(CustomScan *cscan)
+{
+	List	   *cols = linitial(cscan->custom_private);
+	List	   *ops = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	const SortEngine *holder;
+	char	   *why;
+	int			words = 0;
+
+	/* the engines registered, whatever gpusort.device says at run time */
+	holder = sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
+	if (holder == NULL || holder->stager == NULL || holder->stager->begin_shared == NULL)
+		return;
+	/* rows that are their one key have no tuples to hold */
+	if (list_length(cols) == 1 && list_length(cscan->custom_scan_tlist) == 1)
+		return;
+	for (int i = 0; i < list_length(cols); i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+										 list_nth_int(cols, i) - 1);
+		bool		descending;
+		const KeyCodec *codec = key_codec_for_order(list_nth_oid(ops, i),
+													exprType((Node *) tle->expr),
+													list_nth_oid(colls, i),
+													&descending, NULL);
+
+		if (codec == NULL || !codec->exact)
+			return;
+		words += codec->words;
+	}
+	if (words <= HELD_KEY_WORDS)
+		cscan->scan.plan.parallel_aware = true;
+}
+
 static Node *
 gpusort_create_state(CustomScan *cscan)
 {

@@ -111,6 +111,11 @@ replace_sorts(Plan *plan, bool bounded)
 		case T_CustomScan:
 			replace_sorts_in_list(((CustomScan *) plan)->custom_plans, false);
 			break;
+		case T_GatherMerge:
+			if (IsA(plan->lefttree, CustomScan) &&
+				gpusort_is_node((CustomScan *) plan->lefttree))
+				gpusort_mark_shared((CustomScan *) plan->lefttree);
+			break;
 		case T_Sort:
 			if (!bounded && worth_replacing((Sort *) plan))
 				return (Plan *) gpusort_make_node((Sort *) plan);

@@ -243,7 +243,7 @@ node_spill_run(GpuSortState *state)
 	instr_time	start;
 
 	Assert(state->spilling);
-	if (state->stage)
+	if (state->stage && !state->stage_closed)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		if (node_stage_store(state))
@@ -251,9 +251,12 @@ node_spill_run(GpuSortState *state)
 			state->spill_ms += ms_since(start);
 			return;
 		}
-		/* the engine could not take them: sorted runs from here on */
+		/*
+		 * the engine could not take them: sorted runs from here on (a
+		 * shared input becomes a run once every participant has added)
+		 */
 		begin_runs(state);
-		if (state->stage)
+		if (state->stage && !state->stage_closed)
 			node_stage_to_run(state);
 		state->spill_ms += ms_since(start);
 	}
@@ -365,19 +368,25 @@ node_spill_finish(GpuSortState *state)
 	instr_time	start;
 
 	/* the engine sorts what it holds, if it can take the last rows */
-	if (state->stage)
+	if (state->stage && !state->stage_closed)
 		node_spill_run(state);
-	if (state->stage)
+	if (state->stage && !state->stage_closed)
 		node_stage_finish(state);
-
-	/*
-	 * The last run stays in memory, unless the read buffers of the runs on
-	 * tape would take more than a tenth of the budget beside it.
-	 */
-	else if ((Size) state->runs.nruns * BLCKSZ <= budget / 10)
-		keep_last_run(state);
 	else
-		node_spill_run(state);
+	{
+		/* a shared input that the leader added no more to: a run first */
+		if (state->stage)
+			node_stage_to_run(state);
+
+		/*
+		 * The last run stays in memory, unless the read buffers of the runs
+		 * on tape would take more than a tenth of the budget beside it.
+		 */
+		if ((Size) state->runs.nruns * BLCKSZ <= budget / 10)
+			keep_last_run(state);
+		else
+			node_spill_run(state);
+	}
 	state->ntotal = state->spilled_rows;
 	state->tied_rows = state->spilled_tied_rows;
 
@@ -440,4 +449,5 @@ node_spill_end(GpuSortState *state)
 	state->spilled_rows = 0;
 	state->spilled_tied_rows = 0;
 	state->staged_batches = 0;
+	state->staged_rows = 0;
 }

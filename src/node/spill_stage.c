@@ -21,6 +21,14 @@
  * instead; where it cannot take a later store, the rows it holds come back
  * sorted as the first of those runs (node_stage_to_run).
  *
+ * In a parallel query the participants may add to one input
+ * (shared_stage.c): then every participant's rows go to it, even those
+ * that fit its budget; a worker returns only the rows led by a NULL, and
+ * the leader, once every worker adds no more, sorts and returns all of
+ * them.  A participant that the engine refuses adds no more and sorts the
+ * rest in runs, the leader turning the shared input into a run of its own
+ * once all have added theirs.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -43,6 +51,12 @@ stager_for(GpuSortState *state, char **why)
 	RowStore   *store = &state->store;
 	const SortEngine *holder;
 
+	/* a parallel query's shared input, whatever the engine says now */
+	if (state->shared_stage)
+	{
+		*why = NULL;
+		return state->shared_stager;
+	}
 	if (state->keys_only)
 	{
 		*why = "the rows are their one sort key: no tuples to hold";
@@ -97,8 +111,15 @@ node_stage_begin(GpuSortState *state)
 	char	   *why = NULL;
 
 	expected = row_store_expected_bytes(store, plan->plan_rows, plan->plan_width);
-	if ((state->stager = stager_for(state, &why)) == NULL ||
-		(state->stage = state->stager->begin(budget, expected, &why)) == NULL)
+	if (state->shared_stage)
+	{
+		/* begun (or joined) for the parallel query's participants */
+		state->stager = state->shared_stager;
+		state->stage = state->shared_stage;
+		state->shared_stage = NULL;
+	}
+	else if ((state->stager = stager_for(state, &why)) == NULL ||
+			 (state->stage = state->stager->begin(budget, expected, &why)) == NULL)
 	{
 		state->stager = NULL;
 		state->stage_why = why;
@@ -188,7 +209,7 @@ node_stage_store(GpuSortState *state)
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	added = held_view(state, &rows, &why) &&
-		state->stager->add(state->stage, &rows, &why);
+		(rows.nrows == 0 || state->stager->add(state->stage, &rows, &why));
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
 	for (int w = 1; w < rows.nwords; w++)
@@ -196,9 +217,18 @@ node_stage_store(GpuSortState *state)
 			pfree((void *) rows.keys[w]);
 	if (!added)
 	{
-		if (state->staged_batches == 0)
-			node_stage_end(state);
 		state->stage_why = why;
+		if (node_share_active(state))
+		{
+			/* the others' rows stay: the leader turns them into a run */
+			node_share_done(state, state->staged_batches, state->staged_rows);
+			if (IsParallelWorker())
+				node_stage_end(state);
+			else
+				state->stage_closed = true;
+		}
+		else if (state->staged_batches == 0)
+			node_stage_end(state);
 		return false;
 	}
 	for (uint32 i = 0; i < store->nnullrows; i++)
@@ -206,18 +236,42 @@ node_stage_store(GpuSortState *state)
 								ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	ExecClearTuple(slot);
 	state->staged_batches++;
+	state->staged_rows += store->nrows;
 	state->spilled_rows += (int64) store->nrows + store->nnullrows;
 	row_store_reset(store);
 	return true;
 }
 
-/* Has the engine sort what it holds, to be read from the first row. */
+/*
+ * Has the engine sort what it holds, to be read from the first row.  The
+ * leader of a shared input first waits for every participant's rows, and
+ * then returns them all; a worker's rows are the leader's to return.
+ */
 static void
 sort_held(GpuSortState *state)
 {
 	char	   *why = NULL;
 	instr_time	start;
 
+	state->stage_left = 0;
+	state->nulls_done = false;
+	if (node_share_active(state))
+	{
+		int64		rows;
+
+		node_share_done(state, state->staged_batches, state->staged_rows);
+		state->held_empty = IsParallelWorker();
+		if (state->held_empty)
+			return;
+		INSTR_TIME_SET_CURRENT(start);
+		state->staged_batches = node_share_wait(state, &rows);
+		state->spilled_rows += rows - state->staged_rows;
+		state->staged_rows = rows;
+		state->held_empty = (state->staged_batches == 0);
+		state->sort_ms += ms_since(start);
+		if (state->held_empty)
+			return;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	if (!state->stager->sort(state->stage, &why))
 		ereport(ERROR,
@@ -226,15 +280,15 @@ sort_held(GpuSortState *state)
 						holder_title(state), why),
 				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
 	state->sort_ms += ms_since(start);
-	state->stage_left = 0;
-	state->nulls_done = false;
 }
 
 /*
  * The engine took stores, but cannot take the one in the store (other
  * sorts hold its memory): the rows it holds, sorted, and the rows led by a
  * NULL become the first sorted run (the runs begun), and the engine is let
- * go.  The rows in the store stay there.
+ * go.  The rows in the store stay there.  (A leader's shared input becomes
+ * a run once every participant has added its rows, as the input ends:
+ * there may be none.)
  */
 void
 node_stage_to_run(GpuSortState *state)
@@ -242,24 +296,28 @@ node_stage_to_run(GpuSortState *state)
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
 	sort_held(state);
-	sorted_runs_start_run(&state->runs, state->spilled_rows);	/* all it holds */
-	while (node_stage_next(state, slot))
+	if (node_stage_next(state, slot))
 	{
-		bool		shouldfree;
-		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+		sorted_runs_start_run(&state->runs, state->spilled_rows);	/* all it holds */
+		do
+		{
+			bool		shouldfree;
+			MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 
-		sorted_runs_put(&state->runs, tuple, false);
-		if (shouldfree)
-			pfree(tuple);
+			sorted_runs_put(&state->runs, tuple, false);
+			if (shouldfree)
+				pfree(tuple);
+		} while (node_stage_next(state, slot));
+		ExecClearTuple(slot);
+		sorted_runs_end_run(&state->runs);
 	}
-	ExecClearTuple(slot);
-	sorted_runs_end_run(&state->runs);
 	state->stage_why = psprintf("the %s held %lld stores, then could take no more "
 								"(they became the first sorted run): %s",
 								holder_title(state), (long long) state->staged_batches,
 								state->stage_why);
 	node_stage_end(state);
 	state->staged_batches = 0;
+	state->staged_rows = 0;
 }
 
 /* Has the engine sort what it holds, the last store's rows with it. */
@@ -303,7 +361,8 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 	if (state->stage_left == 0)
 	{
 		char	   *why = NULL;
-		int64		n = state->stager->next(state->stage, &state->stage_row, &why);
+		int64		n = state->held_empty ? 0 :
+			state->stager->next(state->stage, &state->stage_row, &why);
 
 		if (n < 0)
 			ereport(ERROR,
@@ -326,8 +385,13 @@ node_stage_end(GpuSortState *state)
 {
 	if (state->stage)
 		state->stager->end(state->stage);
+	if (state->shared_stage)
+		state->shared_stager->end(state->shared_stage);
+	state->shared_stage = NULL;
 	state->stage = NULL;
 	state->stager = NULL;
+	state->stage_closed = false;
+	state->held_empty = false;
 	if (state->stage_nulls)
 		tuplestore_end(state->stage_nulls);
 	state->stage_nulls = NULL;

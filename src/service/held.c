@@ -76,7 +76,7 @@ new_input(ServiceSlot *slot, char **why)
 		return NULL;
 	}
 	input->id = slot->held_id;
-	input->owner_pid = slot->owner_pid;
+	input->owner_pid = slot->held_owner;
 	return input;
 }
 

@@ -128,6 +128,8 @@ typedef struct ServiceSlot
 	SortValueType value_type;
 	bool		descending;
 	uint32		held_id;		/* held rows: the input's number */
+	int			held_owner;		/* the backend whose input it is (it may
+								 * be another's: a parallel query's) */
 	Size		held_budget;	/* the node's memory budget */
 	double		held_expected;	/* first ADD: the bytes the input is
 								 * expected to take (0: not known) */

@@ -13,12 +13,18 @@
  * same slot carries them all.  The input is let go by a job that needs no
  * answer, at the end or, after an error, when the node's memory goes.
  *
+ * The participants of a parallel query may add to one input
+ * (held_begin_shared, held_join): the leader's, which it sorts and reads
+ * once they all have added theirs, and which lives as long as the leader
+ * (the GPU process drops it when the leader is gone, not its workers).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "gpu/engine_gpu.h"
@@ -30,6 +36,8 @@ typedef struct ServiceHeld
 {
 	int			gpu;			/* the GPU process that holds the rows */
 	uint32		id;				/* their number there */
+	int			owner_pid;		/* the backend that sorts and reads them */
+	bool		joined;			/* another's input: only adds to it */
 	Size		budget;			/* the node's memory budget */
 	double		expected;		/* bytes the input is expected to take */
 	Size		room;			/* bytes the rows handed back may take */
@@ -76,28 +84,70 @@ let_go(void *arg)
 	held->ended = true;
 }
 
+/* An input on GPU process gpu, numbered id, of owner_pid's. */
+static ServiceHeld *
+held_make(int gpu, uint32 id, int owner_pid, Size host_bytes, double expected_bytes)
+{
+	ServiceHeld *held = palloc0(sizeof(ServiceHeld));
+
+	held->gpu = gpu;
+	held->id = id;
+	held->owner_pid = owner_pid;
+	held->budget = host_bytes;
+	held->expected = expected_bytes;
+	held->room = gpu_stage_chunk_bytes(host_bytes);
+	return held;
+}
+
 static struct SortStage *
 held_begin(Size host_bytes, double expected_bytes, char **why)
 {
 	ServiceHeld *held;
 	int			gpu = roomiest_gpu();
+	uint32		id;
 
 	if (gpu < 0)
 	{
 		*why = "the GPU service is not ready";
 		return NULL;
 	}
-	held = palloc0(sizeof(ServiceHeld));
-	held->gpu = gpu;
 	do
-		held->id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
-	while (held->id == 0);
-	held->budget = host_bytes;
-	held->expected = expected_bytes;
-	held->room = gpu_stage_chunk_bytes(host_bytes);
+		id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
+	while (id == 0);
+	held = held_make(gpu, id, MyProcPid, host_bytes, expected_bytes);
 	held->cleanup.func = let_go;
 	held->cleanup.arg = held;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->cleanup);
+	return (struct SortStage *) held;
+}
+
+/* The share: the GPU process, the input's number, its owner, its size. */
+static struct SortStage *
+held_begin_shared(Size host_bytes, double expected_bytes, StageShare *share,
+				  char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) held_begin(host_bytes, expected_bytes, why);
+
+	if (held == NULL)
+		return NULL;
+	memset(share, 0, sizeof(StageShare));
+	share->words[0] = held->gpu;
+	share->words[1] = held->id;
+	share->words[2] = held->owner_pid;
+	memcpy(&share->words[3], &expected_bytes, sizeof(double));
+	return (struct SortStage *) held;
+}
+
+static struct SortStage *
+held_join(Size host_bytes, const StageShare *share, char **why)
+{
+	ServiceHeld *held;
+	double		expected;
+
+	memcpy(&expected, &share->words[3], sizeof(double));
+	held = held_make((int) share->words[0], (uint32) share->words[1],
+					 (int) share->words[2], host_bytes, expected);
+	held->joined = true;
 	return (struct SortStage *) held;
 }
 
@@ -112,6 +162,7 @@ set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 	slot->nkeys = nwords;
 	slot->target_gpu = held->gpu;
 	slot->held_id = held->id;
+	slot->held_owner = held->owner_pid;
 	slot->held_budget = held->budget;
 	slot->held_expected = held->expected;
 	slot->held_bytes = bytes;
@@ -179,6 +230,8 @@ held_sort(struct SortStage *stage, char **why)
 {
 	JobSpace	space;
 
+	Assert(!((ServiceHeld *) stage)->joined);
+
 	if (!job_space_prepare(0, &space, why))
 		return false;
 	return run_job((ServiceHeld *) stage, &space, SERVICE_JOB_HOLD_SORT, 0, 0, 0, why);
@@ -189,6 +242,7 @@ held_next(struct SortStage *stage, char **rows, char **why)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
 
+	Assert(!held->joined);
 	for (;;)
 	{
 		ServiceSlot *slot;
@@ -228,7 +282,8 @@ held_end(struct SortStage *stage)
 	if (held->next_held)
 		job_space_end(&held->next);
 	held->next_held = false;
-	let_go(held);
+	if (!held->joined)
+		let_go(held);
 }
 
 const RowStager service_stager = {
@@ -237,6 +292,8 @@ const RowStager service_stager = {
 	.sort = held_sort,
 	.next = held_next,
 	.end = held_end,
+	.begin_shared = held_begin_shared,
+	.join = held_join,
 };
 
 #endif							/* GPUSORT_WITH_CUDA */

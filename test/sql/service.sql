@@ -94,6 +94,29 @@ SELECT sv_explained('SELECT * FROM sv_t ORDER BY id DESC', 'Sort Method') =
        CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
             THEN 'rows held on the GPU, sorted at once'
             ELSE 'external merge of sorted runs' END AS method_as_expected;
+-- A parallel query: the participants add their rows to one input that the
+-- service holds (the GpuSort under the Gather Merge is parallel-aware); the
+-- leader sorts and returns them all, the workers only their rows led by a
+-- NULL.  A row led by a NULL in an order of two keys ends the holding of
+-- its participant, which sorts the rest in runs.  Without a GPU, each
+-- participant sorts its own rows in runs.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT sv_same('SELECT id FROM sv_t ORDER BY k DESC, id OFFSET 0') AS shared_k_id,
+       sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 777 THEN NULL ELSE id END AS n
+                FROM sv_t) s ORDER BY n NULLS FIRST OFFSET 0') AS shared_null,
+       sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 777 THEN NULL ELSE k END AS n
+                FROM sv_t) s ORDER BY n, id OFFSET 0') AS shared_ended;
+SELECT sv_explained('SELECT * FROM sv_t ORDER BY k, id', 'Sort Method') =
+       CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
+            THEN 'rows of all participants held on the GPU, sorted at once'
+            ELSE 'external merge of sorted runs' END AS shared_method_as_expected;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
 RESET gpusort.work_mem;
 RESET client_min_messages;
 

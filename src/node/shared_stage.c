@@ -1,0 +1,193 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared_stage.c
+ *	  One input held for all the participants of a parallel query: where a
+ *	  Gather Merge reads GpuSort's rows from its workers and its leader,
+ *	  every participant adds its rows to one input that the engine holds
+ *	  (the GPU service's RowStager: begin_shared, join), and the leader
+ *	  sorts all of them at once and returns them in order, while the
+ *	  workers return none but the rows led by a NULL (or those the engine
+ *	  would not take): the Gather Merge then merges a stream that is nearly
+ *	  the whole input with short ones, instead of the sorted shares of every
+ *	  participant read through the tuple queues.
+ *
+ * The planner marks such a GpuSort parallel-aware (gpusort_mark_shared), so
+ * that the executor gives it shared memory of the query: a NodeShare,
+ * which the leader fills before the workers start and the workers join.
+ * Whether the rows are shared is decided there, by the leader, for the
+ * query's whole input: where the engine cannot hold them, or the leader
+ * would not read its own rows (parallel_leader_participation off), every
+ * participant sorts its own, as before.  Each participant says when it
+ * adds no more (node_share_done), with the stores it added; the leader
+ * sorts once every worker that started has said so (node_share_wait), as
+ * a parallel CREATE INDEX waits for its workers' sorts.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "optimizer/optimizer.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+
+#include "compat.h"
+#include "node/node_state.h"
+
+typedef struct NodeShare
+{
+	bool		shared;			/* the participants add to one input */
+	StageShare	stage;			/* the engine's handle on it */
+	slock_t		mutex;
+	int			ndone;			/* participants that add no more */
+	int64		stores;			/* the stores they added */
+	int64		rows;			/* and those stores' rows */
+	ConditionVariable done_cv;
+} NodeShare;
+
+Size
+node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(NodeShare);
+}
+
+/*
+ * May this leader's participants add to one input: the engine that holds
+ * rows shares them, the order lets it hold them, and the leader reads its
+ * own rows (the Gather Merge then reads the leader's stream)?
+ */
+static const RowStager *
+share_stager(GpuSortState *state)
+{
+	char	   *why;
+	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
+
+	if (holder == NULL || holder->stager == NULL || holder->stager->begin_shared == NULL)
+		return NULL;
+	if (!state->settings.enabled || !state->settings.spill || state->random_access ||
+		!parallel_leader_participation || !node_stage_possible(state))
+		return NULL;
+	return holder->stager;
+}
+
+/* In the leader, before the workers start: the input they share, if any. */
+void
+node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	NodeShare  *share = coordinate;
+	const RowStager *stager = share_stager(state);
+	Plan	   *plan = node->ss.ps.plan;
+	char	   *why = NULL;
+
+	memset(share, 0, sizeof(NodeShare));
+	SpinLockInit(&share->mutex);
+	ConditionVariableInit(&share->done_cv);
+	state->share = share;
+	state->pcxt = pcxt;
+	state->share_done = false;
+	if (stager == NULL)
+		return;
+
+	/* the rows of every participant: the plan's are one's share */
+	state->shared_stage =
+		stager->begin_shared((Size) state->settings.budget_kb * 1024,
+							 row_store_expected_bytes(&state->store,
+													  plan->plan_rows * (pcxt->nworkers + 1),
+													  plan->plan_width),
+							 &share->stage, &why);
+	if (state->shared_stage == NULL)
+		return;
+	state->shared_stager = stager;
+	share->shared = true;
+}
+
+/* A rescan: a new input for the new workers (the old one was let go). */
+void
+node_share_reinit(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->shared_stage)
+		state->shared_stager->end(state->shared_stage);
+	state->shared_stage = NULL;
+	node_share_init(node, pcxt, coordinate);
+}
+
+/* In a worker, as it starts: joins the leader's input, if it shares one. */
+void
+node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	NodeShare  *share = coordinate;
+	char	   *why = NULL;
+	const SortEngine *holder;
+
+	state->share = share;
+	state->share_done = false;
+	if (!share->shared)
+		return;
+	holder = sort_engine_holder(state->settings.device, &why);
+	state->shared_stager = holder->stager;
+	state->shared_stage = holder->stager->join((Size) state->settings.budget_kb * 1024,
+											   &share->stage, &why);
+}
+
+/* Is this participant's stage the input the participants share? */
+bool
+node_share_active(GpuSortState *state)
+{
+	return state->share != NULL && state->share->shared;
+}
+
+/*
+ * This participant adds no more rows: stores stores of rows rows in all.
+ * Once only.
+ */
+void
+node_share_done(GpuSortState *state, int64 stores, int64 rows)
+{
+	NodeShare  *share = state->share;
+
+	if (state->share_done)
+		return;
+	state->share_done = true;
+	SpinLockAcquire(&share->mutex);
+	share->ndone++;
+	share->stores += stores;
+	share->rows += rows;
+	SpinLockRelease(&share->mutex);
+	ConditionVariableBroadcast(&share->done_cv);
+}
+
+/*
+ * In the leader, once it adds no more: waits until every worker that
+ * started adds no more (an error of a worker is raised here, as the wait
+ * reads the workers' messages), and returns the stores and (*rows) rows
+ * that all participants added.
+ */
+int64
+node_share_wait(GpuSortState *state, int64 *rows)
+{
+	NodeShare  *share = state->share;
+	int			participants;
+
+	Assert(!IsParallelWorker() && state->share_done);
+	WaitForParallelWorkersToAttach(state->pcxt);
+	participants = state->pcxt->nworkers_launched + 1;
+	ConditionVariablePrepareToSleep(&share->done_cv);
+	for (;;)
+	{
+		int			ndone;
+
+		SpinLockAcquire(&share->mutex);
+		ndone = share->ndone;
+		SpinLockRelease(&share->mutex);
+		if (ndone >= participants)
+			break;
+		ConditionVariableSleep(&share->done_cv, compat_service_wait_event());
+	}
+	ConditionVariableCancelSleep();
+	*rows = share->rows;
+	return share->stores;
+}
