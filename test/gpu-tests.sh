@@ -25,6 +25,8 @@
 #   4. the GPU service (gpusort.service on): the suites that set no
 #      backend's GPU, and the suite service, with gpusort.device = gpu; kill
 #      -9 of its processes while 16 sessions sort (test/service-crash.sh);
+#      a parallel query's participants sharing one input (right rows, and
+#      none held after cancels and errors: test/service-shared.sh);
 #      a sort larger than one GPU's share of gpusort.service_memory, in
 #      buckets on two GPU processes (two GPUs, or GPU 0 twice;
 #      test/service-buckets.sh); the device hidden from it;
@@ -297,6 +299,12 @@ SQL
 			record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
 		fi
 		cat "$RESULTS/service-crash.log"
+		if test/service-shared.sh >"$RESULTS/service-shared.log" 2>&1; then
+			record "GPU service: one input shared by a parallel query" PASS "$(grep -E 'service memory' "$RESULTS/service-shared.log" | tr '\n' ';')"
+		else
+			record "GPU service: one input shared by a parallel query" FAIL "$(grep -E 'DIFFERENT|FAIL' "$RESULTS/service-shared.log" | head -3 | tr '\n' ';')"
+		fi
+		cat "$RESULTS/service-shared.log"
 		# two GPU processes (GPU 0 twice where there is one) that share 192 MB
 		gpus=$([ "$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")" -ge 2 ] || echo 0,0)
 		psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
