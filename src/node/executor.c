@@ -61,6 +61,7 @@ CustomExecMethods gpusort_exec_methods = {
 	.InitializeDSMCustomScan = node_share_init,
 	.ReInitializeDSMCustomScan = node_share_reinit,
 	.InitializeWorkerCustomScan = node_share_join,
+	.ShutdownCustomScan = node_share_shutdown,
 };
 
 static void

@@ -126,6 +126,7 @@ typedef struct GpuSortState
 	const RowStager *shared_stager;
 	struct SortStage *shared_stage; /* begun or joined, no row added yet */
 	bool		share_done;		/* this participant said it adds no more */
+	bool		sharing;		/* share->shared, kept for EXPLAIN */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -223,6 +224,7 @@ extern void node_share_reinit(CustomScanState *node, struct ParallelContext *pcx
 extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 							void *coordinate);
 extern bool node_share_active(GpuSortState *state);
+extern void node_share_shutdown(CustomScanState *node);
 extern void node_share_done(GpuSortState *state, int64 stores, int64 rows);
 extern int64 node_share_wait(GpuSortState *state, int64 *rows);
 

@@ -20,7 +20,9 @@
  * participant sorts its own, as before.  Each participant says when it
  * adds no more (node_share_done), with the stores it added; the leader
  * sorts once every worker that started has said so (node_share_wait), as
- * a parallel CREATE INDEX waits for its workers' sorts.
+ * a parallel CREATE INDEX waits for its workers' sorts.  The shared memory
+ * goes when the Gather Merge shuts down, before EXPLAIN ANALYZE reads the
+ * node: only what the node copied of it (sharing) is read then.
  *
  *-------------------------------------------------------------------------
  */
@@ -86,6 +88,7 @@ node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	state->share = share;
 	state->pcxt = pcxt;
 	state->share_done = false;
+	state->sharing = false;
 	if (stager == NULL)
 		return;
 
@@ -100,6 +103,7 @@ node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 		return;
 	state->shared_stager = stager;
 	share->shared = true;
+	state->sharing = true;
 }
 
 /* A rescan: a new input for the new workers (the old one was let go). */
@@ -125,6 +129,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	state->share = share;
 	state->share_done = false;
+	state->sharing = share->shared;
 	if (!share->shared)
 		return;
 	holder = sort_engine_holder(state->settings.device, &why);
@@ -137,7 +142,17 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 bool
 node_share_active(GpuSortState *state)
 {
-	return state->share != NULL && state->share->shared;
+	return state->sharing;
+}
+
+/* The Gather Merge shuts down: its shared memory goes. */
+void
+node_share_shutdown(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	state->share = NULL;
+	state->pcxt = NULL;
 }
 
 /*
@@ -149,7 +164,7 @@ node_share_done(GpuSortState *state, int64 stores, int64 rows)
 {
 	NodeShare  *share = state->share;
 
-	if (state->share_done)
+	if (state->share_done || share == NULL)
 		return;
 	state->share_done = true;
 	SpinLockAcquire(&share->mutex);
