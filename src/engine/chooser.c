@@ -201,6 +201,7 @@ sorted_elsewhere(SortJob *job, SortValues *values, int device,
 	report->engine = SORT_ENGINE_CPU;
 	report->fallback_reason = NULL;
 	report->engine_note = NULL;
+	report->kernel[0] = '\0';
 	id = sort_engine_choose(device, nrows, nkeys, &report->choice);
 	if (id == SORT_ENGINE_CPU)
 	{
@@ -277,10 +278,15 @@ sort_job_run(SortJob *job, int device, SortJobReport *report)
 	job->payload_sorted = false;
 	job->keys_sorted = NULL;
 	job->engine_note = NULL;
+	job->kernel[0] = '\0';
+	report->key_width = job->nkeys * sizeof(uint64);
 	if (!sorted_elsewhere(job, NULL, device, report))
 		run_on_cpu(job);
 	else
+	{
 		report->engine_note = job->engine_note;
+		strlcpy(report->kernel, job->kernel, sizeof(report->kernel));
+	}
 	count_sort(report, job->nrows, job->nkeys, start);
 }
 
@@ -297,6 +303,8 @@ sort_job_run_on_cpu(SortJob *job, const char *choice,
 	report->choice = choice;
 	report->fallback_reason = fallback_reason;
 	report->engine_note = NULL;
+	report->kernel[0] = '\0';
+	report->key_width = job->nkeys * sizeof(uint64);
 	run_on_cpu(job);
 	count_sort(report, job->nrows, job->nkeys, start);
 }

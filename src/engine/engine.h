@@ -51,6 +51,10 @@ typedef struct SortJobReport
 	const char *fallback_reason;	/* why the chosen one did not run it, or
 									 * NULL */
 	const char *engine_note;	/* the engine's note (SortJob), or NULL */
+	char		kernel[SORT_KERNEL_LEN];	/* the engine's kernel (SortJob), or
+											 * "" */
+	int			key_width;		/* bytes of each row's key that the engine
+								 * sorted: 8 per key column */
 
 	/*
 	 * What the statistics already counted of the sort this report follows

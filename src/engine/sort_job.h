@@ -29,6 +29,9 @@
  */
 typedef struct SortUpload SortUpload;
 
+/* Room for the name of the kernel that sorted a job (SortJob's kernel). */
+#define SORT_KERNEL_LEN		48
+
 typedef struct SortJob
 {
 	uint32		nrows;			/* rows to sort */
@@ -69,6 +72,13 @@ typedef struct SortJob
 	 * EXPLAIN ANALYZE (as the engine's note_name); else NULL.
 	 */
 	const char *engine_note;
+
+	/*
+	 * Out: the kernel that sorted the keys, and how, where the engine tells
+	 * (the GPU's: "radix, 3 passes over 20 bits"), for EXPLAIN ANALYZE;
+	 * else "".
+	 */
+	char		kernel[SORT_KERNEL_LEN];
 } SortJob;
 
 /*

@@ -33,6 +33,7 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 
 #include "gpu/gpu_state.h"
@@ -49,8 +50,42 @@ typedef struct JobTimes
 	double		download_ms;
 	uint32		uploaded_early; /* rows uploaded during collection */
 	double		wait_ms;		/* waiting for their last copies */
-	gs_sort_info info;
+	gs_sort_info info;			/* of the last sort (the first key column) */
+	uint32		algorithms;		/* a bit for each gs_algorithm that ran */
+	int			radix_passes;	/* their passes over all key columns */
+	int			radix_bits;		/* the bits those passes sorted */
 } JobTimes;
+
+/* Counts the kernel that a sort of one key column ran (times->info). */
+static void
+count_kernel(JobTimes *times)
+{
+	times->algorithms |= UINT32_C(1) << times->info.algorithm;
+	times->radix_passes += times->info.radix_passes;
+	times->radix_bits += times->info.key_bits;
+}
+
+/*
+ * The kernels that sorted a job, as EXPLAIN ANALYZE shows them (SortJob's
+ * kernel): "radix, 3 passes over 20 bits", "counting+radix, ...",
+ * "bitonic".
+ */
+static void
+name_kernels(const JobTimes *times, char *kernel, Size size)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int a = GS_ALGO_AUTO + 1; a < GS_ALGO_COUNT_; a++)
+		if (times->algorithms & (UINT32_C(1) << a))
+			appendStringInfo(&buf, "%s%s", buf.len > 0 ? "+" : "",
+							 gs_algorithm_name((gs_algorithm) a));
+	if (times->radix_passes > 0)
+		appendStringInfo(&buf, ", %d pass%s over %d bits", times->radix_passes,
+						 times->radix_passes == 1 ? "" : "es", times->radix_bits);
+	strlcpy(kernel, buf.data, size);
+	pfree(buf.data);
+}
 
 /* Sorts the job on the device (see the file's header). */
 static gs_status
@@ -99,6 +134,7 @@ run_job(void *arg, JobTimes *times)
 	TRY(gs_fill_iota(gpu.ctx, perm, n));
 	TRY(gs_sort_pairs(gpu.ctx, 64, keys, perm, keys, perm, n, GS_ALGO_AUTO,
 					  &times->info));
+	count_kernel(times);
 	times->sort_ms += ms_since(t);
 
 	/* each earlier column, from the order so far */
@@ -121,6 +157,7 @@ run_job(void *arg, JobTimes *times)
 		TRY(gs_fill_iota(gpu.ctx, vals, n));
 		TRY(gs_sort_pairs(gpu.ctx, 64, keys, vals, keys, vals, n, GS_ALGO_AUTO,
 						  &times->info));
+		count_kernel(times);
 		TRY(gs_gather_u32(gpu.ctx, next, perm, vals, n));
 		TRY(gs_synchronize(gpu.ctx));
 		times->sort_ms += ms_since(t);
@@ -313,6 +350,7 @@ gpu_sort_job(SortJob *job, char **why)
 		job->keys_sorted = NULL;
 		return false;
 	}
+	name_kernels(&times, job->kernel, sizeof(job->kernel));
 
 	elog(DEBUG1, "gpusort: GPU sort of %u rows, %d key column%s: "
 		 "upload %.3f ms (%u rows uploaded before, %.3f ms waiting for them), "

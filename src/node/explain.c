@@ -216,6 +216,24 @@ explain_spill(GpuSortState *state, ExplainState *es)
 }
 
 /*
+ * The kernel that an engine beside the CPU's ran for the (last) job, where it
+ * tells one, and the width of the keys it sorted; not for rows held on it,
+ * which explain_spill tells of.
+ */
+static void
+explain_kernel(GpuSortState *state, ExplainState *es)
+{
+	SortJobReport *report = &state->report;
+
+	if (report->engine == SORT_ENGINE_CPU || report->kernel[0] == '\0' ||
+		state->staged_batches > 0)
+		return;
+	ExplainPropertyText(psprintf("%s Kernel", sort_engine_get(report->engine)->title),
+						report->kernel, es);
+	ExplainPropertyInteger("Key Width", "bytes", report->key_width, es);
+}
+
+/*
  * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
  * costs are): the engine that gpusort.device and the cost model would
  * choose for the estimated rows, why, and whether the input is expected to
@@ -358,6 +376,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText(engine->note_name ? engine->note_name : engine->title,
 								state->report.engine_note, es);
 		}
+		explain_kernel(state, es);
 		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 		explain_key_kinds(state, es);
 		if (state->engine_keys < state->nkeys)

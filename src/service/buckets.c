@@ -460,6 +460,7 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 		{
 			gather_buckets(&split, job, spaces);
 			job->engine_note = buckets_note(spaces, njobs);
+			strlcpy(job->kernel, spaces[0].slot->kernel, sizeof(job->kernel));
 		}
 		for (int i = 0; i < njobs; i++)
 			job_space_end(&spaces[i]);

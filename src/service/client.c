@@ -239,7 +239,10 @@ service_sort_job(SortJob *job, char **why)
 			parallel_copy(job->perm, base + perm_offset, (Size) n * sizeof(uint32));
 		}
 		if (ok)
+		{
 			job->engine_note = job_note(slot);
+			strlcpy(job->kernel, slot->kernel, sizeof(job->kernel));
+		}
 		job_space_end(&space);
 	}
 	PG_CATCH();

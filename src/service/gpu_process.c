@@ -294,6 +294,7 @@ run_on_gpu(ServiceSlot *slot, char *base, char **why)
 		ok = gpu_sort_engine.sort_job(&job, why);
 		slot->payload_sorted = ok && job.payload_sorted;
 		slot->keys_sorted = ok && job.keys_sorted != NULL;
+		strlcpy(slot->kernel, job.kernel, sizeof(slot->kernel));
 		return ok;
 	}
 }
@@ -313,6 +314,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	slot->gpu = g;
 	slot->wait_ms = ms_since(slot->queued_at);
 	slot->why[0] = '\0';
+	slot->kernel[0] = '\0';
 	if (held_job(slot->kind) && !held_job_has_memory(slot->kind))
 		base = NULL;
 	else if (slot->pool_count > 0)

@@ -145,6 +145,7 @@ typedef struct ServiceSlot
 	int			gpu;			/* the GPU process that ran it */
 	double		wait_ms;		/* in the queue */
 	double		run_ms;			/* on that process */
+	char		kernel[SORT_KERNEL_LEN];	/* a SortJob's (sort_job.h) */
 	char		why[256];
 } ServiceSlot;
 

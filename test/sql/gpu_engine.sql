@@ -13,15 +13,17 @@ CREATE UNLOGGED TABLE g1m AS
   FROM generate_series(1, 1000000) g;
 VACUUM ANALYZE g1m;
 
--- The engine and fallback reason that EXPLAIN ANALYZE reports.
-CREATE FUNCTION engine_of(query text) RETURNS text
+-- The engine and fallback reason that EXPLAIN ANALYZE reports (or its lines
+-- of other names).
+CREATE FUNCTION engine_of(query text,
+                          names text DEFAULT 'Sort Engine|Fallback Reason') RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   result text := '';
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-    IF line ~ '(Sort Engine|Fallback Reason):' THEN
+    IF line ~ ('(' || names || '):') THEN
       result := result || regexp_replace(trim(line), '\d+ MB', 'N MB', 'g') || '; ';
     END IF;
   END LOOP;
@@ -45,6 +47,11 @@ END
 $$;
 
 SELECT engine_of('SELECT * FROM g1m ORDER BY k8 OFFSET 1000000');
+
+-- The kernel that the GPU ran (its passes vary with the keys), and the
+-- width of the keys it sorted: one int8 column.
+SELECT engine_of('SELECT * FROM g1m ORDER BY k8 OFFSET 1000000', 'GPU Kernel|Key Width')
+       ~ '^GPU Kernel: [a-z]+.*; Key Width: 8 bytes; $' AS kernel_and_width;
 
 SELECT gpusort_stats_reset();
 SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8,
@@ -186,4 +193,4 @@ DROP FUNCTION ge_rows(int);
 SET gpusort.work_mem = '2GB';
 
 DROP TABLE g1m CASCADE;
-DROP FUNCTION engine_of(text), same_ids(text), same_kn(text), spill_lines(text);
+DROP FUNCTION engine_of(text, text), same_ids(text), same_kn(text), spill_lines(text);

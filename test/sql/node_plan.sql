@@ -83,6 +83,8 @@ BEGIN
     CONTINUE WHEN line ~ 'Runs Sorted on GPU:';
     -- the GPU service's note (which GPU, the wait) is only there
     CONTINUE WHEN line ~ 'GPU Service:';
+    -- the GPU's kernel, and the width of the keys it sorted, are only there
+    CONTINUE WHEN line ~ '^\s*(GPU Kernel|Key Width):';
     -- the suites run with gpusort.device = cpu, or gpu on a GPU host
     line := regexp_replace(line, 'Sort Engine: (cpu|gpu)$', 'Sort Engine: <engine>');
     line := regexp_replace(line, 'Engine Choice: gpusort.device = (cpu|gpu)$',

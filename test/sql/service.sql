@@ -81,6 +81,9 @@ SELECT coalesce(sv_explained('SELECT * FROM sv_t ORDER BY k', 'GPU Service')
                 ~ '^GPU \d+, queued \d+\.\d ms, ran \d+\.\d ms$',
                 NOT EXISTS (SELECT FROM gpusort_service WHERE state = 'ready'))
        AS note_as_expected;
+-- It says which kernel ran too.
+SELECT (sv_explained('SELECT * FROM sv_t ORDER BY k', 'GPU Kernel') IS NOT NULL) =
+       EXISTS (SELECT FROM gpusort_service WHERE state = 'ready') AS kernel_as_expected;
 -- An input over the memory budget: the service holds its rows (a GPU) and
 -- sorts them at once, or (none) it is sorted in runs.  A row larger than
 -- the room the rows come back in, and a row led by a NULL.
