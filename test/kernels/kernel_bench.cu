@@ -228,7 +228,7 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 			if (!ok)
 				printf("  partition nb=%d: %s\n", nb, why.c_str());
 			snprintf(ran, sizeof(ran), "buckets%d", nb);
-			/* the first bucket count is the table's "partition" column */
+			/* the first bucket count is the table's "partition" column; CSV passes: buckets */
 			record(pi == 0 ? "partition" : ran, ran, nb, ms, ok);
 		}
 	/* CUB radix sort over all key bits */
