@@ -171,10 +171,17 @@ extern gs_status gs_sort_pairs(gs_context *ctx, int key_bits,
 
 /*
  * The bucket step of the sample sort, for inputs sorted piece by piece:
- * moves the n pairs into nbuckets buckets of consecutive key order (bucket
- * b's pairs all precede bucket b+1's in (key, value) order), each bucket
- * holding at most about 2n/nbuckets pairs, and writes the nbuckets+1 bucket
- * boundaries to bucket_offsets (host memory).  Buckets are not sorted inside.
+ * moves the n pairs into nbuckets (1 to 8192) buckets of consecutive
+ * (key, value) order: no pair of bucket b is above a pair of bucket b+1
+ * (every one is below when the values are distinct, as row numbers are).
+ * The splitters are chosen deterministically from regular samples of
+ * sorted tiles, with the position as the last sort component, so runs of
+ * equal keys (and of equal pairs) are split like any other range, and
+ * whatever the input every bucket holds fewer than
+ *     (2n + 24576) / nbuckets
+ * pairs (2n/nbuckets, plus three tiles of at most 8192 pairs shared out).
+ * Writes the nbuckets+1 bucket boundaries to bucket_offsets (host memory).
+ * Buckets are not sorted inside.  Out of place: the inputs are left intact.
  */
 extern gs_status gs_bucket_partition(gs_context *ctx, int key_bits,
 									 const void *keys_in,

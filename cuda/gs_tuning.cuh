@@ -150,16 +150,35 @@ constexpr gs_bitonic_policy gs_bitonic_tuning = {
 
 typedef struct gs_samplesort_policy
 {
-	int			bucket_pairs;	/* pairs per bucket aimed at */
-	int			max_buckets;	/* 2..max_buckets buckets */
-	int			threads;		/* threads of its small kernels */
+	int			bucket_pairs;	/* pairs per bucket aimed at (the full sort) */
+	int			max_buckets;	/* 2..max_buckets buckets (the full sort) */
+	int			threads;		/* threads of the bounds and scatter kernels */
+	int			tile_threads;	/* threads of the tile sort (a power of two) */
+	int			tile_items;		/* pairs per thread of the tile sort */
+	int			tile_blocks_per_sm;	/* tile-sort blocks per SM (register cap) */
 } gs_samplesort_policy;
 
+/*
+ * The partition's tile (tile_threads x tile_items pairs) must be a power of
+ * two from 4096 to 8192: gpusort_cuda.h states the bucket bound for tiles of
+ * at most 8192 pairs, and the bound's proof needs 2 x tile >= 8192, the most
+ * buckets (static_assert in gs_samplesort.cu).
+ */
 constexpr gs_samplesort_policy gs_samplesort_tuning = {
-	/* not varied */
+	/* bucket_pairs, max_buckets, threads: not varied */
 	2048,
 	1024,
 	256,
+	/*
+	 * tile_threads, tile_items, tile_blocks_per_sm: 4096-pair tiles, not
+	 * measured yet.  ptxas (64-bit keys, 16-byte pairs): 256 x 16 takes
+	 * 167 registers (1 block per SM) unbounded, 128 with 4 B of spills at
+	 * 2 blocks per SM (67.5 KB of shared memory each); 512 x 8 at 2 blocks
+	 * spills 92 B.  32-bit keys (packed 8-byte pairs): 54 registers.
+	 */
+	256,
+	16,
+	2,
 };
 
 /* ---- key range (gs_keyrange.cu) ---- */

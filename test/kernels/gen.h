@@ -24,9 +24,9 @@ splitmix64(uint64_t &s)
 
 static const char *const gen_names[] = {
 	"uniform", "sorted", "reverse", "equal", "few", "zipf", "narrow",
-	"tiny", "extreme", "bits24", "gap24"
+	"tiny", "extreme", "bits24", "gap24", "skew90", "two"
 };
-enum { GEN_COUNT = 11 };
+enum { GEN_COUNT = 13 };
 
 static inline int
 gen_lookup(const std::string &name)
@@ -49,6 +49,8 @@ gen_lookup(const std::string &name)
  * gap24    base + a * 2^16 + b, a and b in [0, 256), the first key base:
  *          24 significant bits, of which bits 8-15 are the same in every
  *          key (a radix digit pass that is skipped)
+ * skew90   90 % of the keys one value, the others uniform
+ * two      two values, half each
  */
 static inline void
 gen_keys(std::vector<uint64_t> &keys, size_t n, int key_bits, int g,
@@ -125,6 +127,22 @@ gen_keys(std::vector<uint64_t> &keys, size_t n, int key_bits, int g,
 				keys[i] = i == 0 ? base : base + ((r & 255) << 16) + ((r >> 8) & 255);
 			}
 			break;
+		case 11:
+			for (size_t i = 0; i < n; i++)
+			{
+				uint64_t	r = splitmix64(s);
+
+				keys[i] = r % 10 != 0 ? base : splitmix64(s) & mask;
+			}
+			break;
+		case 12:
+			{
+				uint64_t	other = splitmix64(s) & mask;
+
+				for (size_t i = 0; i < n; i++)
+					keys[i] = (splitmix64(s) & 1) ? base : other;
+				break;
+			}
 		case 8:
 			for (size_t i = 0; i < n; i++)
 			{

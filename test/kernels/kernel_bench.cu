@@ -5,11 +5,16 @@
  *	  run: million pairs per second, median of timed runs after a warm-up
  *	  (CUDA events), 32- and 64-bit keys, 1M/10M/100M pairs, full-range,
  *	  24-bit and narrow (1000-value) key ranges.  Every result is checked.
+ *	  "partition" times gs_bucket_partition alone (the sample sort's bucket
+ *	  step) into each of --buckets counts (default 64), on the same input,
+ *	  and the table gives its rate against the radix sort's.
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
  *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]
  *	               [--algo NAME[,...]]   (auto, radix, counting, warpsort,
- *	                                      samplesort, cub_radix, cub_merge)
+ *	                                      samplesort, partition, cub_radix,
+ *	                                      cub_merge)
+ *	               [--buckets NB[,...]]  (the partition's bucket counts)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 
 #include "gpusort_cuda.h"
 #include "gen.h"
+#include "partition_check.h"
 
 #define CU(call) \
 	do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)); exit(2); } } while (0)
@@ -51,6 +57,7 @@ struct Result
 static gs_context *ctx;
 static int	runs = 5;
 static std::string algos;		/* "name[,...]": only these (ours and cub_*) */
+static std::vector<int> partition_buckets = {64};
 
 static bool
 wanted(const char *name)
@@ -181,6 +188,49 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 		record(gs_algorithm_name(a), gs_algorithm_name(info.algorithm),
 			   info.radix_passes, ms, verify(keys, kout, vout, n, true));
 	}
+	/* the sample sort's bucket step alone, into each bucket count */
+	if (wanted("partition"))
+		for (size_t pi = 0; pi < partition_buckets.size(); pi++)
+		{
+			const int	nb = partition_buckets[pi];
+			std::vector<uint64_t> off(nb + 1);
+			std::vector<double> ms;
+			gs_status	st = GS_OK;
+
+			time_runs([&] {
+				gs_status s = gs_bucket_partition(ctx, bits, kin, vin, kout, vout, n, nb, off.data());
+
+				if (s != GS_OK)
+					st = s;
+			}, ms);
+			if (st != GS_OK)
+			{
+				printf("  partition failed: %s: %s\n", gs_status_name(st), gs_last_error(ctx));
+				continue;
+			}
+			std::vector<K> got_k(n);
+			std::vector<uint64_t> out_k(n);
+			std::vector<uint32_t> out_v(n),
+						in_v(n);
+			std::string why;
+			uint64_t	largest;
+			char		ran[32];
+
+			CU(cudaMemcpy(got_k.data(), kout, n * sizeof(K), cudaMemcpyDeviceToHost));
+			CU(cudaMemcpy(out_v.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+			for (uint64_t i = 0; i < n; i++)
+			{
+				out_k[i] = got_k[i];
+				in_v[i] = (uint32_t) i;
+			}
+			bool		ok = check_partition(keys, in_v, out_k, out_v, off, nb, true, why, &largest);
+
+			if (!ok)
+				printf("  partition nb=%d: %s\n", nb, why.c_str());
+			snprintf(ran, sizeof(ran), "buckets%d", nb);
+			/* the first bucket count is the table's "partition" column; CSV passes: buckets */
+			record(pi == 0 ? "partition" : ran, ran, nb, ms, ok);
+		}
 	/* CUB radix sort over all key bits */
 	if (wanted("cub_radix"))
 	{
@@ -236,6 +286,18 @@ main(int argc, char **argv)
 			max_n = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--buckets") && i + 1 < argc)
+		{
+			partition_buckets.clear();
+			for (char *nb = strtok(argv[++i], ","); nb; nb = strtok(NULL, ","))
+				if (atoi(nb) >= 1 && atoi(nb) <= 8192)
+					partition_buckets.push_back(atoi(nb));
+			if (partition_buckets.empty())
+			{
+				fprintf(stderr, "--buckets: counts from 1 to 8192\n");
+				return 2;
+			}
+		}
 		else if (!strcmp(argv[i], "--algo") && i + 1 < argc)
 		{
 			char	   *list = strdup(argv[++i]);
@@ -245,7 +307,8 @@ main(int argc, char **argv)
 			{
 				gs_algorithm a;
 
-				if (strncmp(name, "cub_", 4) != 0 && gs_algorithm_from_name(name, &a) != GS_OK)
+				if (strncmp(name, "cub_", 4) != 0 && strcmp(name, "partition") != 0 &&
+					gs_algorithm_from_name(name, &a) != GS_OK)
 				{
 					fprintf(stderr, "%s\n", gs_last_error(NULL));
 					return 2;
@@ -255,7 +318,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]] [--algo NAME[,...]]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]] [--algo NAME[,...]] [--buckets NB[,...]]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -310,7 +373,7 @@ main(int argc, char **argv)
 
 	/* the table: Mpairs/s per algorithm, and the ratios the targets name */
 	const char *cols[] = {"auto", "radix", "counting", "warpsort", "samplesort",
-		"cub_radix", "cub_merge"};
+		"partition", "cub_radix", "cub_merge"};
 	std::map<std::string, double> m;
 	bool		all_ok = true;
 
@@ -323,14 +386,25 @@ main(int argc, char **argv)
 	printf("%-4s %-10s %-8s", "bits", "n", "keys");
 	for (auto c : cols)
 		printf(" %10s", c);
-	printf(" %8s %8s\n", "rdx/cub", "ws/merge");
+	printf(" %8s %8s %8s\n", "rdx/cub", "ws/merge", "part/rdx");
+	/* a ratio of two columns of the row, or "-" */
+	auto		ratio = [&](const std::string &key, const char *a, const char *c) {
+		if (m.count(key + a) && m.count(key + c))
+			printf(" %8.2f", m[key + a] / m[key + c]);
+		else
+			printf(" %8s", "-");
+	};
+
 	for (int bits : {32, 64})
 		for (uint64_t n : {1000000ull, 10000000ull, 100000000ull})
 			for (auto &d : dists)
 			{
 				std::string key = std::to_string(bits) + "/" + std::to_string(n) + "/" + d.name + "/";
+				bool		any = false;
 
-				if (!m.count(key + "cub_radix"))
+				for (auto c : cols)
+					any |= m.count(key + c) > 0;
+				if (!any)
 					continue;
 				printf("%-4d %-10llu %-8s", bits, (unsigned long long) n, d.name);
 				for (auto c : cols)
@@ -338,11 +412,25 @@ main(int argc, char **argv)
 						printf(" %10.0f", m[key + c]);
 					else
 						printf(" %10s", "-");
-				double		best = std::max(m[key + "radix"], m.count(key + "counting") ? m[key + "counting"] : 0.0);
-
-				printf(" %8.2f %8.2f\n", best / m[key + "cub_radix"],
-					   m.count(key + "warpsort") ? m[key + "warpsort"] / m[key + "cub_merge"] : 0.0);
+				if (m.count(key + "counting") && m[key + "counting"] > m[key + "radix"])
+					ratio(key, "counting", "cub_radix");
+				else
+					ratio(key, "radix", "cub_radix");
+				ratio(key, "warpsort", "cub_merge");
+				ratio(key, "partition", "radix");
+				printf("\n");
 			}
+	/* the partition against the radix sort, each bucket count */
+	for (auto &r : res)
+	{
+		std::string key = std::to_string(r.bits) + "/" + std::to_string(r.n) + "/" + r.dist + "/";
+
+		if (r.ran.compare(0, 7, "buckets") == 0 && m.count(key + "radix"))
+			printf("partition %d-bit n=%llu %s into %d buckets: %.0f Mpairs/s, %.3f ms; "
+				   "radix %.0f Mpairs/s; partition/radix %.3f\n", r.bits,
+				   (unsigned long long) r.n, r.dist.c_str(), r.passes, r.mps, r.median_ms,
+				   m[key + "radix"], r.mps / m[key + "radix"]);
+	}
 	printf("benchmark results %s\n", all_ok ? "all verified" : "HAVE WRONG OUTPUTS");
 	gs_context_destroy(ctx);
 	return all_ok ? 0 : 1;

@@ -5,10 +5,13 @@
  *	  and 64-bit keys, plus the API's error paths and helpers.  Outputs are
  *	  poisoned before each sort; keys and row indexes are both checked.
  *	  gs_sort_values is checked against std::sort of the values in
- *	  PostgreSQL's order, bit for bit.
+ *	  PostgreSQL's order, bit for bit.  gs_bucket_partition is checked for
+ *	  buckets in (key, value) order, every pair kept once and every bucket
+ *	  within the bound of gpusort_cuda.h.
  *	  Prints "N passed, N failed" alone on the last line.
  *
  *	  kernel_test [--max-n N] [--dists a,b,...] [--algos a,b,...] [--seed S]
+ *	              [--no-api] [--partition-only]
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 
 #include "gpusort_cuda.h"
 #include "gen.h"
+#include "partition_check.h"
 
 static int	n_pass = 0,
 			n_fail = 0;
@@ -87,6 +91,28 @@ check_output(const std::vector<uint64_t> &keys, const std::vector<uint64_t> &ref
 		seen[v] = 1;
 	}
 	return true;
+}
+
+/* Copies n device pairs (keys of bits 32 or 64) to the host, keys widened. */
+static void
+read_pairs(const void *d_k, const uint32_t *d_v, int bits, size_t n,
+		   std::vector<uint64_t> &k, std::vector<uint32_t> &v)
+{
+	k.resize(n);
+	v.resize(n);
+	if (bits == 32)
+	{
+		std::vector<uint32_t> k32(n);
+
+		API(gs_copy_to_host(ctx, k32.data(), d_k, n * 4));
+		API(gs_synchronize(ctx));
+		for (size_t i = 0; i < n; i++)
+			k[i] = k32[i];
+	}
+	else
+		API(gs_copy_to_host(ctx, k.data(), d_k, n * 8));
+	API(gs_copy_to_host(ctx, v.data(), d_v, n * 4));
+	API(gs_synchronize(ctx));
 }
 
 struct Buffers
@@ -273,22 +299,10 @@ test_sorts(uint64_t max_n, const std::vector<int> &dists,
 						CHECK(false, "%s: %s: %s", label, gs_status_name(st), gs_last_error(ctx));
 						continue;
 					}
-					std::vector<uint64_t> out_k(n);
-					std::vector<uint32_t> out_v(n);
+					std::vector<uint64_t> out_k;
+					std::vector<uint32_t> out_v;
 
-					if (bits == 32)
-					{
-						std::vector<uint32_t> o32(n);
-
-						API(gs_copy_to_host(ctx, o32.data(), ko, kbytes));
-						API(gs_synchronize(ctx));
-						for (size_t i = 0; i < n; i++)
-							out_k[i] = o32[i];
-					}
-					else
-						API(gs_copy_to_host(ctx, out_k.data(), ko, kbytes));
-					API(gs_copy_to_host(ctx, out_v.data(), vo, n * 4));
-					API(gs_synchronize(ctx));
+					read_pairs(ko, vo, bits, n, out_k, out_v);
 					std::string why;
 					bool		ok = check_output(keys, ref_k, ref_v, out_k, out_v, n, why);
 
@@ -307,6 +321,154 @@ test_sorts(uint64_t max_n, const std::vector<int> &dists,
 				   (unsigned long long) n, n_pass, n_fail);
 			fflush(stdout);
 		}
+	gs_device_free(ctx, b.kin);
+	gs_device_free(ctx, b.kout);
+	gs_device_free(ctx, b.vin);
+	gs_device_free(ctx, b.vout);
+}
+
+/*
+ * gs_bucket_partition over the distributions, sizes around the tile sizes,
+ * bucket counts from 2 to the most (8192), 32- and 64-bit keys, and three
+ * kinds of values: the row numbers, a shuffled permutation (equal keys
+ * then order by values that do not follow the input), and all zero (equal
+ * keys are equal pairs: only the tie-break by position splits them).
+ * Outputs are poisoned first; the input must come back unchanged.
+ */
+static void
+test_partition(uint64_t max_n, const std::vector<int> &dists, uint64_t seed)
+{
+	const uint64_t sizes[] = {1, 2, 33, 4095, 4096, 4097, 8191, 8193, 65537,
+		1000007, 10000000, 100000000};
+	const char *const value_names[] = {"rows", "shuffled", "zero"};
+	Buffers		b;
+	uint64_t	worst_n = 0;
+	int			worst_nb = 0;
+	double		worst = 0;
+
+	for (int bits : {32, 64})
+		for (uint64_t n : sizes)
+		{
+			if (n > max_n)
+				continue;
+			std::vector<int> nbs;
+
+			if (n <= 65537)
+				nbs = {2, 3, 64, 1000, 8192};
+			else if (n <= 1000007)
+				nbs = {2, 64, 1000, 8192};
+			else if (n <= 10000000)
+				nbs = {64, 1000};
+			else
+				nbs = {64};
+			ensure(b, n);
+			for (int g : dists)
+			{
+				/* the largest sizes: fewer distributions */
+				if (n >= 10000000 && g != 0 && g != 1 && g != 5 && g != 11)
+					continue;
+				if (n >= 100000000 && g != 0 && g != 11)
+					continue;
+				std::vector<uint64_t> keys;
+
+				gen_keys(keys, n, bits, g, seed);
+				std::vector<uint32_t> k32(bits == 32 ? n : 0);
+
+				for (size_t i = 0; i < k32.size(); i++)
+					k32[i] = (uint32_t) keys[i];
+				const size_t kbytes = n * (bits / 8);
+
+				API(gs_copy_to_device(ctx, b.kin, bits == 32 ? (void *) k32.data() : (void *) keys.data(), kbytes));
+				for (int vk = 0; vk < 3; vk++)
+				{
+					/* shuffled and zero values: up to 10M and 1M pairs */
+					if ((vk == 1 && n > 10000000) || (vk == 2 && n > 1000007))
+						continue;
+					std::vector<uint32_t> vals(n);
+					uint64_t	s = seed * 31 + n + g;
+
+					for (uint64_t i = 0; i < n; i++)
+						vals[i] = vk == 2 ? 0 : (uint32_t) i;
+					if (vk == 1)
+						for (uint64_t i = n; i > 1; i--)
+							std::swap(vals[i - 1], vals[splitmix64(s) % i]);
+					API(gs_copy_to_device(ctx, b.vin, vals.data(), n * 4));
+					for (int nb : nbs)
+					{
+						/* 1000 and 8192 buckets over large inputs: the shuffled values only */
+						if (n >= 1000007 && nb >= 1000 && vk != 1)
+							continue;
+						std::vector<uint64_t> off(nb + 1, 12345);
+						char		label[160];
+
+						snprintf(label, sizeof(label), "partition %d-bit n=%llu %s values=%s nb=%d",
+								 bits, (unsigned long long) n, gen_names[g], value_names[vk], nb);
+						poison(b.kout, kbytes);
+						poison(b.vout, n * 4);
+						gs_status	st = gs_bucket_partition(ctx, bits, b.kin, b.vin, b.kout, b.vout,
+															 n, nb, off.data());
+
+						if (st != GS_OK)
+						{
+							CHECK(false, "%s: %s: %s", label, gs_status_name(st), gs_last_error(ctx));
+							continue;
+						}
+						std::vector<uint64_t> out_k;
+						std::vector<uint32_t> out_v;
+
+						read_pairs(b.kout, b.vout, bits, n, out_k, out_v);
+						std::string why;
+						uint64_t	largest;
+						bool		ok = check_partition(keys, vals, out_k, out_v, off, nb,
+														 vk != 2, why, &largest);
+
+						CHECK(ok, "%s: %s", label, why.c_str());
+						if (ok && n >= 10000 && largest * (double) nb / n > worst)
+						{
+							worst = largest * (double) nb / n;
+							worst_n = n;
+							worst_nb = nb;
+						}
+						if (n >= 1000000)
+							printf("  ok=%d %s: largest bucket %llu (%.3f n/nb)\n", ok, label,
+								   (unsigned long long) largest, largest * (double) nb / n);
+					}
+					/* the input is left intact */
+					if (n <= 65537)
+					{
+						std::vector<uint64_t> in_k;
+						std::vector<uint32_t> in_v;
+
+						read_pairs(b.kin, b.vin, bits, n, in_k, in_v);
+						CHECK(in_k == keys && in_v == vals, "partition %d-bit n=%llu %s values=%s: input changed",
+							  bits, (unsigned long long) n, gen_names[g], value_names[vk]);
+					}
+				}
+			}
+			printf("  partition %d-bit n=%llu done (%d passed, %d failed so far)\n", bits,
+				   (unsigned long long) n, n_pass, n_fail);
+			fflush(stdout);
+		}
+	printf("partition: largest bucket at n >= 10000: %.3f n/nb (n=%llu, nb=%d; bound 2 n/nb + 24576/nb)\n",
+		   worst, (unsigned long long) worst_n, worst_nb);
+
+	/* edge cases and argument errors */
+	{
+		std::vector<uint64_t> off(8194, 12345);
+
+		ensure(b, 4);
+		CHECK(gs_bucket_partition(ctx, 64, b.kin, b.vin, b.kout, b.vout, 0, 5, off.data()) == GS_OK &&
+			  off[0] == 0 && off[5] == 0, "partition of 0 pairs");
+		API(gs_fill_iota(ctx, b.vin, 4));
+		CHECK(gs_bucket_partition(ctx, 64, b.kin, b.vin, b.kout, b.vout, 4, 1, off.data()) == GS_OK &&
+			  off[0] == 0 && off[1] == 4, "partition into 1 bucket");
+		CHECK(gs_bucket_partition(ctx, 64, b.kin, b.vin, b.kout, b.vout, 4, 0, off.data()) == GS_ERR_INVALID,
+			  "partition into 0 buckets rejected");
+		CHECK(gs_bucket_partition(ctx, 64, b.kin, b.vin, b.kout, b.vout, 4, 8193, off.data()) == GS_ERR_INVALID,
+			  "partition into 8193 buckets rejected");
+		CHECK(gs_bucket_partition(ctx, 64, b.kin, b.vin, b.kin, b.vout, 4, 2, off.data()) == GS_ERR_INVALID,
+			  "partition in place rejected");
+	}
 	gs_device_free(ctx, b.kin);
 	gs_device_free(ctx, b.kout);
 	gs_device_free(ctx, b.vin);
@@ -397,41 +559,6 @@ test_api(void)
 		CHECK(memcmp(pin, src.data(), n * 8) == 0, "pinned copy");
 		API(gs_host_free_pinned(pin));
 
-		/* bucket partition: buckets ordered, sizes bounded, pairs kept */
-		std::vector<uint64_t> off(65);
-
-		API(gs_fill_iota(ctx, v, n));
-		gs_status	st = gs_bucket_partition(ctx, 64, d_src, v, d_out, (uint32_t *) k,
-											 n, 64, off.data());
-
-		CHECK(st == GS_OK, "bucket partition: %s", gs_last_error(ctx));
-		API(gs_copy_to_host(ctx, got.data(), d_out, n * 8));
-		API(gs_copy_to_host(ctx, got32.data(), k, n * 4));
-		API(gs_synchronize(ctx));
-		ok = off[0] == 0 && off[64] == n;
-		uint64_t	biggest = 0;
-		uint64_t	prev_max = 0;
-
-		for (int bk = 0; bk < 64 && ok; bk++)
-		{
-			uint64_t	mn = ~0ull,
-						mx = 0;
-
-			biggest = std::max(biggest, off[bk + 1] - off[bk]);
-			for (uint64_t i = off[bk]; i < off[bk + 1]; i++)
-			{
-				ok &= src[got32[i]] == got[i];
-				mn = std::min(mn, got[i]);
-				mx = std::max(mx, got[i]);
-			}
-			if (off[bk + 1] > off[bk])
-			{
-				ok &= bk == 0 || mn >= prev_max;
-				prev_max = mx;
-			}
-		}
-		CHECK(ok && biggest <= 2 * n / 64 + 4096, "bucket partition: order, pairing, "
-			  "largest bucket %llu", (unsigned long long) biggest);
 		API(gs_device_free(ctx, d_src));
 		API(gs_device_free(ctx, d_out));
 	}
@@ -609,7 +736,8 @@ main(int argc, char **argv)
 				seed = 1;
 	std::vector<int> dists;
 	std::vector<gs_algorithm> algos;
-	bool		api = true;
+	bool		api = true,
+				partition_only = false;
 
 	/* the dispatcher and every algorithm of its table, forced */
 	for (int a = GS_ALGO_AUTO; a < GS_ALGO_COUNT_; a++)
@@ -625,6 +753,8 @@ main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-api"))
 			api = false;
+		else if (!strcmp(argv[i], "--partition-only"))
+			partition_only = true;
 		else if (!strcmp(argv[i], "--dists") && i + 1 < argc)
 		{
 			dists.clear();
@@ -649,7 +779,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api] [--partition-only]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -667,13 +797,15 @@ main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	if (api)
+	if (api && !partition_only)
 	{
 		test_api();
 		test_gather_rows(seed);
 	}
-	test_sorts(max_n, dists, algos, seed);
-	if (api)
+	test_partition(max_n, dists, seed);
+	if (!partition_only)
+		test_sorts(max_n, dists, algos, seed);
+	if (api && !partition_only)
 		test_values(max_n, seed);
 	gs_context_destroy(ctx);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
