@@ -74,7 +74,7 @@ EOF
 	echo "$(echo "$out" | awk '/^RESULT/ {print $2, $3}') $(echo "$out" | awk '/^HWM/ {print $2}')"
 }
 
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+source test/stats.sh
 
 {
 	echo "# bench-budgets: $ROWS rows of about 100 bytes, medians of $RUNS runs taking turns, $(nproc) cores, device $DEVICE"

@@ -151,7 +151,7 @@ $([ "$DEVICE" != cpu ] && [ "$enabled" = on ] && echo "SELECT gpusort_gpu_start(
 $(timed "$query");
 SQL
 }
-median() { awk NF | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 # EXPLAIN ANALYZE of the query with gpusort, after the timed runs.
 explain_gpusort() {

@@ -131,7 +131,7 @@ concurrent() {
 	"${PSQL[@]}" -c "SELECT 'fallbacks: ' || coalesce(string_agg(reason || ' ' || sorts, ', '), 'none') FROM gpusort_service_fallbacks() WHERE sorts > 0" 2>/dev/null | sed 's/^/#   /'
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 # explain MODE TABLE ROWS MEM: "ms engine" of one sort in a new connection
 explain_fresh() {

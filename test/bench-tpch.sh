@@ -81,9 +81,7 @@ EOF
 	[ $? = 0 ] && echo "$out" | tail -n 1 || echo "   $1: $(echo "$out" | tail -n 2 | tr '\n' ' ')" >&2
 }
 
-median() {
-	tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
+source "$ROOT/test/stats.sh"
 
 # duck_times: "name ms" for each DuckDB query, medians of RUNS, loading the
 # CSV files into tables first (not timed)

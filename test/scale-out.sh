@@ -427,7 +427,7 @@ time_sql() { # N SETUP SQL
 		for _ in $(seq 1 "$RUNS"); do echo "$3;"; done
 	} | q "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 }
-median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source "$ROOT/test/stats.sh"
 
 # Records one case: a line of the CSV, and its median for later use.
 declare -A MEDIAN
