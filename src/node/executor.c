@@ -298,7 +298,7 @@ gpusort_exec(CustomScanState *node)
 	{
 		collect_and_sort(state);
 		/* (where the rows went elsewhere than the shared input: none) */
-		if (node_share_active(state))
+		if (state->sharing)
 			node_share_done(state, 0, 0);
 	}
 

@@ -126,7 +126,9 @@ typedef struct GpuSortState
 	const RowStager *shared_stager;
 	struct SortStage *shared_stage; /* begun or joined, no row added yet */
 	bool		share_done;		/* this participant said it adds no more */
-	bool		sharing;		/* share->shared, kept for EXPLAIN */
+	bool		sharing;		/* share->shared: says when it adds no more */
+	bool		held_shared;	/* its stage is the shared input (kept for
+								 * EXPLAIN) */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;

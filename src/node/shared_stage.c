@@ -72,6 +72,22 @@ share_stager(GpuSortState *state)
 	return holder->stager;
 }
 
+/*
+ * The rows of all participants, as the planner counts them: each one's
+ * share times the parallel divisor (the workers, and the leader's part,
+ * which shrinks as there are more workers; cost_gather's reckoning).
+ */
+static double
+all_participants_rows(Plan *plan, int nworkers)
+{
+	double		divisor = nworkers;
+	double		leader = 1.0 - 0.3 * nworkers;
+
+	if (parallel_leader_participation && leader > 0)
+		divisor += leader;
+	return plan->plan_rows * Max(divisor, 1.0);
+}
+
 /* In the leader, before the workers start: the input they share, if any. */
 void
 node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -89,6 +105,7 @@ node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	state->pcxt = pcxt;
 	state->share_done = false;
 	state->sharing = false;
+	state->held_shared = false;
 	if (stager == NULL)
 		return;
 
@@ -96,7 +113,7 @@ node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	state->shared_stage =
 		stager->begin_shared((Size) state->settings.budget_kb * 1024,
 							 row_store_expected_bytes(&state->store,
-													  plan->plan_rows * (pcxt->nworkers + 1),
+													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
 							 &share->stage, &why);
 	if (state->shared_stage == NULL)
@@ -127,12 +144,19 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	char	   *why = NULL;
 	const SortEngine *holder;
 
+	/*
+	 * A worker that cannot join sorts its own rows, but still says when its
+	 * input ends, as the leader waits for every worker that started.
+	 */
 	state->share = share;
 	state->share_done = false;
 	state->sharing = share->shared;
+	state->held_shared = false;
 	if (!share->shared)
 		return;
 	holder = sort_engine_holder(state->settings.device, &why);
+	if (holder == NULL || holder->stager == NULL || holder->stager->join == NULL)
+		return;
 	state->shared_stager = holder->stager;
 	state->shared_stage = holder->stager->join((Size) state->settings.budget_kb * 1024,
 											   &share->stage, &why);
@@ -142,7 +166,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 bool
 node_share_active(GpuSortState *state)
 {
-	return state->sharing;
+	return state->held_shared;
 }
 
 /* The Gather Merge shuts down: its shared memory goes. */

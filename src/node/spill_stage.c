@@ -117,6 +117,7 @@ node_stage_begin(GpuSortState *state)
 		state->stager = state->shared_stager;
 		state->stage = state->shared_stage;
 		state->shared_stage = NULL;
+		state->held_shared = true;
 	}
 	else if ((state->stager = stager_for(state, &why)) == NULL ||
 			 (state->stage = state->stager->begin(budget, expected, &why)) == NULL)
