@@ -150,6 +150,9 @@ service_mode() {
 	restart_server && sleep 2
 }
 
+# What makes the planner choose parallel plans wherever it can.
+PARALLEL_FORCED="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2"
+
 # regress NAME SUITES...: the suites with gpusort.device = gpu, recorded
 regress() {
 	local name=$1 out=$RESULTS/regress-$2
@@ -293,6 +296,10 @@ SQL
 		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
 		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
 		regress "GPU service: regression suites (device = gpu)" service $suites
+		# parallel plans wherever the planner can make them: the
+		# participants of every large composite sort share one input
+		PGOPTIONS="$PARALLEL_FORCED" regress "GPU service: composite, parallel plans forced" \
+			service-parallel node_plan composite
 		if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
 			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|checkpointer|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
 		else

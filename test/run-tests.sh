@@ -6,7 +6,9 @@
 #   2. starts a cluster with shared_preload_libraries = gpusort and runs the
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
-#      that every sort above a few hundred rows spills (SPILL_RERUN=0: not);
+#      that every sort above a few hundred rows spills (SPILL_RERUN=0: not),
+#      and the composite suite with parallel plans wherever the planner can
+#      make them;
 #   3. runs the TAP tests (test/t/*.pl, make prove_installcheck: prove, with
 #      clusters of their own from PostgreSQL::Test::Cluster; as root, as the
 #      user gpusort, since initdb refuses root):
@@ -89,6 +91,9 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
 fi
+echo "== the composite suite again with parallel plans wherever the planner can make them"
+PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2" \
+	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
 cluster_stop
 
 echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its buffer after an immediate stop"
