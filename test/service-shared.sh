@@ -6,7 +6,7 @@
 # and 4 workers, for one key and for composite orders, with NULLs and with
 # an order whose holding ends; that cancels at varied moments and an error
 # in a worker leave no rows held by the service (its memory back where it
-# was); and that a sort afterwards is right.  Prints PASS or FAIL last.
+# was) and no temporary files; and that a sort afterwards is right.  Prints PASS or FAIL last.
 #
 #   test/service-shared.sh [ROWS]      (default 3000000)
 set -uo pipefail
@@ -22,6 +22,7 @@ fails=0
 	FROM generate_series(1, $ROWS) g" -c "VACUUM ANALYZE shared_t" || exit 1
 
 memory() { "${P[@]}" -c "SELECT coalesce(sum(memory_used_mb), 0) FROM gpusort_service"; }
+temp_files() { "${P[@]}" -c "SELECT count(*) FROM pg_ls_tmpdir()"; }
 
 # same WORKERS QUERY: GpuSort's ids in the order of Sort's (serial)?
 same() {
@@ -40,6 +41,7 @@ same() {
 
 same 2 "SELECT id FROM shared_t ORDER BY k, id"    # (warms the service up)
 base=$(memory)
+base_files=$(temp_files)
 for w in 0 2 4; do
 	same $w "SELECT id FROM shared_t ORDER BY k, id"
 	same $w "SELECT id FROM shared_t ORDER BY a DESC, k, id"
@@ -60,9 +62,14 @@ done
 	SELECT count(*) FROM (SELECT * FROM shared_t ORDER BY k, 1 / (id - $((ROWS * 5 / 6))) OFFSET 0) s" 2>&1 | tail -1
 sleep 2
 after=$(memory)
-echo "service memory: $base MB before, $after MB after"
+after_files=$(temp_files)
+echo "service memory: $base MB before, $after MB after; temporary files: $base_files before, $after_files after"
 if [ "$after" -gt "$base" ]; then
 	echo "FAIL: the service holds more memory than before"
+	fails=$((fails + 1))
+fi
+if [ "$after_files" -gt "$base_files" ]; then
+	echo "FAIL: temporary files left behind"
 	fails=$((fails + 1))
 fi
 same 4 "SELECT id FROM shared_t ORDER BY k, id"

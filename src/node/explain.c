@@ -281,6 +281,7 @@ gpusort_publish_worker_stats(GpuSortState *state)
 	strlcpy(stats.method, method_shown(state), sizeof(stats.method));
 	stats.rows = state->ran == RUN_TUPLESORT ? -1 : state->ntotal;
 	stats.memory_kb = (state->memory_used + 1023) / 1024;
+	stats.collect_ms = state->collect_ms;
 	worker_stats_publish(&stats);
 }
 
@@ -311,7 +312,10 @@ explain_workers(GpuSortState *state, ExplainState *es)
 							 w->worker, w->engine, w->method);
 			if (w->rows >= 0)
 				appendStringInfo(es->str, "  Sorted Rows: " INT64_FORMAT, w->rows);
-			appendStringInfo(es->str, "  Memory Used: " INT64_FORMAT "kB\n", w->memory_kb);
+			appendStringInfo(es->str, "  Memory Used: " INT64_FORMAT "kB", w->memory_kb);
+			if (es->timing)
+				appendStringInfo(es->str, "  Collect Time: %.3f ms", w->collect_ms);
+			appendStringInfoChar(es->str, '\n');
 			continue;
 		}
 		ExplainOpenGroup("Worker", NULL, true, es);
@@ -321,6 +325,8 @@ explain_workers(GpuSortState *state, ExplainState *es)
 		if (w->rows >= 0)
 			ExplainPropertyInteger("Sorted Rows", NULL, w->rows, es);
 		ExplainPropertyInteger("Memory Used", "kB", w->memory_kb, es);
+		if (es->timing)
+			ExplainPropertyFloat("Collect Time", "ms", w->collect_ms, 3, es);
 		ExplainCloseGroup("Worker", NULL, true, es);
 	}
 	if (es->format != EXPLAIN_FORMAT_TEXT)

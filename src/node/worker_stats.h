@@ -28,6 +28,7 @@ typedef struct WorkerSortStats
 	char		method[48];		/* "in memory", or how it spilled */
 	int64		rows;
 	int64		memory_kb;
+	double		collect_ms;		/* reading its share of the input */
 } WorkerSortStats;
 
 /* Asks for the slots (_PG_init, while shared_preload_libraries loads). */

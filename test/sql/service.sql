@@ -112,6 +112,10 @@ SELECT sv_same('SELECT id FROM sv_t ORDER BY k DESC, id OFFSET 0') AS shared_k_i
                 FROM sv_t) s ORDER BY n NULLS FIRST OFFSET 0') AS shared_null,
        sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 777 THEN NULL ELSE k END AS n
                 FROM sv_t) s ORDER BY n, id OFFSET 0') AS shared_ended;
+-- (no worker starts: the leader adds, sorts and returns every row alone)
+SET max_parallel_workers = 0;
+SELECT sv_same('SELECT id FROM sv_t ORDER BY k DESC, id OFFSET 0') AS no_worker_started;
+RESET max_parallel_workers;
 SELECT sv_explained('SELECT * FROM sv_t ORDER BY k, id', 'Sort Method') =
        CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
             THEN 'rows of all participants held on the GPU, sorted at once'
