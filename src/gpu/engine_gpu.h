@@ -132,6 +132,12 @@ extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,
 								 Size *need, char **why);
 extern void gpu_stage_end(SortStage *stage);
 
+/*
+ * Was the last failure of gpu_stage_begin or gpu_stage_add_flat a decline
+ * for want of room within the memory setting (not an error)?
+ */
+extern bool gpu_stage_declined(void);
+
 #endif							/* GPUSORT_WITH_CUDA */
 
 #endif							/* ENGINE_GPU_H */

@@ -44,6 +44,12 @@
 static Size held_bytes = 0;
 
 /*
+ * Did the last failure decline rows for want of room (within the memory
+ * setting), rather than fail?  The service does not count such as failed.
+ */
+static bool declined = false;
+
+/*
  * And what they are kept room for: each input's larger of the bytes it
  * holds and those it is expected to take.
  */
@@ -134,9 +140,16 @@ stage_fits(SortStage *stage, Size bytes, char **why)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
+		declined = true;
 		return false;
 	}
 	return true;
+}
+
+bool
+gpu_stage_declined(void)
+{
+	return declined;
 }
 
 /* Allocates device memory within stage_fits. */
@@ -226,8 +239,10 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	SortStage  *stage;
 	double		start_ms;
 
+	declined = false;
 	if (!gpu_engine_start(why, &start_ms))
 		return NULL;
+	declined = true;			/* (if it fails below) */
 	if (expected_bytes > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the %.0f MB that the rows are expected to take are more than "
@@ -244,6 +259,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 						gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
+	declined = false;
 	/* the sorts' buffers are not needed while the rows are here */
 	gpu_buffers_release();
 	stage = palloc0(sizeof(SortStage));
@@ -398,6 +414,7 @@ gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 {
 	Size		from = stage->arena_used;
 
+	declined = false;
 	if (n == 0)
 		return true;
 	if (nwords < 1 || nwords > HELD_KEY_WORDS)

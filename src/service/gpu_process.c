@@ -315,6 +315,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	slot->wait_ms = ms_since(slot->queued_at);
 	slot->why[0] = '\0';
 	slot->kernel[0] = '\0';
+	slot->declined = false;
 	if (held_job(slot->kind) && !held_job_has_memory(slot->kind))
 		base = NULL;
 	else if (slot->pool_count > 0)
@@ -358,8 +359,11 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	if (!ok)
 	{
 		strlcpy(slot->why, why ? why : "unknown", sizeof(slot->why));
-		/* a cancel is the backend's doing; anything else is worth a line */
-		if (!slot->cancel)
+		/*
+		 * a cancel is the backend's doing, and held rows declined for room
+		 * a choice; anything else is worth a line
+		 */
+		if (!slot->cancel && !slot->declined)
 			ereport(LOG,
 					(errmsg("gpusort: GPU %d failed a job of %u rows for process %d: %s",
 							g, slot->nrows, slot->owner_pid, slot->why)));
@@ -373,7 +377,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		pg_atomic_fetch_add_u64(&gpu_entry->jobs, 1);
 		pg_atomic_fetch_add_u64(&gpu_entry->rows, slot->nrows);
 		pg_atomic_fetch_add_u64(&gpu_entry->busy_us, (uint64) (ms * 1000.0));
-		if (!ok && !slot->cancel)
+		if (!ok && !slot->cancel && !slot->declined)
 			pg_atomic_fetch_add_u64(&gpu_entry->failures, 1);
 		else if (slot->row_keys >= TIMED_ROW_KEYS)
 			gpu_entry->ns_per_row_key =

@@ -100,8 +100,23 @@ add_rows(HeldInput *input, ServiceSlot *slot, char *base, char **why)
 	return ok;
 }
 
+static bool held_run_job(ServiceSlot *slot, char *base, char **why);
+
+/*
+ * Runs a job on held rows; slot->declined says whether a store that failed
+ * was declined for want of room (a choice: its rows go to sorted runs).
+ */
 bool
 held_run(ServiceSlot *slot, char *base, char **why)
+{
+	bool		ok = held_run_job(slot, base, why);
+
+	slot->declined = !ok && slot->kind == SERVICE_JOB_HOLD_ADD && gpu_stage_declined();
+	return ok;
+}
+
+static bool
+held_run_job(ServiceSlot *slot, char *base, char **why)
 {
 	HeldInput  *input = find_input(slot->held_id);
 	MemoryContext oldcxt;

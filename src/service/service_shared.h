@@ -137,6 +137,8 @@ typedef struct ServiceSlot
 
 	/* its result */
 	bool		ok;
+	bool		declined;		/* not ok: held rows declined for want of
+								 * device memory, no failure */
 	bool		lost;			/* its GPU process died during the job */
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */
