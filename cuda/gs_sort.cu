@@ -4,10 +4,10 @@
  *	  dispatcher that picks one from it by n, the key width and the key range.
  *
  *	  Each entry of the table says when its algorithm takes an input (most
- *	  pairs, widest key range), whether the dispatcher may choose it, what
- *	  runs instead when it is forced on an input it does not take, and its
- *	  policy (gs_tuning.cuh).  Unforced, the dispatcher runs the first
- *	  automatic entry that takes the input:
+ *	  pairs, widest key range), whether the dispatcher may choose it, and
+ *	  what runs instead when it is forced on an input it does not take (each
+ *	  algorithm's kernels read their own policy, gs_tuning.cuh).  Unforced,
+ *	  the dispatcher runs the first automatic entry that takes the input:
  *
  *	  n <= GS_BITONIC_MAX                 one-block bitonic sort
  *	  max - min < GS_COUNTING_MAX_RANGE   counting sort (one pass over the
@@ -41,7 +41,6 @@ typedef struct gs_sort_algorithm
 	uint64_t	max_range;		/* widest key range (max - min) it takes */
 	gs_algorithm instead;		/* runs when it is forced beyond those;
 								 * GS_ALGO_AUTO: none, it takes any input */
-	const void *policy;			/* its gs_*_policy, read by its kernels */
 } gs_sort_algorithm;
 
 #define NO_LIMIT UINT64_MAX
@@ -81,19 +80,19 @@ run_samplesort(gs_context *ctx, int key_bits, const void *kin,
 
 /*
  * In the order the dispatcher tries the automatic ones.  Columns: id, name,
- * run, automatic, needs_range, max_n, max_range, instead, policy.
+ * run, automatic, needs_range, max_n, max_range, instead.
  */
 static const gs_sort_algorithm sort_algorithms[] = {
 	{GS_ALGO_BITONIC, "bitonic", run_bitonic, true, false,
-	GS_BITONIC_MAX, NO_LIMIT, GS_ALGO_WARPSORT, &gs_bitonic_tuning},
+	GS_BITONIC_MAX, NO_LIMIT, GS_ALGO_WARPSORT},
 	{GS_ALGO_COUNTING, "counting", run_counting, true, true,
-	NO_LIMIT, GS_COUNTING_MAX_RANGE - 1, GS_ALGO_RADIX, &gs_counting_tuning},
+	NO_LIMIT, GS_COUNTING_MAX_RANGE - 1, GS_ALGO_RADIX},
 	{GS_ALGO_RADIX, "radix", gs_radix_sort, true, true,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO, &gs_radix_tuning},
+	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
 	{GS_ALGO_WARPSORT, "warpsort", run_warpsort, false, false,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO, &gs_warpsort_tuning},
+	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
 	{GS_ALGO_SAMPLESORT, "samplesort", run_samplesort, false, false,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO, &gs_samplesort_tuning},
+	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
 };
 
 #define NUM_SORT_ALGORITHMS (sizeof(sort_algorithms) / sizeof(sort_algorithms[0]))
