@@ -16,8 +16,9 @@
 # takes them; RUNS (3); WORK_MEMS (default: "default", nothing SET; e.g.
 # "default 1GB" adds runs with work_mem and gpusort.work_mem at 1GB);
 # ONLY (a regular expression of the query names to run); DUCKDB (0: no
-# peer); TAG (added to the file names).  Parallel query is as the server
-# has it.  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
+# peer); TAG (added to the file names); WORKERS (each run SETs
+# max_parallel_workers_per_gather to it: 0 for serial plans; default: as
+# the server has it, PostgreSQL's 2 unless changed).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
 # and, beside it, -explain.txt: what GpuSort's plan said of each query.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +62,7 @@ SQL
 
 # settings WORK_MEM: what a run SETs before its query
 settings() {
+	[ -n "${WORKERS:-}" ] && echo "SET max_parallel_workers_per_gather = $WORKERS;"
 	[ "$1" = default ] && return
 	echo "SET work_mem = '$1'; SET gpusort.work_mem = '$1';"
 }
@@ -116,7 +118,7 @@ fi
 {
 	echo "# bench-tpch: TPC-H scale $SCALE, $(nproc) cores, ${gpu:-no GPU}, $(date -u +%Y-%m-%d)"
 	echo "# $("${PSQL[@]}" -c 'SELECT version()' | cut -d, -f1); work_mem $("${PSQL[@]}" -c 'SHOW work_mem')," \
-		"max_parallel_workers_per_gather $("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather')," \
+		"max_parallel_workers_per_gather ${WORKERS:-$("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather')}," \
 		"gpusort.device $("${PSQL[@]}" -c 'SHOW gpusort.device'), gpusort.service $("${PSQL[@]}" -c "SELECT current_setting('gpusort.service', true)")"
 	echo "# medians of $RUNS runs, ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
 	printf '%-18s %-8s %10s %10s %8s %10s\n' query work_mem native gpusort ratio duckdb
