@@ -45,6 +45,9 @@
 #   SKIP_BENCH     1: step 6 left out
 #   SKIP_BACKEND, SKIP_SERVICE, SKIP_KERNELS   1: steps 1-3, step 4, step 5
 #                  left out (to split the checks over several runs)
+#   SKIP_SERVICE_SUITES, SKIP_SERVICE_CHECKS   1: step 4's regression suites,
+#                  or its other checks, left out (each takes about 5 minutes
+#                  on an H100 host)
 #   REGRESS_TIMEOUT  seconds for each run of pg_regress (default 420)
 #   KERNEL_TEST_ARGS  arguments of kernel_test (default "--max-n 4000000")
 #   GPUSORT_KBUILD    a folder with a prebuilt kernel_test to run instead of
@@ -295,48 +298,56 @@ SQL
 		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
 		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
-		regress "GPU service: regression suites (device = gpu)" service $suites
-		# parallel plans wherever the planner can make them: the
-		# participants of every large composite sort share one input
-		PGOPTIONS="$PARALLEL_FORCED" regress "GPU service: composite, parallel plans forced" \
-			service-parallel node_plan composite
-		if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
-			record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|checkpointer|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
+		if [ -n "${SKIP_SERVICE_SUITES:-}" ]; then
+			record "GPU service: regression suites" SKIP "SKIP_SERVICE_SUITES"
 		else
-			record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
+			regress "GPU service: regression suites (device = gpu)" service $suites
+			# parallel plans wherever the planner can make them: the
+			# participants of every large composite sort share one input
+			PGOPTIONS="$PARALLEL_FORCED" regress "GPU service: composite, parallel plans forced" \
+				service-parallel node_plan composite
 		fi
-		cat "$RESULTS/service-crash.log"
-		if test/service-shared.sh >"$RESULTS/service-shared.log" 2>&1; then
-			record "GPU service: one input shared by a parallel query" PASS "$(grep -E 'service memory' "$RESULTS/service-shared.log" | tr '\n' ';')"
+		if [ -n "${SKIP_SERVICE_CHECKS:-}" ]; then
+			record "GPU service: crash, shared input, buckets, no device" SKIP "SKIP_SERVICE_CHECKS"
 		else
-			record "GPU service: one input shared by a parallel query" FAIL "$(grep -E 'DIFFERENT|FAIL' "$RESULTS/service-shared.log" | head -3 | tr '\n' ';')"
-		fi
-		cat "$RESULTS/service-shared.log"
-		# two GPU processes (GPU 0 twice where there is one) that share 192 MB
-		gpus=$([ "$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")" -ge 2 ] || echo 0,0)
-		psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
-			-c "ALTER SYSTEM SET gpusort.service_memory = '192MB'" &&
-			restart_server && sleep 1 && wait_service
-		if test/service-buckets.sh >"$RESULTS/service-buckets.log" 2>&1; then
-			record "GPU service: a sort too large for one GPU, in buckets on two" PASS "$(grep -E 'orders wrong|fallbacks:' "$RESULTS/service-buckets.log" | tr -s ' ' | tr '\n' ';')"
-		else
-			record "GPU service: a sort too large for one GPU, in buckets on two" FAIL "$(grep -E 'FAILED' "$RESULTS/service-buckets.log" | tr '\n' ';')"
-		fi
-		cat "$RESULTS/service-buckets.log"
-		psql -X -q -c "ALTER SYSTEM RESET gpusort.service_gpus" -c "ALTER SYSTEM RESET gpusort.service_memory"
-		if restart_server CUDA_VISIBLE_DEVICES=; then
-			sleep 2
-			out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
-				echo "SELECT state || ': ' || coalesce(reason, '') FROM gpusort_service;"
-				echo "$ORDERINGS"; } | "${PSQL[@]}" -A -t 2>&1)
-			echo "$out"
-			if grep -q '^no device: ' <<<"$out" && all_true "$(orderings_line "$out")"; then
-				record "GPU service, device hidden: no device, CPU fallback" PASS "right rows; $(grep '^no device' <<<"$out")"
+			if SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
+				record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|checkpointer|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
 			else
-				record "GPU service, device hidden: no device, CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|device' | tr '\n' ' ')"
+				record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
 			fi
-		else
-			record "GPU service, device hidden: no device, CPU fallback" FAIL "restart failed"
+			cat "$RESULTS/service-crash.log"
+			if test/service-shared.sh >"$RESULTS/service-shared.log" 2>&1; then
+				record "GPU service: one input shared by a parallel query" PASS "$(grep -E 'service memory' "$RESULTS/service-shared.log" | tr '\n' ';')"
+			else
+				record "GPU service: one input shared by a parallel query" FAIL "$(grep -E 'DIFFERENT|FAIL' "$RESULTS/service-shared.log" | head -3 | tr '\n' ';')"
+			fi
+			cat "$RESULTS/service-shared.log"
+			# two GPU processes (GPU 0 twice where there is one) that share 192 MB
+			gpus=$([ "$(psql -X -At -c "SELECT count(*) FROM gpusort_devices()")" -ge 2 ] || echo 0,0)
+			psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
+				-c "ALTER SYSTEM SET gpusort.service_memory = '192MB'" &&
+				restart_server && sleep 1 && wait_service
+			if test/service-buckets.sh >"$RESULTS/service-buckets.log" 2>&1; then
+				record "GPU service: a sort too large for one GPU, in buckets on two" PASS "$(grep -E 'orders wrong|fallbacks:' "$RESULTS/service-buckets.log" | tr -s ' ' | tr '\n' ';')"
+			else
+				record "GPU service: a sort too large for one GPU, in buckets on two" FAIL "$(grep -E 'FAILED' "$RESULTS/service-buckets.log" | tr '\n' ';')"
+			fi
+			cat "$RESULTS/service-buckets.log"
+			psql -X -q -c "ALTER SYSTEM RESET gpusort.service_gpus" -c "ALTER SYSTEM RESET gpusort.service_memory"
+			if restart_server CUDA_VISIBLE_DEVICES=; then
+				sleep 2
+				out=$({ echo "$SETTINGS SET gpusort.device = gpu;"
+					echo "SELECT state || ': ' || coalesce(reason, '') FROM gpusort_service;"
+					echo "$ORDERINGS"; } | "${PSQL[@]}" -A -t 2>&1)
+				echo "$out"
+				if grep -q '^no device: ' <<<"$out" && all_true "$(orderings_line "$out")"; then
+					record "GPU service, device hidden: no device, CPU fallback" PASS "right rows; $(grep '^no device' <<<"$out")"
+				else
+					record "GPU service, device hidden: no device, CPU fallback" FAIL "$(echo "$out" | grep -E 'ERROR|device' | tr '\n' ' ')"
+				fi
+			else
+				record "GPU service, device hidden: no device, CPU fallback" FAIL "restart failed"
+			fi
 		fi
 		restart_server || record "server restart" FAIL "could not restart the server"
 	else
