@@ -46,6 +46,10 @@ static void gpusort_end(CustomScanState *node);
 static void gpusort_rescan(CustomScanState *node);
 static void gpusort_mark(CustomScanState *node);
 static void gpusort_restore(CustomScanState *node);
+static void gpusort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								   void *coordinate);
+static void gpusort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+									 void *coordinate);
 
 CustomExecMethods gpusort_exec_methods = {
 	.CustomName = "GpuSort",
@@ -58,8 +62,8 @@ CustomExecMethods gpusort_exec_methods = {
 	.ExplainCustomScan = gpusort_explain,
 	/* a parallel query's participants sharing one input (shared_stage.c) */
 	.EstimateDSMCustomScan = node_share_estimate,
-	.InitializeDSMCustomScan = node_share_init,
-	.ReInitializeDSMCustomScan = node_share_reinit,
+	.InitializeDSMCustomScan = gpusort_initialize_dsm,
+	.ReInitializeDSMCustomScan = gpusort_reinitialize_dsm,
 	.InitializeWorkerCustomScan = node_share_join,
 	.ShutdownCustomScan = node_share_shutdown,
 };
@@ -431,6 +435,31 @@ gpusort_rescan(CustomScanState *node)
 		state->current = -1;
 		state->ring = NULL;		/* its first chunks are gone */
 	}
+}
+
+/*
+ * A parallel query's shared memory, in the leader: whether its
+ * participants share one input (shared_stage.c) depends on whether the
+ * order lets the engine hold the rows (spill_stage.c).
+ */
+static void
+gpusort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	node_share_init(state, pcxt, coordinate, node_stage_possible(state));
+}
+
+/* A rescan's new workers: the last scan's input, if unused, is let go. */
+static void
+gpusort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->shared_stage)
+		state->shared_stager->end(state->shared_stage);
+	state->shared_stage = NULL;
+	node_share_init(state, pcxt, coordinate, node_stage_possible(state));
 }
 
 static void

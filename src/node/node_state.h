@@ -219,10 +219,8 @@ extern void node_stage_end(GpuSortState *state);
 
 /* shared_stage.c */
 extern Size node_share_estimate(CustomScanState *node, struct ParallelContext *pcxt);
-extern void node_share_init(CustomScanState *node, struct ParallelContext *pcxt,
-							void *coordinate);
-extern void node_share_reinit(CustomScanState *node, struct ParallelContext *pcxt,
-							  void *coordinate);
+extern void node_share_init(GpuSortState *state, struct ParallelContext *pcxt,
+							void *coordinate, bool can_hold);
 extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 							void *coordinate);
 extern bool node_share_active(GpuSortState *state);

@@ -55,11 +55,12 @@ node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
 
 /*
  * May this leader's participants add to one input: the engine that holds
- * rows shares them, the order lets it hold them, and the leader reads its
- * own rows (the Gather Merge then reads the leader's stream)?
+ * rows shares them, the order lets it hold them (can_hold, as spill_stage.c
+ * judges it), and the leader reads its own rows (the Gather Merge then
+ * reads the leader's stream)?
  */
 static const RowStager *
-share_stager(GpuSortState *state)
+share_stager(GpuSortState *state, bool can_hold)
 {
 	char	   *why;
 	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
@@ -67,7 +68,7 @@ share_stager(GpuSortState *state)
 	if (holder == NULL || holder->stager == NULL || holder->stager->begin_shared == NULL)
 		return NULL;
 	if (!state->settings.enabled || !state->settings.spill || state->random_access ||
-		!parallel_leader_participation || !node_stage_possible(state))
+		!parallel_leader_participation || !can_hold)
 		return NULL;
 	return holder->stager;
 }
@@ -88,14 +89,17 @@ all_participants_rows(Plan *plan, int nworkers)
 	return plan->plan_rows * Max(divisor, 1.0);
 }
 
-/* In the leader, before the workers start: the input they share, if any. */
+/*
+ * In the leader, before the workers start (again, on a rescan, once the
+ * input of the last scan is let go): the input they share, if any.
+ */
 void
-node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
+				bool can_hold)
 {
-	GpuSortState *state = (GpuSortState *) node;
 	NodeShare  *share = coordinate;
-	const RowStager *stager = share_stager(state);
-	Plan	   *plan = node->ss.ps.plan;
+	const RowStager *stager = share_stager(state, can_hold);
+	Plan	   *plan = state->css.ss.ps.plan;
 	char	   *why = NULL;
 
 	memset(share, 0, sizeof(NodeShare));
@@ -121,18 +125,6 @@ node_share_init(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	state->shared_stager = stager;
 	share->shared = true;
 	state->sharing = true;
-}
-
-/* A rescan: a new input for the new workers (the old one was let go). */
-void
-node_share_reinit(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	GpuSortState *state = (GpuSortState *) node;
-
-	if (state->shared_stage)
-		state->shared_stager->end(state->shared_stage);
-	state->shared_stage = NULL;
-	node_share_init(node, pcxt, coordinate);
 }
 
 /* In a worker, as it starts: joins the leader's input, if it shares one. */
