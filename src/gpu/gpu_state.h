@@ -145,6 +145,17 @@ gpu_early_upload_drop(void)
 	gpu.active_upload = NULL;
 }
 
+/*
+ * jobs.c: a pass of a sort by several key columns, the least significant
+ * first: the column's keys in the order so far (perm) gathered into
+ * scratch, sorted stably with their positions (vals), which make next the
+ * order after the pass.  info (may be NULL) says what the sort ran.  Jobs
+ * and the rows held (stage.c) sort their key columns so.
+ */
+extern gs_status gpu_sort_by_column(uint64 *scratch, const uint64 *column,
+									const uint32 *perm, uint32 *vals, uint32 *next,
+									uint64 n, gs_sort_info *info);
+
 /* The GPU's SortEngine callbacks, and what gpu/cost.c asks of it. */
 extern bool gpu_engine_started(void);
 extern bool gpu_engine_unavailable(const char **why);

@@ -464,14 +464,10 @@ sort_earlier_words(SortStage *stage, char **why)
 		ok = false;
 	for (int w = stage->nwords - 2; ok && w >= 0; w--)
 	{
-		uint32	   *sorted;
+		uint32	   *sorted = next;
 
-		ok = stage_ok(gs_gather_u64(gpu.ctx, words, stage->keys[w], stage->perm, n), why) &&
-			stage_ok(gs_fill_iota(gpu.ctx, positions, n), why) &&
-			stage_ok(gs_sort_pairs(gpu.ctx, 64, words, positions, words, positions, n,
-								   GS_ALGO_AUTO, NULL), why) &&
-			stage_ok(gs_gather_u32(gpu.ctx, next, stage->perm, positions, n), why);
-		sorted = next;
+		ok = stage_ok(gpu_sort_by_column(words, stage->keys[w], stage->perm, positions,
+										 next, n, NULL), why);
 		next = stage->perm;
 		stage->perm = sorted;
 	}
