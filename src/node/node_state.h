@@ -151,17 +151,23 @@ typedef struct GpuSortState
 	double		merge_ms;		/* merging them before the first row */
 } GpuSortState;
 
-/* Stores the row of a keys-only store (row -1: the NULL) in a virtual slot. */
+/* Stores a keys-only row, its key decoded (or the NULL), in a virtual slot. */
+static inline TupleTableSlot *
+store_key_value(GpuSortState *state, TupleTableSlot *slot, uint64 key, bool isnull)
+{
+	ExecClearTuple(slot);
+	slot->tts_isnull[0] = isnull;
+	slot->tts_values[0] = isnull ? (Datum) 0 :
+		key_part_decode(&state->store.columns[0].part, key);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* The same of a row of the keys-only store (row -1: the NULL). */
 static inline TupleTableSlot *
 store_key_row(GpuSortState *state, TupleTableSlot *slot, int64 row)
 {
-	KeyColumn  *column = &state->store.columns[0];
-
-	ExecClearTuple(slot);
-	slot->tts_isnull[0] = (row < 0);
-	slot->tts_values[0] = (row < 0) ? (Datum) 0 :
-		key_part_decode(&column->part, column->keys[row]);
-	return ExecStoreVirtualTuple(slot);
+	return store_key_value(state, slot,
+						   row < 0 ? 0 : state->store.columns[0].keys[row], row < 0);
 }
 
 /*

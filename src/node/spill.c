@@ -341,11 +341,7 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 
 		if (!sorted_runs_merge_next_key(&state->runs, &key, &isnull))
 			return false;
-		ExecClearTuple(into);
-		into->tts_isnull[0] = isnull;
-		into->tts_values[0] = isnull ? (Datum) 0 :
-			key_part_decode(&state->store.columns[0].part, key);
-		ExecStoreVirtualTuple(into);
+		store_key_value(state, into, key, isnull);
 		return true;
 	}
 	tuple = sorted_runs_merge_next(&state->runs);
