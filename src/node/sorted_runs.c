@@ -448,6 +448,21 @@ write_keys(SortedRuns *runs, const uint64 *keys, int n)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/*
+ * Adds a key to the batch of *n keys being written, which goes to the tape
+ * when it is a block's worth (the caller writes the last, partial batch).
+ */
+static inline void
+batch_key(SortedRuns *runs, uint64 *batch, int *n, uint64 key)
+{
+	batch[(*n)++] = key;
+	if (*n == KEY_WRITE_BATCH)
+	{
+		write_keys(runs, batch, *n);
+		*n = 0;
+	}
+}
+
 void
 sorted_runs_put_keys(SortedRuns *runs, const uint64 *keys, const uint32 *perm,
 					 int64 nkeyed, int64 nnulls)
@@ -459,14 +474,7 @@ sorted_runs_put_keys(SortedRuns *runs, const uint64 *keys, const uint32 *perm,
 	runs->null_rows += nnulls;
 	sorted_runs_start_run(runs, nkeyed);
 	for (int64 i = 0; i < nkeyed; i++)
-	{
-		batch[n++] = keys[perm[i]];
-		if (n == KEY_WRITE_BATCH)
-		{
-			write_keys(runs, batch, n);
-			n = 0;
-		}
-	}
+		batch_key(runs, batch, &n, keys[perm[i]]);
 	if (n > 0)
 		write_keys(runs, batch, n);
 	sorted_runs_end_run(runs);
@@ -807,13 +815,10 @@ merge_runs(SortedRuns *runs, int n)
 	{
 		uint64		batch[KEY_WRITE_BATCH];
 		int			nkeys = 0;
+		uint64		key;
 
-		while (key_merge_pop(runs, &batch[nkeys]))
-			if (++nkeys == KEY_WRITE_BATCH)
-			{
-				write_keys(runs, batch, nkeys);
-				nkeys = 0;
-			}
+		while (key_merge_pop(runs, &key))
+			batch_key(runs, batch, &nkeys, key);
 		if (nkeys > 0)
 			write_keys(runs, batch, nkeys);
 	}
