@@ -279,7 +279,6 @@ sort_job_run(SortJob *job, int device, SortJobReport *report)
 	job->keys_sorted = NULL;
 	job->engine_note = NULL;
 	job->kernel[0] = '\0';
-	report->key_width = job->nkeys * sizeof(uint64);
 	if (!sorted_elsewhere(job, NULL, device, report))
 		run_on_cpu(job);
 	else
@@ -304,7 +303,6 @@ sort_job_run_on_cpu(SortJob *job, const char *choice,
 	report->fallback_reason = fallback_reason;
 	report->engine_note = NULL;
 	report->kernel[0] = '\0';
-	report->key_width = job->nkeys * sizeof(uint64);
 	run_on_cpu(job);
 	count_sort(report, job->nrows, job->nkeys, start);
 }

@@ -53,8 +53,6 @@ typedef struct SortJobReport
 	const char *engine_note;	/* the engine's note (SortJob), or NULL */
 	char		kernel[SORT_KERNEL_LEN];	/* the engine's kernel (SortJob), or
 											 * "" */
-	int			key_width;		/* bytes of each row's key that the engine
-								 * sorted: 8 per key column */
 
 	/*
 	 * What the statistics already counted of the sort this report follows

@@ -230,7 +230,7 @@ explain_kernel(GpuSortState *state, ExplainState *es)
 		return;
 	ExplainPropertyText(psprintf("%s Kernel", sort_engine_get(report->engine)->title),
 						report->kernel, es);
-	ExplainPropertyInteger("Key Width", "bytes", report->key_width, es);
+	ExplainPropertyInteger("Key Width", "bytes", state->radix_keys * sizeof(uint64), es);
 }
 
 /*
