@@ -155,6 +155,8 @@ holder_title(GpuSortState *state)
 static const char *
 method_shown(GpuSortState *state)
 {
+	const char *title;
+
 	if (state->ran == RUN_TUPLESORT)
 	{
 		TuplesortInstrumentation stats;
@@ -166,16 +168,14 @@ method_shown(GpuSortState *state)
 	}
 	if (state->ran != RUN_SPILLED)
 		return "in memory";
-	if (state->staged_batches > 0 && node_share_active(state))
-		return IsParallelWorker() ?
-			psprintf("rows handed to the leader, held on the %s",
-					 sort_engine_get(spilled_on(state))->title) :
-			psprintf("rows of all participants held on the %s, sorted at once",
-					 sort_engine_get(spilled_on(state))->title);
-	return state->staged_batches > 0 ?
-		psprintf("rows held on the %s, sorted at once",
-				 sort_engine_get(spilled_on(state))->title) :
-		"external merge of sorted runs";
+	if (state->staged_batches == 0)
+		return "external merge of sorted runs";
+	title = sort_engine_get(spilled_on(state))->title;
+	if (!node_share_active(state))
+		return psprintf("rows held on the %s, sorted at once", title);
+	return IsParallelWorker() ?
+		psprintf("rows handed to the leader, held on the %s", title) :
+		psprintf("rows of all participants held on the %s, sorted at once", title);
 }
 
 /*
