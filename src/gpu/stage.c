@@ -242,9 +242,9 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	declined = false;
 	if (!gpu_engine_start(why, &start_ms))
 		return NULL;
-	declined = true;			/* (if it fails below) */
 	if (expected_bytes > (double) gpu.mem_limit)
 	{
+		declined = true;
 		*why = psprintf("the %.0f MB that the rows are expected to take are more than "
 						"the %zu MB of device memory that %s allows",
 						expected_bytes / (1 << 20), gpu.mem_limit >> 20, gpu.config.memory_setting);
@@ -252,6 +252,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	}
 	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
 	{
+		declined = true;
 		*why = psprintf("the %.0f MB that the rows are expected to take do not fit "
 						"beside the %.0f MB kept for other sorts, within the %zu MB "
 						"of device memory that %s allows",
@@ -259,7 +260,6 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 						gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
-	declined = false;
 	/* the sorts' buffers are not needed while the rows are here */
 	gpu_buffers_release();
 	stage = palloc0(sizeof(SortStage));
