@@ -115,8 +115,9 @@ typedef struct GpuSortState
 	int64		staged_batches; /* stores the engine took */
 	int64		staged_rows;	/* their rows */
 	const char *stage_why;		/* why the engine holds none */
-	bool		stage_closed;	/* a leader's shared input, added to no
-								 * more (a run once all have added) */
+	struct SortStage *closed_stage; /* a leader's shared input, added to
+									 * no more (a run once all have added:
+									 * node_stage_closed_to_run) */
 	bool		held_empty;		/* none of the rows held are to be read
 								 * here (a worker's, or none held) */
 
@@ -219,6 +220,7 @@ extern bool node_stage_possible(GpuSortState *state);
 extern bool node_stage_begin(GpuSortState *state);
 extern bool node_stage_store(GpuSortState *state);
 extern void node_stage_to_run(GpuSortState *state);
+extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
 extern void node_stage_end(GpuSortState *state);

@@ -243,7 +243,7 @@ node_spill_run(GpuSortState *state)
 	instr_time	start;
 
 	Assert(state->spilling);
-	if (state->stage && !state->stage_closed)
+	if (state->stage)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		if (node_stage_store(state))
@@ -256,7 +256,7 @@ node_spill_run(GpuSortState *state)
 		 * shared input becomes a run once every participant has added)
 		 */
 		begin_runs(state);
-		if (state->stage && !state->stage_closed)
+		if (state->stage)
 			node_stage_to_run(state);
 		state->spill_ms += ms_since(start);
 	}
@@ -364,15 +364,14 @@ node_spill_finish(GpuSortState *state)
 	instr_time	start;
 
 	/* the engine sorts what it holds, if it can take the last rows */
-	if (state->stage && !state->stage_closed)
+	if (state->stage)
 		node_spill_run(state);
-	if (state->stage && !state->stage_closed)
+	if (state->stage)
 		node_stage_finish(state);
 	else
 	{
 		/* a shared input that the leader added no more to: a run first */
-		if (state->stage)
-			node_stage_to_run(state);
+		node_stage_closed_to_run(state);
 
 		/*
 		 * The last run stays in memory, unless the read buffers of the runs

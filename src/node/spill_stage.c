@@ -226,7 +226,10 @@ node_stage_store(GpuSortState *state)
 			if (IsParallelWorker())
 				node_stage_end(state);
 			else
-				state->stage_closed = true;
+			{
+				state->closed_stage = state->stage;
+				state->stage = NULL;
+			}
 		}
 		else if (state->staged_batches == 0)
 			node_stage_end(state);
@@ -321,6 +324,20 @@ node_stage_to_run(GpuSortState *state)
 	state->staged_rows = 0;
 }
 
+/*
+ * A leader's shared input that it added no more to becomes a run, once
+ * every participant has added its rows (there may be none).
+ */
+void
+node_stage_closed_to_run(GpuSortState *state)
+{
+	if (state->closed_stage == NULL)
+		return;
+	state->stage = state->closed_stage;
+	state->closed_stage = NULL;
+	node_stage_to_run(state);
+}
+
 /* Has the engine sort what it holds, the last store's rows with it. */
 void
 node_stage_finish(GpuSortState *state)
@@ -386,12 +403,14 @@ node_stage_end(GpuSortState *state)
 {
 	if (state->stage)
 		state->stager->end(state->stage);
+	if (state->closed_stage)
+		state->stager->end(state->closed_stage);
 	if (state->shared_stage)
 		state->shared_stager->end(state->shared_stage);
 	state->shared_stage = NULL;
 	state->stage = NULL;
+	state->closed_stage = NULL;
 	state->stager = NULL;
-	state->stage_closed = false;
 	state->held_empty = false;
 	if (state->stage_nulls)
 		tuplestore_end(state->stage_nulls);
