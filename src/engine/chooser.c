@@ -426,3 +426,15 @@ sort_engine_holder(int device, char **why)
 		*why = psprintf("the %s engine does not hold rows", holder->title);
 	return holder;
 }
+
+const RowStager *
+sort_engine_sharing_stager(void)
+{
+	char	   *why;
+	const SortEngine *holder = sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
+
+	if (holder == NULL || holder->stager == NULL ||
+		holder->stager->begin_shared == NULL || holder->stager->join == NULL)
+		return NULL;
+	return holder->stager;
+}

@@ -114,6 +114,13 @@ extern const RowStoreUploader *sort_engine_uploader(int device);
  */
 extern const SortEngine *sort_engine_holder(int device, char **why);
 
+/*
+ * That engine's stager where it can hold one input for all the processes of
+ * a parallel query (begin_shared and join), else NULL; whether the device
+ * setting lets it hold rows is not asked.
+ */
+extern const RowStager *sort_engine_sharing_stager(void);
+
 /* Per-backend statistics of the sorts, by registered engine. */
 typedef struct EngineStats
 {

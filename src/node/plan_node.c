@@ -38,20 +38,27 @@ gpusort_is_node(CustomScan *cscan)
 	return cscan->methods == &gpusort_plan_methods;
 }
 
+/* The codec of a sort key, column resno of tlist, or NULL (key_codec_for_order). */
+static const KeyCodec *
+sort_key_codec(List *tlist, AttrNumber resno, Oid sortop, Oid collation)
+{
+	TargetEntry *tle = get_tle_by_resno(tlist, resno);
+	bool		descending;
+
+	if (tle == NULL)
+		return NULL;
+	return key_codec_for_order(sortop, exprType((Node *) tle->expr), collation,
+							   &descending, NULL);
+}
+
 /* Can GpuSort run this Sort?  Its leading key must have a node codec. */
 bool
 gpusort_sort_supported(Sort *sort)
 {
-	TargetEntry *tle;
-	bool		descending;
-
 	if (sort->numCols < 1 || sort->plan.lefttree == NULL)
 		return false;
-	tle = get_tle_by_resno(sort->plan.lefttree->targetlist, sort->sortColIdx[0]);
-	if (tle == NULL)
-		return false;
-	return key_codec_for_order(sort->sortOperators[0], exprType((Node *) tle->expr),
-							   sort->collations[0], &descending, NULL) != NULL;
+	return sort_key_codec(sort->plan.lefttree->targetlist, sort->sortColIdx[0],
+						  sort->sortOperators[0], sort->collations[0]) != NULL;
 }
 
 /*
@@ -201,26 +208,20 @@ gpusort_mark_shared(CustomScan *cscan)
 	List	   *cols = linitial(cscan->custom_private);
 	List	   *ops = lsecond(cscan->custom_private);
 	List	   *colls = lthird(cscan->custom_private);
-	const SortEngine *holder;
-	char	   *why;
 	int			words = 0;
 
 	/* the engines registered, whatever gpusort.device says at run time */
-	holder = sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
-	if (holder == NULL || holder->stager == NULL || holder->stager->begin_shared == NULL)
+	if (sort_engine_sharing_stager() == NULL)
 		return;
 	/* rows that are their one key have no tuples to hold */
 	if (list_length(cols) == 1 && list_length(cscan->custom_scan_tlist) == 1)
 		return;
 	for (int i = 0; i < list_length(cols); i++)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
-										 list_nth_int(cols, i) - 1);
-		bool		descending;
-		const KeyCodec *codec = key_codec_for_order(list_nth_oid(ops, i),
-													exprType((Node *) tle->expr),
-													list_nth_oid(colls, i),
-													&descending, NULL);
+		const KeyCodec *codec = sort_key_codec(cscan->custom_scan_tlist,
+											   list_nth_int(cols, i),
+											   list_nth_oid(ops, i),
+											   list_nth_oid(colls, i));
 
 		if (codec == NULL || !codec->exact)
 			return;

@@ -62,15 +62,10 @@ node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
 static const RowStager *
 share_stager(GpuSortState *state, bool can_hold)
 {
-	char	   *why;
-	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
-
-	if (holder == NULL || holder->stager == NULL || holder->stager->begin_shared == NULL)
-		return NULL;
 	if (!state->settings.enabled || !state->settings.spill || state->random_access ||
 		!parallel_leader_participation || !can_hold)
 		return NULL;
-	return holder->stager;
+	return sort_engine_sharing_stager();
 }
 
 /*
@@ -134,7 +129,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	GpuSortState *state = (GpuSortState *) node;
 	NodeShare  *share = coordinate;
 	char	   *why = NULL;
-	const SortEngine *holder;
+	const RowStager *stager = sort_engine_sharing_stager();
 
 	/*
 	 * A worker that cannot join sorts its own rows, but still says when its
@@ -146,12 +141,11 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	state->held_shared = false;
 	if (!share->shared)
 		return;
-	holder = sort_engine_holder(state->settings.device, &why);
-	if (holder == NULL || holder->stager == NULL || holder->stager->join == NULL)
+	if (stager == NULL)
 		return;
-	state->shared_stager = holder->stager;
-	state->shared_stage = holder->stager->join((Size) state->settings.budget_kb * 1024,
-											   &share->stage, &why);
+	state->shared_stager = stager;
+	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,
+									   &share->stage, &why);
 }
 
 /* Is this participant's stage the input the participants share? */
