@@ -2,21 +2,25 @@
  *
  * buckets.c
  *	  A sort too large for one GPU of the service (buckets.h): its rows are
- *	  split into key ranges of the leading key column, each range's rows
- *	  copied into a job of its own, in row order, and the jobs queued
- *	  together, so that every GPU process takes some.  Sorted, the buckets
- *	  follow each other in key order.
+ *	  split into ranges of the whole key, each range's rows copied into a
+ *	  job of its own, in row order, and the jobs queued together, so that
+ *	  every GPU process takes some.  Sorted, the buckets follow each other
+ *	  in key order.
  *
- * The rows are first split into many narrow key ranges, whose bounds
- * (splitters) come from a sample of the leading keys; the ranges are then
- * grouped, in key order, into buckets of about equal rows, within a GPU's
- * memory, as many as the GPU processes can share evenly.  Rows of one
- * leading key fall into one range, where the other key columns order them,
- * and a bucket keeps the rows' order, so the sort stays stable.  The rows
- * are split in two passes over fixed chunks of rows, on the backend and its
- * helper threads: the first finds each row's range and counts each chunk's
- * rows per range, which gives every chunk its place in each bucket; the
- * second copies the rows there.
+ * The rows are first split into many narrow ranges of the whole key (every
+ * key column, then the row number, so that no two rows are equal), whose
+ * bounds (splitters) come from a sample of rows taken at regular places;
+ * the ranges are then grouped, in order, into buckets of about equal rows,
+ * within a GPU's memory, as many as the GPU processes can share evenly.  A
+ * run of rows of equal keys is split between ranges like any other, by row
+ * number: the rows of one key in a later bucket all come after those in an
+ * earlier one, and a bucket keeps the rows' order, so the sort stays stable
+ * (and the tie pass after it finds runs of equal keys across buckets as in
+ * one sort).  So skewed keys (90% of rows of one value) are split as evenly
+ * as any.  The rows are split in two passes over fixed chunks of rows, on
+ * the backend and its helper threads: the first finds each row's range and
+ * counts each chunk's rows per range, which gives every chunk its place in
+ * each bucket; the second copies the rows there.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +28,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
 
@@ -48,8 +51,11 @@ typedef struct Split
 	const SortJob *job;
 	uint64		nchunks;
 	int			nsplitters;		/* ranges - 1 */
-	uint64	   *splitters;		/* range r: keys from splitters[r - 1] up
-								 * to splitters[r], not included */
+	int			width;			/* words of a splitter: the key columns,
+								 * then a row number */
+	uint64	   *splitters;		/* range r: rows from splitter r - 1 up to
+								 * splitter r, not included, each width
+								 * words from splitters + r * width */
 	uint16	   *range_of;		/* each row's range */
 	uint32	   *counts;			/* [chunk][range]: the chunk's rows */
 	int			nbuckets;
@@ -66,18 +72,35 @@ typedef struct Split
 	uint64		perm_start;
 } Split;
 
+/* Orders two splitters (or samples) of *(int *) arg words. */
 static int
-compare_keys(const void *a, const void *b)
+compare_splitters(const void *a, const void *b, void *arg)
 {
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
+	const uint64 *x = a;
+	const uint64 *y = b;
+	int			width = *(int *) arg;
 
-	return (x > y) - (x < y);
+	for (int w = 0; w < width; w++)
+		if (x[w] != y[w])
+			return x[w] < y[w] ? -1 : 1;
+	return 0;
 }
 
-/* The range of a leading key: how many splitters are not above it. */
+/* Does a splitter come at or before row (its keys, then its number)? */
+static inline bool
+splitter_not_after(const Split *split, const uint64 *splitter, uint32 row)
+{
+	const SortJob *job = split->job;
+
+	for (int c = 0; c < job->nkeys; c++)
+		if (splitter[c] != job->keys[c][row])
+			return splitter[c] < job->keys[c][row];
+	return splitter[job->nkeys] <= row;
+}
+
+/* The range of a row: how many splitters come at or before it. */
 static inline int
-range_of_key(const Split *split, uint64 key)
+range_of_row(const Split *split, uint32 row)
 {
 	int			lo = 0;
 	int			hi = split->nsplitters;
@@ -86,7 +109,7 @@ range_of_key(const Split *split, uint64 key)
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (split->splitters[mid] <= key)
+		if (splitter_not_after(split, split->splitters + (Size) mid * split->width, row))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -95,29 +118,40 @@ range_of_key(const Split *split, uint64 key)
 }
 
 /*
- * Splitters for RANGES ranges of about equal rows, from leading keys
- * sampled across the rows; fewer where keys repeat.
+ * Splitters for RANGES ranges of about equal rows, from the whole keys of
+ * rows sampled at regular places (fewer where the rows are few).
  */
 static void
 choose_splitters(Split *split)
 {
-	const uint64 *lead = split->job->keys[0];
-	uint32		n = split->job->nrows;
+	const SortJob *job = split->job;
+	uint32		n = job->nrows;
+	int			width = job->nkeys + 1;
 	int			nsamples = RANGES * SAMPLES_PER_RANGE;
-	uint64	   *sample = palloc(sizeof(uint64) * nsamples);
+	uint64	   *sample = palloc(sizeof(uint64) * nsamples * width);
 
 	for (int i = 0; i < nsamples; i++)
-		sample[i] = lead[murmurhash32((uint32) i) % n];
-	qsort(sample, nsamples, sizeof(uint64), compare_keys);
+	{
+		uint32		row = (uint32) (((uint64) i * n) / nsamples);
+		uint64	   *s = sample + (Size) i * width;
 
-	split->splitters = palloc(sizeof(uint64) * RANGES);
+		for (int c = 0; c < job->nkeys; c++)
+			s[c] = job->keys[c][row];
+		s[job->nkeys] = row;
+	}
+	qsort_arg(sample, nsamples, sizeof(uint64) * width, compare_splitters, &width);
+
+	split->width = width;
+	split->splitters = palloc(sizeof(uint64) * RANGES * width);
 	split->nsplitters = 0;
 	for (int r = 1; r < RANGES; r++)
 	{
-		uint64		s = sample[r * SAMPLES_PER_RANGE];
+		uint64	   *s = sample + (Size) r * SAMPLES_PER_RANGE * width;
+		uint64	   *last = split->splitters + (Size) (split->nsplitters - 1) * width;
 
-		if (split->nsplitters == 0 || s > split->splitters[split->nsplitters - 1])
-			split->splitters[split->nsplitters++] = s;
+		if (split->nsplitters == 0 || compare_splitters(s, last, &width) > 0)
+			memcpy(split->splitters + (Size) split->nsplitters++ * width, s,
+				   sizeof(uint64) * width);
 	}
 	pfree(sample);
 }
@@ -127,7 +161,6 @@ static void
 count_chunks(void *arg, int part, uint64 first, uint64 last)
 {
 	Split	   *split = arg;
-	const uint64 *lead = split->job->keys[0];
 	int			nranges = split->nsplitters + 1;
 
 	for (uint64 chunk = first; chunk < last; chunk++)
@@ -137,7 +170,7 @@ count_chunks(void *arg, int part, uint64 first, uint64 last)
 
 		for (uint64 row = chunk * SPLIT_CHUNK_ROWS; row < end; row++)
 		{
-			int			r = range_of_key(split, lead[row]);
+			int			r = range_of_row(split, (uint32) row);
 
 			split->range_of[row] = (uint16) r;
 			count[r]++;
@@ -442,7 +475,7 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 	if (!group_ranges(&split, nbuckets, max_bucket_rows(job->nkeys, mem_limit)))
 	{
 		if (split.nbuckets == 0)
-			*why = psprintf("%lu rows of leading keys that repeat need more than the "
+			*why = psprintf("%lu rows of one narrow range of keys need more than the "
 							"%zu MB of device memory that gpusort.service_memory allows",
 							(unsigned long) split.rows[0], mem_limit >> 20);
 		else

@@ -2,8 +2,8 @@
  *
  * buckets.h
  *	  A sort larger than one GPU's share of the service's device memory,
- *	  split by its leading key into key ranges (buckets) that the GPU
- *	  processes sort at once (CUDA builds only).
+ *	  split into ranges of its whole key (buckets) that the GPU processes
+ *	  sort at once (CUDA builds only).
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +24,7 @@ extern int	service_buckets(uint32 nrows, int nkeys, Size mem_limit);
 /*
  * Sorts a job through the service in buckets whose device memory is below
  * mem_limit, as service_sort_job does a job that fits; false, with the
- * reason, when it cannot (a bucket of one leading key too large, no shared
+ * reason, when it cannot (a range of the sample too large, no shared
  * memory, a bucket's job failed).
  */
 extern bool service_sort_buckets(SortJob *job, Size mem_limit, char **why);
