@@ -48,6 +48,8 @@
 #   SKIP_SERVICE_SUITES, SKIP_SERVICE_CHECKS   1: step 4's regression suites,
 #                  or its other checks, left out (each takes about 5 minutes
 #                  on an H100 host)
+#   SUITES         the regression suites of steps 1 and 4 (default: the
+#                  Makefile's REGRESS as said above; node_plan first)
 #   REGRESS_TIMEOUT  seconds for each run of pg_regress (default 420)
 #   KERNEL_TEST_ARGS  arguments of kernel_test (default "--max-n 4000000")
 #   GPUSORT_KBUILD    a folder with a prebuilt kernel_test to run instead of
@@ -166,7 +168,7 @@ regress() {
 	fi
 	# pg_regress makes the database as "make installcheck" does
 	# every suite must say ok: one cut short by the timeout says nothing
-	PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout "${REGRESS_TIMEOUT:-420}" "$PG_REGRESS" \
+	PGOPTIONS="${PGOPTIONS:-} -c gpusort.device=gpu" timeout "${REGRESS_TIMEOUT:-420}" "$PG_REGRESS" ${REGRESS_OPTS:-} \
 		--inputdir="$ROOT/test" --outputdir="$out" --bindir="$BINDIR" \
 		--dbname=gpusort_regress "$@" 2>&1 | tee "$out.log"
 	ok=$(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$out.log")
@@ -187,7 +189,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 
 		# ---- 1. regression suites on the GPU engine ----
-		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e no_gpu -e '' | tr '\n' ' ')gpu_engine"
+		suites=${SUITES:-"$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e service -e no_gpu -e '' | tr '\n' ' ')gpu_engine"}
 		regress "regression suites (device = gpu)" backend $suites
 	fi
 
@@ -297,15 +299,17 @@ SQL
 	elif can_restart && service_mode on; then
 		echo "gpusort.service: $(psql -X -At -c "SHOW gpusort.service")"
 		psql -X -c "SELECT gpu, device, name, state, pid, memory_limit_mb FROM gpusort_service"
-		suites="$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"
+		suites=${SUITES:-"$(sed -n 's/^REGRESS *= *//p' Makefile | tr ' ' '\n' | grep -v -x -e loading -e gpu_info -e no_gpu -e '' | tr '\n' ' ')"}
 		if [ -n "${SKIP_SERVICE_SUITES:-}" ]; then
 			record "GPU service: regression suites" SKIP "SKIP_SERVICE_SUITES"
 		else
 			regress "GPU service: regression suites (device = gpu)" service $suites
 			# parallel plans wherever the planner can make them: the
 			# participants of every large composite sort share one input
-			PGOPTIONS="$PARALLEL_FORCED" regress "GPU service: composite, parallel plans forced" \
-				service-parallel node_plan composite
+			# (node_plan, whose plans differ there, makes the helpers first)
+			regress "GPU service: node_plan before the forced run" service-parallel-setup node_plan
+			PGOPTIONS="$PARALLEL_FORCED" REGRESS_OPTS=--use-existing \
+				regress "GPU service: composite, parallel plans forced" service-parallel composite
 		fi
 		if [ -n "${SKIP_SERVICE_CHECKS:-}" ]; then
 			record "GPU service: crash, shared input, buckets, no device" SKIP "SKIP_SERVICE_CHECKS"

@@ -14,7 +14,9 @@
  * (held_null_keys).  Rows led by a NULL, equal under a one-key order, go to
  * a tuplestore; in an order of several keys they end the holding (the
  * rows held become the first sorted run), as does a NULL in a later key
- * whose keys leave no room for one.  Once the input ends, the engine sorts all rows at
+ * whose keys leave no room for one; found in the first store, they keep
+ * the holding from starting (the input may then fit tuplesort's memory,
+ * which runs would write to disk).  Once the input ends, the engine sorts all rows at
  * once and hands them back in order, a buffer at a time.  Where the engine
  * cannot start, or take the first store (the rows expected would not fit
  * beside what it holds for other sorts), the runs of spill.c sort the input
@@ -98,8 +100,38 @@ node_stage_possible(GpuSortState *state)
 }
 
 /*
- * Starts holding the rows on the engine, if the order lets it and the
- * engine can; else false with the reason in state->stage_why.
+ * Can the engine's keys order the rows in the store?  Not rows led by a
+ * NULL in an order of several keys, nor a NULL of a later key whose keys
+ * leave no room for one; false with the reason.
+ */
+static bool
+store_holdable(GpuSortState *state, char **why)
+{
+	RowStore   *store = &state->store;
+
+	if (state->nkeys > 1 && store->nnullrows > 0)
+	{
+		*why = "rows led by a NULL in an order of several keys";
+		return false;
+	}
+	for (int c = 1; c < store->ncolumns; c++)
+	{
+		const KeyColumn *column = &store->columns[c];
+
+		if (column->word == 0 && column->nulls != NULL && column->codec->bits == 64)
+		{
+			*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
+							column->keyno + 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Starts holding the rows on the engine, if the order lets it, the first
+ * store's rows can be held (store_holdable) and the engine can; else
+ * false with the reason in state->stage_why.
  */
 bool
 node_stage_begin(GpuSortState *state)
@@ -120,6 +152,7 @@ node_stage_begin(GpuSortState *state)
 		state->held_shared = true;
 	}
 	else if ((state->stager = stager_for(state, &why)) == NULL ||
+			 !store_holdable(state, &why) ||
 			 (state->stage = state->stager->begin(budget, expected, &why)) == NULL)
 	{
 		state->stager = NULL;
@@ -142,7 +175,7 @@ node_stage_begin(GpuSortState *state)
  * where they change, or NULL with the reason where a NULL has no key.
  */
 static const uint64 *
-held_null_keys(const KeyColumn *column, uint32 nrows, char **why)
+held_null_keys(const KeyColumn *column, uint32 nrows)
 {
 	int			bits = column->codec->bits;
 	bool		first = column->part.nulls_first;
@@ -150,12 +183,7 @@ held_null_keys(const KeyColumn *column, uint32 nrows, char **why)
 
 	if (column->nulls == NULL && (bits == 64 || !first))
 		return column->keys;
-	if (bits == 64)
-	{
-		*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
-						column->keyno + 1);
-		return NULL;
-	}
+	Assert(bits < 64);
 	keys = palloc(sizeof(uint64) * Max(nrows, 1));
 	for (uint32 row = 0; row < nrows; row++)
 		keys[row] = key_column_isnull(column, row) ?
@@ -166,8 +194,7 @@ held_null_keys(const KeyColumn *column, uint32 nrows, char **why)
 
 /*
  * The store as the engine sees it; false with the reason where its keys
- * cannot order it (rows led by a NULL in an order of several keys, a NULL
- * with no key of its own).
+ * cannot order it (store_holdable).
  */
 static bool
 held_view(GpuSortState *state, StoredRows *rows, char **why)
@@ -175,20 +202,13 @@ held_view(GpuSortState *state, StoredRows *rows, char **why)
 	RowStore   *store = &state->store;
 
 	row_store_view(store, rows);
-	if (state->nkeys > 1 && store->nnullrows > 0)
-	{
-		*why = "rows led by a NULL in an order of several keys";
+	if (!store_holdable(state, why))
 		return false;
-	}
 	for (int w = 1; w < rows->nwords; w++)
 	{
-		const KeyColumn *column = &store->columns[w];
-
 		/* a key's later words are of the value its first word had */
-		if (column->word > 0)
-			continue;
-		if ((rows->keys[w] = held_null_keys(column, rows->nrows, why)) == NULL)
-			return false;
+		if (store->columns[w].word == 0)
+			rows->keys[w] = held_null_keys(&store->columns[w], rows->nrows);
 	}
 	return true;
 }
@@ -239,7 +259,9 @@ node_stage_store(GpuSortState *state)
 		tuplestore_puttupleslot(state->stage_nulls,
 								ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	ExecClearTuple(slot);
-	state->staged_batches++;
+	/* an empty store adds nothing: the engine may hold no input yet */
+	if (store->nrows > 0)
+		state->staged_batches++;
 	state->staged_rows += store->nrows;
 	state->spilled_rows += (int64) store->nrows + store->nnullrows;
 	row_store_reset(store);
@@ -271,11 +293,12 @@ sort_held(GpuSortState *state)
 		state->staged_batches = node_share_wait(state, &rows);
 		state->spilled_rows += rows - state->staged_rows;
 		state->staged_rows = rows;
-		state->held_empty = (state->staged_batches == 0);
 		state->sort_ms += ms_since(start);
-		if (state->held_empty)
-			return;
 	}
+	/* stores of rows led by NULLs alone: the engine holds nothing */
+	state->held_empty = (state->staged_batches == 0);
+	if (state->held_empty)
+		return;
 	INSTR_TIME_SET_CURRENT(start);
 	if (!state->stager->sort(state->stage, &why))
 		ereport(ERROR,

@@ -86,13 +86,16 @@ SELECT (sv_explained('SELECT * FROM sv_t ORDER BY k', 'GPU Kernel') IS NOT NULL)
        EXISTS (SELECT FROM gpusort_service WHERE state = 'ready') AS kernel_as_expected;
 -- An input over the memory budget: the service holds its rows (a GPU) and
 -- sorts them at once, or (none) it is sorted in runs.  A row larger than
--- the room the rows come back in, and a row led by a NULL.
+-- the room the rows come back in, a row led by a NULL, and rows led by
+-- NULLs alone (the service then holds none).
 SET gpusort.work_mem = '1MB';
 SELECT sv_same('SELECT id FROM sv_t ORDER BY id DESC OFFSET 0') AS held_desc,
        sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 1000 THEN repeat(''x'', 3000000) END AS big
                 FROM sv_t) s ORDER BY id OFFSET 0') AS held_big_row,
        sv_same('SELECT id FROM (SELECT id, CASE WHEN id = 777 THEN NULL ELSE id END AS n
-                FROM sv_t) s ORDER BY n NULLS FIRST OFFSET 0') AS held_null;
+                FROM sv_t) s ORDER BY n NULLS FIRST OFFSET 0') AS held_null,
+       sv_same('SELECT id * 0 AS id, n FROM (SELECT id, CASE WHEN id < 0 THEN id END AS n
+                FROM sv_t) s ORDER BY n OFFSET 0') AS held_nulls_only;
 SELECT sv_explained('SELECT * FROM sv_t ORDER BY id DESC', 'Sort Method') =
        CASE WHEN EXISTS (SELECT FROM gpusort_service WHERE state = 'ready')
             THEN 'rows held on the GPU, sorted at once'
