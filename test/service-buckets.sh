@@ -12,8 +12,11 @@
 #      prefix keys), each compared with PostgreSQL's Sort, and each run on
 #      the GPU with EXPLAIN ANALYZE's "GPU Service: N buckets on GPUs 0, 1";
 #   3. orders led by keys that repeat (two values; 90% of the rows one
-#      value), which the buckets split by row number: on every GPU, the rows
-#      right, and no sort sent to the CPU engine as too large;
+#      value), which the buckets split by row number, and a key that defeats
+#      the sample the splitters come from (the rows at the sampled places
+#      all 0, the others above), whose ranges are cut at their own rows: on
+#      every GPU, the rows right, and no sort sent to the CPU engine as too
+#      large;
 #   4. every GPU process ran jobs (the gpusort_service view);
 #   5. SESSIONS (default 8) sessions sort in buckets at once: each gets
 #      PostgreSQL's order;
@@ -43,7 +46,9 @@ ready=$("${PSQL[@]}" -c "SELECT count(*) FROM gpusort_service WHERE state = 'rea
 "${PSQL[@]}" -c "CREATE TABLE bk_t AS
 	    SELECT g AS id, (random() * 1e15)::int8 AS k, g % 1000 AS d, g % 2 AS h,
 	           CASE WHEN g % 10 = 0 THEN g ELSE 7 END AS s,
-	           md5(g::text) AS t, repeat('x', 30) AS pad
+	           md5(g::text) AS t, repeat('x', 30) AS pad,
+	           CASE WHEN g - 1 = floor(ceil((g - 1) * 8192.0 / $ROWS) * $ROWS / 8192)
+	                THEN 0 ELSE 1 + (random() * 1e15)::int8 END AS a
 	    FROM generate_series(1, $ROWS) g" -c "ANALYZE bk_t" || fail "could not make the table"
 "${PSQL[@]}" -c "SELECT gpusort_stats_reset()" >/dev/null
 before=$("${PSQL[@]}" -c "SELECT sorts FROM gpusort_service_fallbacks() WHERE reason = 'too large'")
@@ -85,6 +90,10 @@ check "a key and a prefix key, the permutation back" \
 check "a prefix key, its keys back sorted" "SELECT id FROM bk_t ORDER BY t COLLATE \"C\"" "$spread"
 check "a leading key of two values" "SELECT id FROM bk_t ORDER BY h, id" "$spread"
 check "90% of the rows one value, then the id" "SELECT id FROM bk_t ORDER BY s, id" "$spread"
+# (the rows in the table's order: the scan starts at its first page)
+SETTINGS="$SETTINGS SET synchronize_seqscans = off;" \
+	check "a key that defeats the sample (8192 places)" "SELECT id FROM bk_t ORDER BY a, id" \
+	"$spread.*key ranges of the sample cut at their rows: [0-9]+"
 check "90% of the rows one value, DESC, then a prefix key" \
 	"SELECT id FROM bk_t ORDER BY s DESC, t COLLATE \"C\"" "$spread"
 

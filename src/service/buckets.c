@@ -22,6 +22,16 @@
  * counts each chunk's rows per range, which gives every chunk its place in
  * each bucket; the second copies the rows there.
  *
+ * The bound: no bucket has more than target = min(ceil(n / nbuckets), the
+ * rows a GPU's share holds) rows, whatever the keys and their order.  The
+ * sample alone bounds nothing (the rows at the sampled places may all be of
+ * one key, the others all above it), so a range that the first pass finds
+ * with more than target / 4 rows is cut exactly, at its own rows sorted
+ * (on the backend; only inputs that defeat the sample pay for it), and the
+ * rows' ranges are counted again.  Ranges grouped in order then close a
+ * bucket before it passes target, each bucket but the last with more than
+ * 3/4 of target: at most 4/3 nbuckets + 1 buckets.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -68,6 +78,7 @@ typedef struct Split
 								 * its payload */
 	uint32	   *origin;			/* without a payload: row numbers, in the
 								 * buckets' row order */
+	int			ncut;			/* ranges of the sample cut at their rows */
 	const uint32 *bucket_perm;	/* the bucket whose order is made into perm */
 	uint64		perm_start;
 } Split;
@@ -238,6 +249,92 @@ count_ranges(Split *split)
 	parallel_for(split->nchunks, 1, parallel_workers(), count_chunks, split);
 }
 
+/* The rows a bucket is meant to have at most: the bound. */
+static uint64
+bucket_target(const Split *split, int nbuckets, uint64 max_rows)
+{
+	return Max(Min((split->job->nrows + nbuckets - 1) / nbuckets, max_rows), 1);
+}
+
+/* The rows of each range, over all chunks (palloc'd). */
+static uint64 *
+range_totals(const Split *split)
+{
+	int			nranges = split->nsplitters + 1;
+	uint64	   *range_rows = palloc0(sizeof(uint64) * nranges);
+
+	for (uint64 chunk = 0; chunk < split->nchunks; chunk++)
+		for (int r = 0; r < nranges; r++)
+			range_rows[r] += split->counts[chunk * nranges + r];
+	return range_rows;
+}
+
+/*
+ * Cuts every range of more than max_range rows into pieces of max_range
+ * rows at most: its rows' whole keys (with their numbers), sorted, give the
+ * splitters between its bounds.  Then counts the rows' ranges again.
+ */
+static void
+cut_large_ranges(Split *split, uint64 max_range)
+{
+	const SortJob *job = split->job;
+	int			width = split->width;
+	int			nranges = split->nsplitters + 1;
+	uint64	   *range_rows = range_totals(split);
+	uint64		ncuts = 0;
+	uint64	   *splitters;
+	int			nsplitters = split->nsplitters;
+
+	for (int r = 0; r < nranges; r++)
+		if (range_rows[r] > max_range)
+			ncuts += (range_rows[r] - 1) / max_range;
+	if (ncuts == 0)
+	{
+		pfree(range_rows);
+		return;
+	}
+	/* (ranges stay below 2^16: range_of is uint16) */
+	ncuts = Min(ncuts, PG_UINT16_MAX - 1 - (uint64) nsplitters);
+	splitters = MemoryContextAllocHuge(CurrentMemoryContext,
+									   sizeof(uint64) * (nsplitters + ncuts) * width);
+	memcpy(splitters, split->splitters, sizeof(uint64) * nsplitters * width);
+	for (int r = 0; r < nranges; r++)
+	{
+		uint64	   *rows;
+		uint64		m = 0;
+
+		if (range_rows[r] <= max_range)
+			continue;
+		split->ncut++;
+		rows = MemoryContextAllocHuge(CurrentMemoryContext,
+									  sizeof(uint64) * range_rows[r] * width);
+		for (uint32 row = 0; row < job->nrows; row++)
+		{
+			uint64	   *t;
+
+			if (split->range_of[row] != r)
+				continue;
+			t = rows + m++ * width;
+			for (int c = 0; c < job->nkeys; c++)
+				t[c] = job->keys[c][row];
+			t[job->nkeys] = row;
+		}
+		qsort_arg(rows, m, sizeof(uint64) * width, compare_splitters, &width);
+		for (uint64 at = max_range; at < m && nsplitters < PG_UINT16_MAX - 1; at += max_range)
+			memcpy(splitters + (Size) nsplitters++ * width, rows + at * width,
+				   sizeof(uint64) * width);
+		pfree(rows);
+	}
+	qsort_arg(splitters, nsplitters, sizeof(uint64) * width, compare_splitters, &width);
+	pfree(split->splitters);
+	split->splitters = splitters;
+	split->nsplitters = nsplitters;
+	pfree(range_rows);
+	pfree(split->range_of);
+	pfree(split->counts);
+	count_ranges(split);
+}
+
 /*
  * The ranges grouped in order into buckets of about n / nbuckets rows, none
  * over max_rows and none empty (a bucket starts at a range with rows), and
@@ -248,14 +345,10 @@ static bool
 group_ranges(Split *split, int nbuckets, uint64 max_rows)
 {
 	int			nranges = split->nsplitters + 1;
-	uint64		target = Min((split->job->nrows + nbuckets - 1) / nbuckets, max_rows);
-	uint64	   *range_rows = palloc0(sizeof(uint64) * nranges);
+	uint64		target = bucket_target(split, nbuckets, max_rows);
+	uint64	   *range_rows = range_totals(split);
 	uint64		rows = 0;
 	int			b = 0;
-
-	for (uint64 chunk = 0; chunk < split->nchunks; chunk++)
-		for (int r = 0; r < nranges; r++)
-			range_rows[r] += split->counts[chunk * nranges + r];
 
 	split->bucket_of = palloc(sizeof(int) * nranges);
 	split->rows = palloc0(sizeof(uint64) * SERVICE_MAX_HELD);
@@ -300,7 +393,7 @@ group_ranges(Split *split, int nbuckets, uint64 max_rows)
 
 /* What EXPLAIN ANALYZE tells of the buckets' jobs. */
 static char *
-buckets_note(JobSpace *spaces, int njobs)
+buckets_note(const Split *split, JobSpace *spaces, int njobs)
 {
 	StringInfoData note;
 	bool		used[SERVICE_MAX_GPUS] = {false};
@@ -322,6 +415,9 @@ buckets_note(JobSpace *spaces, int njobs)
 			appendStringInfo(&note, "%s%d", i++ ? ", " : " ", g);
 	appendStringInfo(&note, ", queued up to %.1f ms, ran up to %.1f ms each",
 					 wait_ms, run_ms);
+	if (split->ncut > 0)
+		appendStringInfo(&note, "; key ranges of the sample cut at their rows: %d",
+						 split->ncut);
 	return note.data;
 }
 
@@ -472,6 +568,9 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 	split.job = job;
 	choose_splitters(&split);
 	count_ranges(&split);
+	cut_large_ranges(&split,
+					 Max(bucket_target(&split, nbuckets,
+									   max_bucket_rows(job->nkeys, mem_limit)) / 4, 1));
 	if (!group_ranges(&split, nbuckets, max_bucket_rows(job->nkeys, mem_limit)))
 	{
 		if (split.nbuckets == 0)
@@ -492,7 +591,7 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 		if (ok)
 		{
 			gather_buckets(&split, job, spaces);
-			job->engine_note = buckets_note(spaces, njobs);
+			job->engine_note = buckets_note(&split, spaces, njobs);
 			strlcpy(job->kernel, spaces[0].slot->kernel, sizeof(job->kernel));
 		}
 		for (int i = 0; i < njobs; i++)

@@ -24,8 +24,9 @@ extern int	service_buckets(uint32 nrows, int nkeys, Size mem_limit);
 /*
  * Sorts a job through the service in buckets whose device memory is below
  * mem_limit, as service_sort_job does a job that fits; false, with the
- * reason, when it cannot (a range of the sample too large, no shared
- * memory, a bucket's job failed).
+ * reason, when it cannot (more buckets than a backend may hold, no shared
+ * memory, a bucket's job failed).  No bucket has more than
+ * ceil(nrows / service_buckets()) rows, whatever the keys (buckets.c).
  */
 extern bool service_sort_buckets(SortJob *job, Size mem_limit, char **why);
 
