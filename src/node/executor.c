@@ -203,6 +203,7 @@ collect_and_sort(GpuSortState *state)
 	RowStore   *store = &state->store;
 	instr_time	start;
 	instr_time	sort_start;
+	const char *choice;
 
 	INSTR_TIME_SET_CURRENT(start);
 
@@ -213,11 +214,10 @@ collect_and_sort(GpuSortState *state)
 		return;
 	}
 
-	/* where only tuplesort would hold the input in memory, it sorts it */
-	if (state->settings.spill && node_tuplesort_holds_planned(state))
+	/* where tuplesort's method pays better for the input expected */
+	if (state->settings.spill && (choice = node_tuplesort_planned(state)) != NULL)
 	{
-		node_sort_with_tuplesort(state, ExecProcNode(outer), NODE_TUPLESORT_HOLDS,
-								 NULL, start);
+		node_sort_with_tuplesort(state, ExecProcNode(outer), choice, NULL, start);
 		return;
 	}
 	state->heap_input = heap_input_usable(outer);

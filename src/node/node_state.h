@@ -207,7 +207,9 @@ extern TupleTableSlot *heap_input_fill(PlanState *outer, RowStore *store);
 /* spill.c */
 #define NODE_TUPLESORT_HOLDS \
 	"the input is expected to fit in tuplesort's memory, not in the engine's"
-extern bool node_tuplesort_holds_planned(GpuSortState *state);
+#define NODE_TUPLESORT_XFRM_RUNS \
+	"the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does"
+extern const char *node_tuplesort_planned(GpuSortState *state);
 extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);

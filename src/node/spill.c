@@ -152,20 +152,29 @@ tuplesort_holds(GpuSortState *state, double rows, double tuple)
 }
 
 /*
- * Where tuplesort, but not the store, would hold the input the planner
- * expects, before any row is read; never where the engine may hold the rows
- * (the GPU, which writes no disk).
+ * Where tuplesort's method pays better for the input the planner expects,
+ * before any row is read: why, else NULL.  Never where the engine may hold
+ * the rows (the GPU, which writes no disk), nor where the planner expects
+ * the input to fit the store.  Tuplesort would hold in memory an input that
+ * the store, which keeps more for each row, would write to disk in runs;
+ * runs of collation keys would merge by comparisons, as tuplesort's do, so
+ * their keys would be made for nothing.
  */
-bool
-node_tuplesort_holds_planned(GpuSortState *state)
+const char *
+node_tuplesort_planned(GpuSortState *state)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
 	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
 
-	return !node_stage_possible(state) &&
-		row_store_expected_bytes(&state->store, plan->plan_rows, plan->plan_width) >
-		(double) state->settings.budget_kb * 1024 &&
-		tuplesort_holds(state, plan->plan_rows, tuple);
+	if (node_stage_possible(state) ||
+		row_store_expected_bytes(&state->store, plan->plan_rows, plan->plan_width) <=
+		(double) state->settings.budget_kb * 1024)
+		return NULL;
+	if (tuplesort_holds(state, plan->plan_rows, tuple))
+		return NODE_TUPLESORT_HOLDS;
+	if (state->store.columns[0].xfrm)
+		return NODE_TUPLESORT_XFRM_RUNS;
+	return NULL;
 }
 
 /*
@@ -227,7 +236,7 @@ node_spill_begin(GpuSortState *state)
 	 * tuplesort (test/results/text-libc-2core-cpu.txt).
 	 */
 	if (store->columns[0].xfrm)
-		return "the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does";
+		return NODE_TUPLESORT_XFRM_RUNS;
 	state->spilling = true;
 	begin_runs(state);
 	return NULL;
