@@ -10,7 +10,8 @@
 #   2. orders that take each way a bucket's result comes back (the rows with
 #      one key or several, the permutation with a prefix key, the sorted
 #      prefix keys), each compared with PostgreSQL's Sort, and each run on
-#      the GPU with EXPLAIN ANALYZE's "GPU Service: N buckets on GPUs 0, 1";
+#      the GPU with EXPLAIN ANALYZE's "GPU Service: N buckets on GPUs 0, 1",
+#      and each GPU's buckets, rows and time;
 #   3. orders led by keys that repeat (two values; 90% of the rows one
 #      value), which the buckets split by row number, and a key that defeats
 #      the sample the splitters come from (the rows at the sampled places
@@ -82,7 +83,7 @@ check() {
 	fi
 }
 
-spread='^gpu: [0-9]+ buckets on GPUs [0-9]+(, [0-9]+)+, queued'
+spread='^gpu: [0-9]+ buckets on GPUs [0-9]+(, [0-9]+)+, queued .*; GPU [0-9]+: [0-9]+ buckets, [0-9]+ rows, [0-9.]+ ms'
 check "one key, rows back sorted" "SELECT id FROM bk_t ORDER BY k" "$spread"
 check "two keys, rows back sorted" "SELECT id FROM bk_t ORDER BY d, id" "$spread"
 check "a key and a prefix key, the permutation back" \

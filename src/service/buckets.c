@@ -396,25 +396,36 @@ static char *
 buckets_note(const Split *split, JobSpace *spaces, int njobs)
 {
 	StringInfoData note;
-	bool		used[SERVICE_MAX_GPUS] = {false};
+	int			jobs[SERVICE_MAX_GPUS] = {0};
+	uint64		rows[SERVICE_MAX_GPUS] = {0};
+	double		gpu_ms[SERVICE_MAX_GPUS] = {0};
 	int			nused = 0;
 	double		wait_ms = 0;
 	double		run_ms = 0;
 
 	for (int i = 0; i < njobs; i++)
 	{
-		nused += used[spaces[i].slot->gpu] ? 0 : 1;
-		used[spaces[i].slot->gpu] = true;
-		wait_ms = Max(wait_ms, spaces[i].slot->wait_ms);
-		run_ms = Max(run_ms, spaces[i].slot->run_ms);
+		const ServiceSlot *slot = spaces[i].slot;
+
+		nused += jobs[slot->gpu] ? 0 : 1;
+		jobs[slot->gpu]++;
+		rows[slot->gpu] += slot->nrows;
+		gpu_ms[slot->gpu] += slot->run_ms;
+		wait_ms = Max(wait_ms, slot->wait_ms);
+		run_ms = Max(run_ms, slot->run_ms);
 	}
 	initStringInfo(&note);
 	appendStringInfo(&note, "%d buckets on GPU%s", njobs, nused > 1 ? "s" : "");
 	for (int g = 0, i = 0; g < SERVICE_MAX_GPUS; g++)
-		if (used[g])
+		if (jobs[g])
 			appendStringInfo(&note, "%s%d", i++ ? ", " : " ", g);
 	appendStringInfo(&note, ", queued up to %.1f ms, ran up to %.1f ms each",
 					 wait_ms, run_ms);
+	/* each GPU's share: its buckets, their rows and its time running them */
+	for (int g = 0; g < SERVICE_MAX_GPUS && nused > 1; g++)
+		if (jobs[g])
+			appendStringInfo(&note, "; GPU %d: %d buckets, %llu rows, %.1f ms",
+							 g, jobs[g], (unsigned long long) rows[g], gpu_ms[g]);
 	if (split->ncut > 0)
 		appendStringInfo(&note, "; key ranges of the sample cut at their rows: %d",
 						 split->ncut);
