@@ -22,6 +22,7 @@ int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
 bool		gpusort_spill = true;
+bool		gpusort_window_functions = true;
 int			gpusort_min_run_rows = 2048;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = -1;
@@ -219,6 +220,16 @@ gpusort_define_settings(void)
 							 "merged from temporary files.",
 							 "When off, such inputs are handed to PostgreSQL's tuplesort.",
 							 &gpusort_spill,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.window_functions",
+							 "Computes ranking window functions in GpuSort, in place of WindowAgg.",
+							 "row_number(), rank(), dense_rank(), percent_rank(), cume_dist(), "
+							 "ntile() and count(*) over a whole partition, as the rows are "
+							 "returned. Takes effect when queries are planned.",
+							 &gpusort_window_functions,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

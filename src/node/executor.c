@@ -33,6 +33,7 @@
 #include "node/emit_ring.h"
 #include "node/node_state.h"
 #include "node/row_keys.h"
+#include "node/window.h"
 #include "node/worker_stats.h"
 #include "settings.h"
 #include "util/cacheline.h"
@@ -78,6 +79,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *colls = lthird(cscan->custom_private);
 	List	   *nullsfirst = lfourth(cscan->custom_private);
 	TupleDesc	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	List	   *window_funcs = gpusort_window_funcs(cscan);
+	TupleTableSlot *window_slot = NULL;
 	KeyDesc    *key;			/* the leading keys that have codecs */
 	KeyPart    *part;
 	KeyColumn  *columns;
@@ -93,6 +96,23 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort report",
 											  ALLOCSET_SMALL_SIZES);
+
+	/*
+	 * Computing window functions, the node's scan tuple is the sorted row
+	 * followed by their values (window_calc.c): the rows are sorted and
+	 * returned in a slot of the sorted row's columns alone.
+	 */
+	if (window_funcs != NIL)
+	{
+		List	   *sorted_tlist = list_copy(cscan->custom_scan_tlist);
+
+		window_slot = node->ss.ss_ScanTupleSlot;
+		sorted_tlist = list_truncate(sorted_tlist, list_length(sorted_tlist) -
+									 list_length(window_funcs));
+		scandesc = ExecTypeFromTL(sorted_tlist);
+		node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
+													   &TTSOpsVirtual);
+	}
 
 	/* As Sort does: we can go back and rewind; our input need not. */
 	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
@@ -166,11 +186,20 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		node->ss.ss_ScanTupleSlot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
 													   &TTSOpsMinimalTuple);
-		node->ss.ps.scanops = &TTSOpsMinimalTuple;
+		if (window_slot == NULL)
+			node->ss.ps.scanops = &TTSOpsMinimalTuple;
 	}
-	ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
-	if (node->ss.ps.ps_ProjInfo != NULL)
-		elog(ERROR, "GpuSort node must not project");
+	if (window_slot != NULL)
+	{
+		/* the WindowAgg's targetlist projects window_slot (ExecInitCustomScan) */
+		state->window = node_window_begin(state, window_slot, window_funcs);
+	}
+	else
+	{
+		ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
+		if (node->ss.ps.ps_ProjInfo != NULL)
+			elog(ERROR, "GpuSort node must not project");
+	}
 
 	/* a row's pointers, its keys, its place in the order and sort scratch */
 	rowbytes = (state->keys_only ? 0 : 2 * sizeof(MinimalTuple)) +
@@ -293,6 +322,17 @@ static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->window)
+		return node_window_next(state);
+	return node_sorted_next(state);
+}
+
+/* The next (or previous) sorted row, in the scan slot. */
+TupleTableSlot *
+node_sorted_next(GpuSortState *state)
+{
+	CustomScanState *node = &state->css;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
 	bool		timing = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
@@ -399,6 +439,8 @@ gpusort_end(CustomScanState *node)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	node_spill_end(state);
+	if (state->window)
+		node_window_end(state->window);
 	MemoryContextDelete(state->store.cxt);
 	ExecEndNode(outerPlanState(node));
 }
@@ -409,6 +451,8 @@ gpusort_rescan(CustomScanState *node)
 	GpuSortState *state = (GpuSortState *) node;
 	PlanState  *outer = outerPlanState(node);
 
+	if (state->window)
+		node_window_rescan(state->window);	/* computed again */
 	if (state->phase == PHASE_START)
 		return;					/* not read yet: the input rescans itself */
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);

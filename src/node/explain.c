@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/node_state.h"
+#include "node/window.h"
 #include "node/worker_stats.h"
 #include "settings.h"
 
@@ -75,6 +76,40 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 		keys = lappend(keys, buf.data);
 	}
 	ExplainPropertyList("Sort Key", keys, es);
+}
+
+/*
+ * The window functions the node computes in place of a WindowAgg
+ * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)".
+ */
+static void
+explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	List	   *funcs = gpusort_window_funcs(cscan);
+	List	   *context;
+	List	   *calls = NIL;
+	ListCell   *lc;
+
+	if (funcs == NIL)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	foreach(lc, funcs)
+	{
+		WindowFunc *wfunc = lfirst_node(WindowFunc, lc);
+		StringInfoData buf;
+		ListCell   *arg;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "%s(%s", quote_identifier(get_func_name(wfunc->winfnoid)),
+						 wfunc->winstar ? "*" : "");
+		foreach(arg, wfunc->args)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(arg) > 0 ? ", " : "",
+							 deparse_expression(lfirst(arg), context, false, false));
+		appendStringInfoChar(&buf, ')');
+		calls = lappend(calls, buf.data);
+	}
+	ExplainPropertyList("Window Functions", calls, es);
 }
 
 /*
@@ -339,6 +374,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	GpuSortState *state = (GpuSortState *) node;
 
 	explain_sort_keys(state, ancestors, es);
+	explain_window_funcs(state, ancestors, es);
 	if (!es->analyze)
 	{
 		if (es->costs)

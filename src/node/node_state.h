@@ -97,6 +97,8 @@ typedef struct GpuSortState
 								 * ntotal after the last */
 	int64		marked;
 	Tuplesortstate *tuplesort;
+	struct WindowCalc *window;	/* window functions computed as the rows
+								 * are returned (window_calc.c), or NULL */
 
 	/* inputs larger than the memory budget (spill.c) */
 	bool		spilling;		/* rows go to sorted runs */
@@ -189,6 +191,15 @@ sorted_row(GpuSortState *state, int64 pos)
 
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
+extern TupleTableSlot *node_sorted_next(GpuSortState *state);
+
+/* window_calc.c */
+extern struct WindowCalc *node_window_begin(GpuSortState *state,
+											TupleTableSlot *window_slot,
+											List *funcs);
+extern TupleTableSlot *node_window_next(GpuSortState *state);
+extern void node_window_rescan(struct WindowCalc *window);
+extern void node_window_end(struct WindowCalc *window);
 
 /* sort_rows.c */
 extern void node_sort_rows(GpuSortState *state, bool small);

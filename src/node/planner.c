@@ -10,6 +10,9 @@
  * its shape and costs stay those of the Sort plan.
  *
  * A Sort that a LIMIT bounds (top-N) is left to PostgreSQL's bounded sort.
+ * A WindowAgg over a GpuSort whose ranking functions GpuSort can compute
+ * gives way to one GpuSort node that sorts and computes them
+ * (window_plan.c).
  *
  * The hook acts while gpusort.enabled is on, where the library was loaded
  * by choice (a preload setting or LOAD); where a call of one of gpusort's
@@ -25,6 +28,7 @@
 
 #include "node/gpusort_node.h"
 #include "node/planner.h"
+#include "node/window.h"
 #include "settings.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -120,6 +124,16 @@ replace_sorts(Plan *plan, bool bounded)
 			if (!bounded && worth_replacing((Sort *) plan))
 				return (Plan *) gpusort_make_node((Sort *) plan);
 			break;
+		case T_WindowAgg:
+			if (IsA(plan->lefttree, CustomScan))
+			{
+				CustomScan *window = gpusort_window_node((WindowAgg *) plan,
+														 (CustomScan *) plan->lefttree);
+
+				if (window != NULL)
+					return (Plan *) window;
+			}
+			break;
 		default:
 			break;
 	}
@@ -152,7 +166,8 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 
 		if (IsA(top, Limit))
 			top = top->lefttree;
-		if (IsA(top, CustomScan) && gpusort_is_node((CustomScan *) top))
+		if (IsA(top, CustomScan) && gpusort_is_node((CustomScan *) top) &&
+			gpusort_window_funcs((CustomScan *) top) == NIL)
 			gpusort_unproject_keys((CustomScan *) top);
 	}
 	return stmt;

@@ -1,0 +1,51 @@
+/*-------------------------------------------------------------------------
+ *
+ * window.h
+ *	  Ranking window functions computed by GpuSort as it returns its rows,
+ *	  in place of a WindowAgg over it: the plan rewrite (window_plan.c) and
+ *	  the values (window_calc.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_WINDOW_H
+#define GPUSORT_WINDOW_H
+
+#include "postgres.h"
+
+#include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
+
+/* The window functions that GpuSort computes. */
+typedef enum WindowFuncKind
+{
+	WINFUNC_OTHER,				/* none of these: WindowAgg computes it */
+	WINFUNC_ROW_NUMBER,
+	WINFUNC_RANK,
+	WINFUNC_DENSE_RANK,
+	WINFUNC_PERCENT_RANK,
+	WINFUNC_CUME_DIST,
+	WINFUNC_NTILE,
+	WINFUNC_COUNT				/* count(*) over the whole partition */
+} WindowFuncKind;
+
+extern WindowFuncKind window_func_kind(WindowFunc *wfunc);
+
+/*
+ * The GpuSort node that takes the place of a WindowAgg over the GpuSort
+ * "sort", sorting and computing the window functions; NULL where GpuSort
+ * cannot compute them all (WindowAgg then stays).
+ */
+extern CustomScan *gpusort_window_node(WindowAgg *wagg, CustomScan *sort);
+
+/* The window functions that a GpuSort computes (NIL: none), in column order. */
+extern List *gpusort_window_funcs(CustomScan *cscan);
+
+/*
+ * The WindowAgg it replaced, with the partition and order columns (of the
+ * sorted row) and their equality operators; no input, no targetlist.
+ */
+extern WindowAgg *gpusort_window_clause(CustomScan *cscan);
+
+/* window_calc.c, the executor's side, is declared in node_state.h. */
+
+#endif							/* GPUSORT_WINDOW_H */

@@ -1,0 +1,384 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_calc.c
+ *	  The values of the ranking window functions that a GpuSort computes in
+ *	  place of a WindowAgg (window_plan.c), as it returns its sorted rows.
+ *
+ * Each row is compared with the first row of its partition and with the
+ * first row of its peer group, by the window's own equality operators as
+ * WindowAgg compares rows (equality is transitive, so the first row stands
+ * for all), whatever path the rows come back by: sorted in memory, merged
+ * from sorted runs, handed back by an engine that held them, or tuplesort.
+ * row_number(), rank() and dense_rank() need nothing more.  percent_rank(),
+ * cume_dist(), ntile() and count(*) need the size of the partition, and
+ * cume_dist() the end of the peer group: the partition is then read ahead
+ * into a tuplestore within the node's memory budget, as WindowAgg buffers
+ * it, and cume_dist() reads on to the end of each peer group through a
+ * second read pointer.
+ *
+ * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
+ * and its error.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/tuplestore.h"
+
+#include "node/node_state.h"
+#include "node/window.h"
+
+/* One window function, and ntile()'s count in the current partition. */
+typedef struct WindowFuncState
+{
+	WindowFuncKind kind;
+	ExprState  *arg;			/* ntile()'s */
+	int32		ntile;			/* 0: its first row is still to come */
+	int64		rows_per_bucket;
+	int64		boundary;
+	int64		remainder;
+} WindowFuncState;
+
+typedef struct WindowCalc
+{
+	int			nfuncs;
+	WindowFuncState *funcs;
+	int			nsorted;		/* columns of a sorted row */
+	TupleTableSlot *out;		/* the sorted row and the values */
+	ExprContext *econtext;		/* the node's */
+	ExprContext *eqcontext;		/* for the comparisons */
+	ExprState  *partition_equal;	/* NULL: one partition */
+	ExprState  *peer_equal;		/* NULL: no function needs peers, or all
+								 * rows are */
+	TupleTableSlot *partition_first;
+	TupleTableSlot *peer_first;
+
+	/* the partition read ahead, where a function needs its size */
+	bool		buffered;
+	bool		need_peer_end;	/* cume_dist() */
+	Tuplestorestate *partition;
+	TupleTableSlot *read_slot;
+	TupleTableSlot *ahead_slot;
+	TupleTableSlot *next_first; /* the next partition's first row, or empty */
+	bool		input_done;
+	int64		partition_rows;
+
+	/* the current row */
+	bool		started;		/* a row of this scan returned */
+	int64		pos;			/* its place in the partition, from 0 */
+	int64		rank;
+	int64		dense_rank;
+	int64		peer_end;		/* buffered: the place after its last peer */
+} WindowCalc;
+
+WindowCalc *
+node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	WindowAgg  *clause = gpusort_window_clause(cscan);
+	WindowCalc *w = palloc0(sizeof(WindowCalc));
+	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	bool		need_peers = false;
+	ListCell   *lc;
+
+	w->nfuncs = list_length(funcs);
+	w->funcs = palloc0(sizeof(WindowFuncState) * w->nfuncs);
+	foreach(lc, funcs)
+	{
+		WindowFunc *wfunc = lfirst_node(WindowFunc, lc);
+		WindowFuncState *f = &w->funcs[foreach_current_index(lc)];
+
+		f->kind = window_func_kind(wfunc);
+		if (f->kind == WINFUNC_NTILE)
+			f->arg = ExecInitExpr(linitial(wfunc->args), &state->css.ss.ps);
+		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
+					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
+		w->need_peer_end |= (f->kind == WINFUNC_CUME_DIST);
+		w->buffered |= (f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST ||
+						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT);
+	}
+	w->nsorted = desc->natts;
+	w->out = window_slot;
+	w->econtext = state->css.ss.ps.ps_ExprContext;
+	w->eqcontext = CreateExprContext(state->css.ss.ps.state);
+	w->partition_equal = execTuplesMatchPrepare(desc, clause->partNumCols,
+												clause->partColIdx,
+												clause->partOperators,
+												clause->partCollations,
+												&state->css.ss.ps);
+	if (need_peers)
+		w->peer_equal = execTuplesMatchPrepare(desc, clause->ordNumCols,
+											   clause->ordColIdx,
+											   clause->ordOperators,
+											   clause->ordCollations,
+											   &state->css.ss.ps);
+	w->partition_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	if (w->buffered)
+	{
+		w->partition = tuplestore_begin_heap(false, false, state->settings.budget_kb);
+		if (w->need_peer_end)
+			(void) tuplestore_alloc_read_pointer(w->partition, EXEC_FLAG_REWIND);
+		w->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	}
+	return w;
+}
+
+/* Are rows a and b equal by the comparison "equal" (none: they are)? */
+static bool
+rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a, TupleTableSlot *b)
+{
+	if (equal == NULL)
+		return true;
+	w->eqcontext->ecxt_outertuple = a;
+	w->eqcontext->ecxt_innertuple = b;
+	return ExecQualAndReset(equal, w->eqcontext);
+}
+
+/*
+ * Reads the next partition into the tuplestore, and the first row of the
+ * one after into next_first.  False at the end of the input.
+ */
+static bool
+read_partition(GpuSortState *state, WindowCalc *w)
+{
+	TupleTableSlot *row;
+
+	tuplestore_clear(w->partition);
+	if (TupIsNull(w->next_first))
+	{
+		row = w->input_done ? NULL : node_sorted_next(state);
+		if (TupIsNull(row))
+		{
+			w->input_done = true;
+			return false;
+		}
+		ExecCopySlot(w->partition_first, row);
+	}
+	else
+		ExecCopySlot(w->partition_first, w->next_first);
+	ExecClearTuple(w->next_first);
+	tuplestore_puttupleslot(w->partition, w->partition_first);
+	w->partition_rows = 1;
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		row = node_sorted_next(state);
+		if (TupIsNull(row))
+		{
+			w->input_done = true;
+			break;
+		}
+		if (!rows_equal(w, w->partition_equal, row, w->partition_first))
+		{
+			ExecCopySlot(w->next_first, row);
+			break;
+		}
+		tuplestore_puttupleslot(w->partition, row);
+		w->partition_rows++;
+	}
+	return true;
+}
+
+/* The row after the current one's last peer, reading ahead (cume_dist()). */
+static int64
+peer_group_end(WindowCalc *w)
+{
+	int64		end = w->pos + 1;
+
+	if (w->peer_equal == NULL)
+		return w->partition_rows;
+	tuplestore_copy_read_pointer(w->partition, 0, 1);
+	tuplestore_select_read_pointer(w->partition, 1);
+	while (end < w->partition_rows &&
+		   tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot) &&
+		   rows_equal(w, w->peer_equal, w->ahead_slot, w->peer_first))
+		end++;
+	tuplestore_select_read_pointer(w->partition, 0);
+	return end;
+}
+
+/* ntile()'s bucket of the current row, counted as window_ntile() counts. */
+static Datum
+ntile_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	if (f->ntile == 0)
+	{
+		int32		nbuckets;
+		bool		argnull;
+
+		nbuckets = DatumGetInt32(ExecEvalExpr(f->arg, w->econtext, &argnull));
+		if (argnull)
+		{
+			*isnull = true;
+			return (Datum) 0;
+		}
+		if (nbuckets <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ARGUMENT_FOR_NTILE),
+					 errmsg("argument of ntile must be greater than zero")));
+		f->ntile = 1;
+		f->rows_per_bucket = 0;
+		f->remainder = 0;
+		f->boundary = w->partition_rows / nbuckets;
+		if (f->boundary <= 0)
+			f->boundary = 1;
+		else
+		{
+			/* the first partition_rows % nbuckets buckets take a row more */
+			f->remainder = w->partition_rows % nbuckets;
+			if (f->remainder != 0)
+				f->boundary++;
+		}
+	}
+	f->rows_per_bucket++;
+	if (f->boundary < f->rows_per_bucket)
+	{
+		if (f->remainder != 0 && f->ntile == f->remainder)
+		{
+			f->remainder = 0;
+			f->boundary -= 1;
+		}
+		f->ntile += 1;
+		f->rows_per_bucket = 1;
+	}
+	*isnull = false;
+	return Int32GetDatum(f->ntile);
+}
+
+/* The value of function f at the current row. */
+static Datum
+func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	*isnull = false;
+	switch (f->kind)
+	{
+		case WINFUNC_ROW_NUMBER:
+			return Int64GetDatum(w->pos + 1);
+		case WINFUNC_RANK:
+			return Int64GetDatum(w->rank);
+		case WINFUNC_DENSE_RANK:
+			return Int64GetDatum(w->dense_rank);
+		case WINFUNC_PERCENT_RANK:
+			if (w->partition_rows <= 1)
+				return Float8GetDatum(0.0);
+			return Float8GetDatum((float8) (w->rank - 1) /
+								  (float8) (w->partition_rows - 1));
+		case WINFUNC_CUME_DIST:
+			return Float8GetDatum((float8) w->peer_end / (float8) w->partition_rows);
+		case WINFUNC_NTILE:
+			return ntile_value(w, f, isnull);
+		case WINFUNC_COUNT:
+			return Int64GetDatum(w->partition_rows);
+		case WINFUNC_OTHER:
+			break;
+	}
+	elog(ERROR, "GpuSort cannot compute this window function");
+	return (Datum) 0;
+}
+
+/*
+ * The next row: the sorted row with the window functions' values, projected
+ * through the WindowAgg's targetlist.
+ */
+TupleTableSlot *
+node_window_next(GpuSortState *state)
+{
+	WindowCalc *w = state->window;
+	TupleTableSlot *row;
+	bool		new_partition;
+	MemoryContext oldcxt;
+
+	ResetExprContext(w->econtext);
+	if (w->buffered)
+	{
+		new_partition = !w->started || w->pos + 1 >= w->partition_rows;
+		if (new_partition && !read_partition(state, w))
+			return ExecClearTuple(w->out);
+		if (!tuplestore_gettupleslot(w->partition, true, false, w->read_slot))
+			elog(ERROR, "GpuSort lost a row of a window partition");
+		row = w->read_slot;
+	}
+	else
+	{
+		row = node_sorted_next(state);
+		if (TupIsNull(row))
+			return ExecClearTuple(w->out);
+		new_partition = !w->started ||
+			!rows_equal(w, w->partition_equal, row, w->partition_first);
+		if (new_partition && w->partition_equal != NULL)
+			ExecCopySlot(w->partition_first, row);
+	}
+
+	if (new_partition)
+	{
+		w->started = true;
+		w->pos = 0;
+		w->rank = 1;
+		w->dense_rank = 1;
+		for (int i = 0; i < w->nfuncs; i++)
+			w->funcs[i].ntile = 0;
+	}
+	else
+		w->pos++;
+	if (new_partition || !rows_equal(w, w->peer_equal, row, w->peer_first))
+	{
+		if (!new_partition)
+		{
+			w->rank = w->pos + 1;
+			w->dense_rank++;
+		}
+		if (w->peer_equal != NULL)
+			ExecCopySlot(w->peer_first, row);
+		if (w->need_peer_end)
+			w->peer_end = peer_group_end(w);
+	}
+
+	/* the sorted row's columns, then the values */
+	slot_getallattrs(row);
+	ExecClearTuple(w->out);
+	memcpy(w->out->tts_values, row->tts_values, sizeof(Datum) * w->nsorted);
+	memcpy(w->out->tts_isnull, row->tts_isnull, sizeof(bool) * w->nsorted);
+	oldcxt = MemoryContextSwitchTo(w->econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < w->nfuncs; i++)
+		w->out->tts_values[w->nsorted + i] =
+			func_value(w, &w->funcs[i], &w->out->tts_isnull[w->nsorted + i]);
+	MemoryContextSwitchTo(oldcxt);
+	ExecStoreVirtualTuple(w->out);
+
+	if (state->css.ss.ps.ps_ProjInfo == NULL)
+		return w->out;
+	w->econtext->ecxt_scantuple = w->out;
+	return ExecProject(state->css.ss.ps.ps_ProjInfo);
+}
+
+/* A rescan returns the rows again: their values are computed again. */
+void
+node_window_rescan(WindowCalc *w)
+{
+	w->started = false;
+	w->input_done = false;
+	if (w->buffered)
+	{
+		tuplestore_clear(w->partition);
+		ExecClearTuple(w->next_first);
+	}
+}
+
+void
+node_window_end(WindowCalc *w)
+{
+	ExecDropSingleTupleTableSlot(w->partition_first);
+	ExecDropSingleTupleTableSlot(w->peer_first);
+	if (w->buffered)
+	{
+		tuplestore_end(w->partition);
+		ExecDropSingleTupleTableSlot(w->read_slot);
+		ExecDropSingleTupleTableSlot(w->ahead_slot);
+		ExecDropSingleTupleTableSlot(w->next_first);
+	}
+}

@@ -1,0 +1,299 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_plan.c
+ *	  The plan rewrite that lets GpuSort compute ranking window functions:
+ *	  a WindowAgg over a GpuSort whose functions are all row_number(),
+ *	  rank(), dense_rank(), percent_rank(), cume_dist(), ntile(n) or
+ *	  count(*) over the whole partition becomes one GpuSort node that sorts
+ *	  and returns each row with their values (window_calc.c).
+ *
+ * The rewrite runs after set_plan_references, so it builds the final form.
+ * The node's scan tuple (custom_scan_tlist) is the sorted row followed by
+ * one column per window function; its targetlist is the WindowAgg's, whose
+ * Vars of the sorted row and whose window functions now read those columns
+ * (INDEX_VAR).  Nodes above read the same columns as before.
+ *
+ * WindowAgg stays for other functions, FILTER, frames with offsets, a
+ * WindowAgg over anything but a GpuSort ordered by its partition keys then
+ * its order keys (over another WindowAgg, over a Gather Merge in parallel
+ * plans), and one with a run condition (PostgreSQL 15's top-N: WindowAgg
+ * stops returning rows early, which this node does not yet do).  WindowAgg
+ * neither scans backward nor marks and restores, so the planner has put a
+ * Material above it wherever a node wants that; the node that replaces it
+ * declares neither, and a rescan computes the values again.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "node/gpusort_node.h"
+#include "node/window.h"
+#include "settings.h"
+
+/* What the WindowAgg's targetlist becomes, and the functions it computes. */
+typedef struct WindowRewrite
+{
+	WindowAgg  *wagg;
+	int			nsorted;		/* columns of the sorted row */
+	List	   *funcs;			/* the distinct window functions */
+	bool		ok;				/* GpuSort computes them all */
+} WindowRewrite;
+
+WindowFuncKind
+window_func_kind(WindowFunc *wfunc)
+{
+	switch (wfunc->winfnoid)
+	{
+		case F_ROW_NUMBER:
+			return WINFUNC_ROW_NUMBER;
+		case F_RANK_:
+			return WINFUNC_RANK;
+		case F_DENSE_RANK_:
+			return WINFUNC_DENSE_RANK;
+		case F_PERCENT_RANK_:
+			return WINFUNC_PERCENT_RANK;
+		case F_CUME_DIST_:
+			return WINFUNC_CUME_DIST;
+		case F_NTILE:
+			return WINFUNC_NTILE;
+		case F_COUNT_:
+			return WINFUNC_COUNT;
+		default:
+			return WINFUNC_OTHER;
+	}
+}
+
+/*
+ * Is every row's frame its whole partition?  From the first row to the
+ * last, or to the current row's last peer where, without ORDER BY, all rows
+ * are peers (the default frame).
+ */
+static bool
+frame_is_partition(WindowAgg *wagg)
+{
+	int			options = wagg->frameOptions;
+
+	if (!(options & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
+		(options & FRAMEOPTION_EXCLUSION))
+		return false;
+	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
+		return true;
+	return wagg->ordNumCols == 0 && !(options & FRAMEOPTION_ROWS) &&
+		(options & FRAMEOPTION_END_CURRENT_ROW);
+}
+
+static bool
+func_supported(WindowFunc *wfunc, WindowAgg *wagg)
+{
+	Node	   *arg;
+
+	if (wfunc->winref != wagg->winref || wfunc->aggfilter != NULL)
+		return false;
+	switch (window_func_kind(wfunc))
+	{
+		case WINFUNC_OTHER:
+			return false;
+		case WINFUNC_NTILE:
+			/* a value that stays for the scan, read once per partition */
+			arg = linitial(wfunc->args);
+			return IsA(arg, Const) || IsA(arg, Param);
+		case WINFUNC_COUNT:
+			return wfunc->winstar && frame_is_partition(wagg);
+		default:
+			return true;
+	}
+}
+
+/*
+ * The WindowAgg's targetlist expression as the node's: its Vars (of the
+ * sorted row, OUTER_VAR) read the scan tuple, its window functions the
+ * columns after the sorted row.
+ */
+static Node *
+rewrite_tlist_expr(Node *node, WindowRewrite *rw)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		if (var->varno != OUTER_VAR)
+			rw->ok = false;
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+		int			col = 0;
+		ListCell   *lc;
+
+		if (!func_supported(wfunc, rw->wagg))
+		{
+			rw->ok = false;
+			return node;
+		}
+		foreach(lc, rw->funcs)
+		{
+			if (equal(lfirst(lc), wfunc))
+				break;
+			col++;
+		}
+		if (lc == NULL)
+			rw->funcs = lappend(rw->funcs, wfunc);
+		return (Node *) makeVar(INDEX_VAR, rw->nsorted + col + 1, wfunc->wintype,
+								-1, wfunc->wincollid, 0);
+	}
+	return expression_tree_mutator(node, rewrite_tlist_expr, rw);
+}
+
+/*
+ * Does the GpuSort order the rows by the window's partition keys, then its
+ * order keys (a key may come twice: PARTITION BY a ORDER BY a), by the same
+ * equality?  Later sort keys only order peers among themselves.
+ */
+static bool
+sorted_for_window(WindowAgg *wagg, CustomScan *sort)
+{
+	List	   *cols = linitial(sort->custom_private);
+	List	   *ops = lsecond(sort->custom_private);
+	List	   *colls = lthird(sort->custom_private);
+	int			matched = 0;
+
+	for (int i = 0; i < wagg->partNumCols + wagg->ordNumCols; i++)
+	{
+		bool		part = i < wagg->partNumCols;
+		int			j = part ? i : i - wagg->partNumCols;
+		AttrNumber	col = part ? wagg->partColIdx[j] : wagg->ordColIdx[j];
+		Oid			eqop = part ? wagg->partOperators[j] : wagg->ordOperators[j];
+		Oid			coll = part ? wagg->partCollations[j] : wagg->ordCollations[j];
+		int			k;
+
+		for (k = 0; k < matched; k++)
+			if (list_nth_int(cols, k) == col)
+				break;
+		if (k == matched)
+		{
+			if (matched == list_length(cols))
+				return false;
+			matched++;
+		}
+		if (list_nth_int(cols, k) != col || list_nth_oid(colls, k) != coll ||
+			get_equality_op_for_ordering_op(list_nth_oid(ops, k), NULL) != eqop)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The scan tuple's column of a window function, for EXPLAIN VERBOSE.
+ * PostgreSQL 18 names a WindowFunc's window after the WindowAgg that
+ * computes it, which is gone: there, a call of the function stands for it.
+ */
+static Expr *
+window_column_expr(WindowFunc *wfunc)
+{
+#if PG_VERSION_NUM >= 180000
+	return (Expr *) makeFuncExpr(wfunc->winfnoid, wfunc->wintype, wfunc->args,
+								 wfunc->wincollid, wfunc->inputcollid,
+								 COERCE_EXPLICIT_CALL);
+#else
+	return (Expr *) copyObject(wfunc);
+#endif
+}
+
+/* The window clause the node keeps: its keys and equality, its frame. */
+static WindowAgg *
+window_clause_copy(WindowAgg *wagg)
+{
+	WindowAgg  *clause = makeNode(WindowAgg);
+
+	clause->winref = wagg->winref;
+	clause->partNumCols = wagg->partNumCols;
+	clause->partColIdx = wagg->partColIdx;
+	clause->partOperators = wagg->partOperators;
+	clause->partCollations = wagg->partCollations;
+	clause->ordNumCols = wagg->ordNumCols;
+	clause->ordColIdx = wagg->ordColIdx;
+	clause->ordOperators = wagg->ordOperators;
+	clause->ordCollations = wagg->ordCollations;
+	clause->frameOptions = wagg->frameOptions;
+	return clause;
+}
+
+CustomScan *
+gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
+{
+	WindowRewrite rw;
+	CustomScan *cscan;
+	Plan	   *plan;
+	List	   *tlist = NIL;
+	List	   *scan_tlist;
+	ListCell   *lc;
+
+	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
+		gpusort_window_funcs(sort) != NIL || sort->scan.plan.parallel_aware ||
+		sort->scan.plan.initPlan != NIL ||
+		wagg->runCondition != NIL || wagg->plan.qual != NIL ||
+		wagg->startOffset != NULL || wagg->endOffset != NULL ||
+		!sorted_for_window(wagg, sort))
+		return NULL;
+
+	rw.wagg = wagg;
+	rw.nsorted = list_length(sort->custom_scan_tlist);
+	rw.funcs = NIL;
+	rw.ok = true;
+	foreach(lc, wagg->plan.targetlist)
+	{
+		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		tle->expr = (Expr *) rewrite_tlist_expr((Node *) tle->expr, &rw);
+		tlist = lappend(tlist, tle);
+	}
+	if (!rw.ok || rw.funcs == NIL)
+		return NULL;
+
+	scan_tlist = list_copy(sort->custom_scan_tlist);
+	foreach(lc, rw.funcs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(window_column_expr(lfirst(lc)),
+											 list_length(scan_tlist) + 1, NULL, false));
+
+	/* the WindowAgg's place, costs and parameters; the GpuSort's input */
+	cscan = makeNode(CustomScan);
+	plan = &cscan->scan.plan;
+	memcpy(plan, &wagg->plan, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->targetlist = tlist;
+	plan->lefttree = sort->scan.plan.lefttree;
+	plan->righttree = NULL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* no backward scan, no mark and restore */
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = lappend(list_copy(sort->custom_private),
+									list_make2(window_clause_copy(wagg), rw.funcs));
+	cscan->methods = sort->methods;
+	return cscan;
+}
+
+List *
+gpusort_window_funcs(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) < 5)
+		return NIL;
+	return lsecond((List *) list_nth(cscan->custom_private, 4));
+}
+
+WindowAgg *
+gpusort_window_clause(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) < 5)
+		return NULL;
+	return linitial((List *) list_nth(cscan->custom_private, 4));
+}

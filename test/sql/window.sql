@@ -1,0 +1,226 @@
+-- Ranking window functions computed by GpuSort in place of WindowAgg
+-- (src/node/window_plan.c, window_calc.c): row_number(), rank(),
+-- dense_rank(), percent_rank(), cume_dist(), ntile(n) and count(*) over a
+-- whole partition.  Every query's rows are compared with PostgreSQL's own
+-- (gpusort.enabled off), in memory, at a 64 kB budget and in parallel plans.
+SET gpusort.min_rows = 0;
+SET work_mem = '64MB';
+SELECT coalesce((SELECT collcollate FROM pg_collation
+                 WHERE collprovider = 'c' AND collcollate IN ('en_US.utf8', 'en_US.UTF-8')
+                 ORDER BY collcollate LIMIT 1), 'C.UTF-8') AS libc_locale \gset
+CREATE COLLATION win_libc (provider = libc, locale = :'libc_locale');
+
+-- Ties in every key, NULLs in partition and order keys, text with case.
+CREATE TABLE win_t AS
+  SELECT g AS id,
+         CASE WHEN g % 13 = 0 THEN NULL ELSE g % 7 END AS grp,
+         CASE WHEN g % 17 = 0 THEN NULL ELSE (g * 7919) % 23 END AS k,
+         CASE WHEN g % 19 = 0 THEN NULL
+              ELSE chr(65 + (g * 31) % 4 + 32 * (g % 2)) || chr(97 + g % 3) END AS t,
+         (g % 11) / 4.0 AS f
+  FROM generate_series(1, 3000) g;
+CREATE TABLE win_empty (LIKE win_t);
+ANALYZE win_t;
+ANALYZE win_empty;
+
+-- How the plan computes the window functions: the GpuSort nodes that do,
+-- the WindowAgg nodes left, and whether a Gather Merge is there.
+CREATE FUNCTION win_plan(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  in_gpusort int := 0;
+  windowagg int := 0;
+  gather text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line ~ 'Window Functions:' THEN in_gpusort := in_gpusort + 1; END IF;
+    IF line ~ 'WindowAgg' THEN windowagg := windowagg + 1; END IF;
+    IF line ~ 'Gather Merge' THEN gather := ', Gather Merge'; END IF;
+  END LOOP;
+  RETURN format('GpuSort %s, WindowAgg %s%s', in_gpusort, windowagg, gather);
+END
+$$;
+
+-- A query's rows as a multiset (sorted texts).  The queries return the
+-- partition and order keys and the values (or a unique order), so that the
+-- order PostgreSQL leaves among peers does not matter.
+CREATE FUNCTION win_rows(query text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  result text[];
+BEGIN
+  EXECUTE format('SELECT coalesce(array_agg(s::text ORDER BY s::text COLLATE "C"), ''{}'') FROM (%s) s',
+                 query) INTO result;
+  RETURN result;
+END
+$$;
+
+-- The plan of query "ours", and whether its rows are those of "native"
+-- planned and run by PostgreSQL alone.
+CREATE FUNCTION win_compare(ours text, native text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan text := win_plan(ours);
+  a text[] := win_rows(ours);
+  b text[];
+BEGIN
+  PERFORM set_config('gpusort.enabled', 'off', true);
+  b := win_rows(native);
+  PERFORM set_config('gpusort.enabled', 'on', true);
+  IF a = b THEN
+    RETURN format('%s: same %s rows', plan, cardinality(a));
+  END IF;
+  RETURN format('%s: DIFFERENT (%s rows, native %s): %s', plan, cardinality(a), cardinality(b),
+                (SELECT x FROM unnest(a) x EXCEPT SELECT y FROM unnest(b) y ORDER BY 1 LIMIT 1));
+END
+$$;
+
+CREATE FUNCTION win_check(query text) RETURNS text
+LANGUAGE sql AS $$ SELECT win_compare(query, query) $$;
+
+-- The check fails where a value is wrong.
+SELECT win_compare('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t',
+                   'SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) + (k = 5)::int FROM win_t');
+SELECT win_compare('SELECT grp, k, ntile(3) OVER (PARTITION BY grp ORDER BY k) FROM win_t',
+                   'SELECT grp, k, ntile(4) OVER (PARTITION BY grp ORDER BY k) FROM win_t');
+
+CREATE TABLE win_queries (n serial, q text);
+INSERT INTO win_queries (q) VALUES
+  -- every function, with and without PARTITION BY
+  ('SELECT grp, k, row_number() OVER w, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
+           cume_dist() OVER w, ntile(4) OVER w, count(*) OVER (PARTITION BY grp)
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  ('SELECT k, row_number() OVER w, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
+           cume_dist() OVER w, ntile(7) OVER w
+    FROM win_t WINDOW w AS (ORDER BY k)'),
+  ('SELECT grp, row_number() OVER w, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
+           cume_dist() OVER w, ntile(2) OVER w, count(*) OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp)'),
+  -- row_number in a unique order, with the rows' ids
+  ('SELECT id, row_number() OVER (PARTITION BY grp ORDER BY k, id) FROM win_t'),
+  ('SELECT id, row_number() OVER (ORDER BY f DESC, id) FROM win_t'),
+  -- DESC, NULLS FIRST and LAST, several order keys
+  ('SELECT grp, k, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k DESC)'),
+  ('SELECT grp, k, f, rank() OVER w, percent_rank() OVER w, ntile(5) OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k NULLS FIRST, f DESC NULLS LAST)'),
+  ('SELECT grp, k, rank() OVER w, cume_dist() OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k DESC NULLS LAST)'),
+  ('SELECT grp, k, dense_rank() OVER w, count(*) OVER (PARTITION BY grp ORDER BY k
+      ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  -- the keys alone are the sorted row
+  ('SELECT k, rank() OVER (ORDER BY k), cume_dist() OVER (ORDER BY k) FROM win_t'),
+  -- text under C and under a libc collation, in partition and order keys
+  ('SELECT t, k, rank() OVER w, ntile(3) OVER w, count(*) OVER (PARTITION BY t COLLATE "C")
+    FROM win_t WINDOW w AS (PARTITION BY t COLLATE "C" ORDER BY k)'),
+  ('SELECT grp, t, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY t COLLATE win_libc DESC)'),
+  ('SELECT t, rank() OVER w, percent_rank() OVER w FROM win_t WINDOW w AS (ORDER BY t COLLATE win_libc)'),
+  -- ntile with more buckets than rows, its NULL; an empty input
+  ('SELECT grp, k, ntile(1000) OVER w, ntile(NULL) OVER w FROM win_t
+    WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  ('SELECT grp, k, row_number() OVER w, rank() OVER w, cume_dist() OVER w, ntile(3) OVER w, count(*) OVER w
+    FROM win_empty WINDOW w AS (PARTITION BY grp ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING
+      AND UNBOUNDED FOLLOWING)'),
+  -- expressions over the values, and the values under a filter above
+  ('SELECT grp, k, rank() OVER w * 10 + dense_rank() OVER w, 1 - cume_dist() OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  ('SELECT * FROM (SELECT grp, k, dense_rank() OVER (PARTITION BY grp ORDER BY k) d FROM win_t) s
+    WHERE d % 3 = 0'),
+  -- several window clauses: the eligible ones are computed by GpuSort
+  ('SELECT id, k, t, row_number() OVER (ORDER BY k, id), rank() OVER (ORDER BY t COLLATE "C")
+    FROM win_t'),
+  ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k),
+           sum(k) OVER (PARTITION BY grp ORDER BY k), max(f) OVER (PARTITION BY grp)
+    FROM win_t'),
+  ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k), count(*) OVER (PARTITION BY grp)
+    FROM win_t'),
+  -- not computed by GpuSort: other functions, frames, FILTER, a run condition
+  ('SELECT grp, k, sum(k) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
+  ('SELECT grp, k, count(*) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
+  ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
+    WINDOW w AS (PARTITION BY grp)'),
+  ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+    FROM win_t'),
+  ('SELECT * FROM (SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s
+    WHERE r <= 3'),
+  -- rescans: with a new parameter (the argument of ntile among them), and without
+  ('SELECT x, (SELECT sum(r) FROM (SELECT rank() OVER (ORDER BY k) r FROM win_t WHERE grp = x) s)
+    FROM generate_series(0, 7) x'),
+  ('SELECT x, n, count(*) FROM generate_series(1, 4) x,
+      LATERAL (SELECT ntile(x) OVER (ORDER BY k) n FROM win_t) s GROUP BY x, n');
+
+SELECT n, win_check(q) FROM win_queries ORDER BY n;
+
+-- The plans: GpuSort computes the functions (no WindowAgg), or WindowAgg
+-- stays above it; nodes above read its columns.
+EXPLAIN (COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST),
+  ntile(4) OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST) FROM win_t;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k),
+  sum(k) OVER (PARTITION BY grp), count(*) OVER (PARTITION BY grp) FROM win_t;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id, row_number() OVER (ORDER BY k, id),
+  percent_rank() OVER (ORDER BY t COLLATE "C") FROM win_t;
+EXPLAIN (COSTS OFF) SELECT * FROM (SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k) r
+  FROM win_t) s WHERE r <= 3;
+SELECT line FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t') AS line
+WHERE line ~ '(GpuSort|WindowAgg|Window Functions|Sort Key|Sorted Rows)';
+
+-- ntile's errors, as PostgreSQL raises them (at a partition's first row).
+SELECT ntile(0) OVER (ORDER BY k) FROM win_t;
+SELECT ntile(-1) OVER (PARTITION BY grp ORDER BY k) FROM win_t;
+SELECT count(*) FROM (SELECT ntile(0) OVER (ORDER BY k) FROM win_empty) s;
+
+-- A cursor that goes back reads a Material above the node.
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, rank() OVER (ORDER BY k, id) FROM win_t WHERE k IS NOT NULL;
+EXPLAIN (COSTS OFF) DECLARE c2 SCROLL CURSOR FOR SELECT id, rank() OVER (ORDER BY k, id) FROM win_t;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+COMMIT;
+
+-- gpusort.window_functions = off leaves WindowAgg above GpuSort.
+SET gpusort.window_functions = off;
+EXPLAIN (COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t;
+RESET gpusort.window_functions;
+
+-- Rescans without new parameters for the node (the parameter is read
+-- above it): the rows are returned again and their values computed again.
+EXPLAIN (COSTS OFF) SELECT x, (SELECT count(*) FROM (SELECT k, cume_dist() OVER (ORDER BY k) c
+  FROM win_t) s WHERE s.c <= x / 4.0) FROM generate_series(1, 4) x;
+SELECT win_check('SELECT x, (SELECT count(*) FROM (SELECT k, cume_dist() OVER (ORDER BY k) c
+  FROM win_t) s WHERE s.c <= x / 4.0) FROM generate_series(1, 4) x');
+SELECT win_check('SELECT x, (SELECT count(*) FROM (SELECT k, rank() OVER (ORDER BY k) r
+  FROM win_t) s WHERE s.r % 100 = x) FROM generate_series(1, 4) x');
+
+-- At a 64 kB budget: the sort spills to sorted runs (or rows held on a
+-- GPU), the partitions to the tuplestore's temporary file.
+SET work_mem = '64kB';
+SET gpusort.work_mem = '64kB';
+SET gpusort.min_run_rows = 0;
+SELECT n, win_check(q) FROM win_queries ORDER BY n;
+SELECT regexp_replace(line, '(external merge of sorted runs|rows held on the GPU, sorted at once)',
+                      'out of core') AS line
+FROM explain_analyze('SELECT grp, k, cume_dist() OVER (ORDER BY k) FROM win_t') AS line
+WHERE line ~ '(GpuSort|WindowAgg|Window Functions|Sort Key|Sorted Rows|Sort Method)';
+RESET gpusort.min_run_rows;
+RESET gpusort.work_mem;
+SET work_mem = '64MB';
+
+-- Parallel plans wherever the planner can make them: a WindowAgg over a
+-- Gather Merge stays (its input is no GpuSort).
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT n, win_check(q) FROM win_queries ORDER BY n;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+DROP TABLE win_t, win_empty, win_queries;
+DROP FUNCTION win_check, win_compare, win_rows, win_plan;
+DROP COLLATION win_libc;
