@@ -2,7 +2,8 @@
 # bench-window.sh: ranking window functions, PostgreSQL's Sort and WindowAgg
 # against GpuSort, taking turns, medians of RUNS: the shape of issue 34's
 # TPC-H query (rank() of a supplier's lines by price, descending), the same
-# with row_number(), and ntile(4), which reads each partition ahead.  Three
+# with row_number(), ntile(4), which reads each partition ahead, and the
+# top 3 lines per supplier (row_number() <= 3, a run condition).  Three
 # plans: native (gpusort.enabled off), WindowAgg over GpuSort
 # (gpusort.window_functions off), and GpuSort computing the functions.
 # Every row is computed and none is sent (OFFSET).  Parallel query and the
@@ -39,6 +40,7 @@ QUERIES=(
 	"rank|SELECT orderkey, linenumber, rank() OVER (PARTITION BY suppkey ORDER BY price DESC) FROM bw OFFSET $ROWS"
 	"row_number|SELECT orderkey, linenumber, row_number() OVER (PARTITION BY suppkey ORDER BY price DESC) FROM bw OFFSET $ROWS"
 	"ntile(4)|SELECT orderkey, linenumber, ntile(4) OVER (PARTITION BY suppkey ORDER BY price DESC) FROM bw OFFSET $ROWS"
+	"top3|SELECT * FROM (SELECT orderkey, linenumber, row_number() OVER (PARTITION BY suppkey ORDER BY price DESC) rn FROM bw) s WHERE rn <= 3 OFFSET $ROWS"
 )
 
 # lineitem's columns of the query: prices as numeric(15,2), with ties

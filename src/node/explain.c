@@ -11,6 +11,7 @@
 
 #include "access/parallel.h"
 #include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -80,13 +81,15 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 
 /*
  * The window functions the node computes in place of a WindowAgg
- * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)".
+ * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)",
+ * and the run condition that ends a partition's rows (top-N per group).
  */
 static void
 explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
 	List	   *funcs = gpusort_window_funcs(cscan);
+	WindowAgg  *clause;
 	List	   *context;
 	List	   *calls = NIL;
 	ListCell   *lc;
@@ -110,6 +113,12 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 		calls = lappend(calls, buf.data);
 	}
 	ExplainPropertyList("Window Functions", calls, es);
+	clause = gpusort_window_clause(cscan);
+	if (clause->runCondition != NIL)
+		ExplainPropertyText("Run Condition",
+							deparse_expression((Node *) make_ands_explicit(clause->runCondition),
+											   context, es->verbose, false),
+							es);
 }
 
 /*

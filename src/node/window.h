@@ -42,7 +42,8 @@ extern List *gpusort_window_funcs(CustomScan *cscan);
 
 /*
  * The WindowAgg it replaced, with the partition and order columns (of the
- * sorted row) and their equality operators; no input, no targetlist.
+ * sorted row) and their equality operators, and its run condition over the
+ * node's columns; no input, no targetlist.
  */
 extern WindowAgg *gpusort_window_clause(CustomScan *cscan);
 

@@ -19,6 +19,12 @@
  * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
  * and its error.
  *
+ * A run condition (top-N per group) is checked on each row with its
+ * values: once a row fails it, the rest of its partition is read past and
+ * not returned (the functions it may use only grow within a partition, so
+ * no later row would pass), and without PARTITION BY the scan ends.  The
+ * node's filter, the WindowAgg's where it had one, is checked after it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -64,6 +70,12 @@ typedef struct WindowCalc
 	TupleTableSlot *next_first; /* the next partition's first row, or empty */
 	bool		input_done;
 	int64		partition_rows;
+
+	/* the run condition (NULL: none), and where it stopped the rows */
+	ExprState  *run_condition;
+	bool		partitioned;	/* PARTITION BY: a failed row ends its partition */
+	bool		passed_over;	/* the rest of this partition is not returned */
+	bool		done;			/* no row is returned any more */
 
 	/* the current row */
 	bool		started;		/* a row of this scan returned */
@@ -114,6 +126,8 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs)
 											   clause->ordOperators,
 											   clause->ordCollations,
 											   &state->css.ss.ps);
+	w->run_condition = ExecInitQual(clause->runCondition, &state->css.ss.ps);
+	w->partitioned = clause->partNumCols > 0;
 	w->partition_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	if (w->buffered)
@@ -282,13 +296,12 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 }
 
 /*
- * The next row: the sorted row with the window functions' values, projected
- * through the WindowAgg's targetlist.
+ * The next sorted row with the window functions' values, in w->out; false
+ * after the last.
  */
-TupleTableSlot *
-node_window_next(GpuSortState *state)
+static bool
+next_row_values(GpuSortState *state, WindowCalc *w)
 {
-	WindowCalc *w = state->window;
 	TupleTableSlot *row;
 	bool		new_partition;
 	MemoryContext oldcxt;
@@ -298,7 +311,7 @@ node_window_next(GpuSortState *state)
 	{
 		new_partition = !w->started || w->pos + 1 >= w->partition_rows;
 		if (new_partition && !read_partition(state, w))
-			return ExecClearTuple(w->out);
+			return false;
 		if (!tuplestore_gettupleslot(w->partition, true, false, w->read_slot))
 			elog(ERROR, "GpuSort lost a row of a window partition");
 		row = w->read_slot;
@@ -307,7 +320,7 @@ node_window_next(GpuSortState *state)
 	{
 		row = node_sorted_next(state);
 		if (TupIsNull(row))
-			return ExecClearTuple(w->out);
+			return false;
 		new_partition = !w->started ||
 			!rows_equal(w, w->partition_equal, row, w->partition_first);
 		if (new_partition && w->partition_equal != NULL)
@@ -317,6 +330,7 @@ node_window_next(GpuSortState *state)
 	if (new_partition)
 	{
 		w->started = true;
+		w->passed_over = false;
 		w->pos = 0;
 		w->rank = 1;
 		w->dense_rank = 1;
@@ -349,10 +363,42 @@ node_window_next(GpuSortState *state)
 			func_value(w, &w->funcs[i], &w->out->tts_isnull[w->nsorted + i]);
 	MemoryContextSwitchTo(oldcxt);
 	ExecStoreVirtualTuple(w->out);
+	return true;
+}
 
+/*
+ * The next row that the run condition and the filter let through: the
+ * sorted row with the window functions' values, projected through the
+ * WindowAgg's targetlist.
+ */
+TupleTableSlot *
+node_window_next(GpuSortState *state)
+{
+	WindowCalc *w = state->window;
+	ExprState  *qual = state->css.ss.ps.qual;
+
+	for (;;)
+	{
+		if (w->done || !next_row_values(state, w))
+			return ExecClearTuple(w->out);
+		w->econtext->ecxt_scantuple = w->out;
+		if (w->run_condition && !w->passed_over &&
+			!ExecQual(w->run_condition, w->econtext))
+		{
+			w->done = !w->partitioned;
+			w->passed_over = true;
+		}
+		if (w->passed_over)
+			continue;
+		if (qual && !ExecQual(qual, w->econtext))
+		{
+			InstrCountFiltered1(state, 1);
+			continue;
+		}
+		break;
+	}
 	if (state->css.ss.ps.ps_ProjInfo == NULL)
 		return w->out;
-	w->econtext->ecxt_scantuple = w->out;
 	return ExecProject(state->css.ss.ps.ps_ProjInfo);
 }
 
@@ -362,6 +408,7 @@ node_window_rescan(WindowCalc *w)
 {
 	w->started = false;
 	w->input_done = false;
+	w->done = false;
 	if (w->buffered)
 	{
 		tuplestore_clear(w->partition);

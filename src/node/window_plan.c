@@ -13,11 +13,18 @@
  * Vars of the sorted row and whose window functions now read those columns
  * (INDEX_VAR).  Nodes above read the same columns as before.
  *
+ * A run condition (PostgreSQL's top-N per group: "WHERE rn <= 3" over a
+ * ranking in a subquery) is kept, its window functions read from the
+ * node's columns: the node returns no more rows of a partition once a row
+ * fails it, and none at all without PARTITION BY, as the top WindowAgg
+ * does; so only the rows kept leave the node.  Its filter, where the
+ * WindowAgg has one, becomes the node's.
+ *
  * WindowAgg stays for other functions, FILTER, frames with offsets, a
  * WindowAgg over anything but a GpuSort ordered by its partition keys then
  * its order keys (over another WindowAgg, over a Gather Merge in parallel
- * plans), and one with a run condition (PostgreSQL 15's top-N: WindowAgg
- * stops returning rows early, which this node does not yet do).  WindowAgg
+ * plans), and a run condition of a WindowAgg below another (which must
+ * still return the rows that fail it, for the one above).  WindowAgg
  * neither scans backward nor marks and restores, so the planner has put a
  * Material above it wherever a node wants that; the node that replaces it
  * declares neither, and a rescan computes the values again.
@@ -208,7 +215,10 @@ window_column_expr(WindowFunc *wfunc)
 #endif
 }
 
-/* The window clause the node keeps: its keys and equality, its frame. */
+/*
+ * The window clause the node keeps: its keys and equality, its frame (and
+ * its run condition, set by the caller).
+ */
 static WindowAgg *
 window_clause_copy(WindowAgg *wagg)
 {
@@ -227,6 +237,25 @@ window_clause_copy(WindowAgg *wagg)
 	return clause;
 }
 
+/*
+ * The run condition as the node evaluates it: where set_plan_references
+ * made its window functions Vars of the WindowAgg's result (by their place
+ * in its targetlist), the node's targetlist expressions for them (tlist).
+ */
+static Node *
+rewrite_run_condition(Node *node, List *tlist)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, var->varattno - 1)->expr);
+	}
+	return expression_tree_mutator(node, rewrite_run_condition, tlist);
+}
+
 CustomScan *
 gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 {
@@ -234,13 +263,15 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	CustomScan *cscan;
 	Plan	   *plan;
 	List	   *tlist = NIL;
+	List	   *qual;
 	List	   *scan_tlist;
+	WindowAgg  *clause;
 	ListCell   *lc;
 
 	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
 		gpusort_window_funcs(sort) != NIL || sort->scan.plan.parallel_aware ||
 		sort->scan.plan.initPlan != NIL ||
-		wagg->runCondition != NIL || wagg->plan.qual != NIL ||
+		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		wagg->startOffset != NULL || wagg->endOffset != NULL ||
 		!sorted_for_window(wagg, sort))
 		return NULL;
@@ -256,8 +287,12 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 		tle->expr = (Expr *) rewrite_tlist_expr((Node *) tle->expr, &rw);
 		tlist = lappend(tlist, tle);
 	}
+	qual = (List *) rewrite_tlist_expr((Node *) wagg->plan.qual, &rw);
 	if (!rw.ok || rw.funcs == NIL)
 		return NULL;
+	clause = window_clause_copy(wagg);
+	clause->runCondition = (List *) rewrite_run_condition((Node *) wagg->runCondition,
+														  tlist);
 
 	scan_tlist = list_copy(sort->custom_scan_tlist);
 	foreach(lc, rw.funcs)
@@ -271,13 +306,14 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	memcpy(plan, &wagg->plan, sizeof(Plan));
 	plan->type = T_CustomScan;
 	plan->targetlist = tlist;
+	plan->qual = qual;
 	plan->lefttree = sort->scan.plan.lefttree;
 	plan->righttree = NULL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* no backward scan, no mark and restore */
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = lappend(list_copy(sort->custom_private),
-									list_make2(window_clause_copy(wagg), rw.funcs));
+									list_make2(clause, rw.funcs));
 	cscan->methods = sort->methods;
 	return cscan;
 }

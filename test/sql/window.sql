@@ -137,7 +137,8 @@ INSERT INTO win_queries (q) VALUES
     FROM win_t'),
   ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k), count(*) OVER (PARTITION BY grp)
     FROM win_t'),
-  -- not computed by GpuSort: other functions, frames, FILTER, a run condition
+  -- not computed by GpuSort: other functions, frames, FILTER (and, since
+  -- top-N per group, computed: a run condition)
   ('SELECT grp, k, sum(k) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT grp, k, count(*) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
@@ -150,7 +151,28 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT x, (SELECT sum(r) FROM (SELECT rank() OVER (ORDER BY k) r FROM win_t WHERE grp = x) s)
     FROM generate_series(0, 7) x'),
   ('SELECT x, n, count(*) FROM generate_series(1, 4) x,
-      LATERAL (SELECT ntile(x) OVER (ORDER BY k) n FROM win_t) s GROUP BY x, n');
+      LATERAL (SELECT ntile(x) OVER (ORDER BY k) n FROM win_t) s GROUP BY x, n'),
+  -- top-N per group: the run condition ends each partition's rows in the
+  -- node (N from 1 to over a partition's size; without PARTITION BY the
+  -- scan ends), a filter beside it, and ties
+  ('SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ORDER BY k, id) rn
+    FROM win_t) s WHERE rn <= 1'),
+  ('SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ORDER BY k DESC, id) rn
+    FROM win_t) s WHERE rn < 4'),
+  ('SELECT * FROM (SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k NULLS FIRST) r
+    FROM win_t) s WHERE r <= 5'),
+  ('SELECT * FROM (SELECT grp, k, dense_rank() OVER (PARTITION BY grp ORDER BY k) d
+    FROM win_t) s WHERE d <= 3 AND k > 1'),
+  ('SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ORDER BY id) rn
+    FROM win_t) s WHERE rn <= 1000'),
+  ('SELECT * FROM (SELECT id, k, row_number() OVER (ORDER BY k, id) rn FROM win_t) s
+    WHERE rn <= 10'),
+  ('SELECT * FROM (SELECT k, rank() OVER (ORDER BY k DESC) r FROM win_t) s WHERE 7 >= r'),
+  ('SELECT * FROM (SELECT grp, k, count(*) OVER (PARTITION BY grp) c,
+                          rank() OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s
+    WHERE r <= 2'),
+  ('SELECT * FROM (SELECT t, k, rank() OVER (PARTITION BY t COLLATE win_libc ORDER BY k) r
+    FROM win_t) s WHERE r <= 2');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
@@ -164,6 +186,9 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT id, row_number() OVER (ORDER BY k, id),
   percent_rank() OVER (ORDER BY t COLLATE "C") FROM win_t;
 EXPLAIN (COSTS OFF) SELECT * FROM (SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k) r
   FROM win_t) s WHERE r <= 3;
+SELECT line FROM explain_analyze('SELECT * FROM (SELECT grp, k, row_number()
+  OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s WHERE r <= 3') AS line
+WHERE line ~ '(GpuSort|WindowAgg|Run Condition|actual rows)';
 SELECT line FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t') AS line
 WHERE line ~ '(GpuSort|WindowAgg|Window Functions|Sort Key|Sorted Rows)';
 
