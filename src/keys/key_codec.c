@@ -83,6 +83,14 @@ encode_numeric(const KeyPart *part, Datum value, int w)
 	return key_encode_numeric(value, false);
 }
 
+#ifdef HAVE_INT128
+static uint64
+encode_numeric_exact(const KeyPart *part, Datum value, int w)
+{
+	return key_encode_numeric_exact(value, w);
+}
+#endif
+
 /* strxfrm() and ICU keys are made after collection, by xfrm_keys.c. */
 static uint64
 encode_later(const KeyPart *part, Datum value, int w)
@@ -199,9 +207,16 @@ static const KeyCodec key_codecs[] = {
 	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
 	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
-	/* ... and numeric, by sign, weight and first digits */
+	/* ... and numeric, by sign, weight and first digits ... */
 	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_NUMERIC, encode_numeric), NODE_KEY},
+#ifdef HAVE_INT128
+	/* ... or every digit, under a typmod whose values have few */
+	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
+		.layout = SORT_VALUES_PREFIX, .width = 0, .bits = 64, .words = 2,
+		.exact = true, .source = KEY_NUMERIC_EXACT, .encode = encode_numeric_exact,
+	NODE_KEY},
+#endif
 };
 
 #ifdef USE_ASSERT_CHECKING
@@ -307,12 +322,45 @@ prefix_prepare(const KeyCodec *codec, Oid sortop, Oid collation, SortSupport ssu
 }
 
 /*
+ * The exact numeric key: two words, 128 bits.  0, -Infinity's; below
+ * 2^126, negative numbers; 2^126, zero; above, positive numbers; at the
+ * top +Infinity's and NaN's.  A number's magnitude is its weight (14 bits, biased) and then
+ * NUMERIC_EXACT_DIGITS digits of 14 bits, all it has under a typmod that
+ * numeric_typmod_exact admits.
+ */
+#define NUMERIC_EXACT_DIGITS		8
+#define NUMERIC_EXACT_WEIGHT_BIAS	8192
+
+/*
+ * Do the values of a numeric typmod have at most NUMERIC_EXACT_DIGITS
+ * base-10000 digits?  numeric(p, s), 0 <= s <= p: at most p - s digits
+ * before the point and s after, in groups of four aligned at the point.
+ */
+static bool
+numeric_typmod_exact(int32 typmod)
+{
+#ifdef HAVE_INT128
+	int			precision;
+	int			scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return false;
+	precision = ((typmod - VARHDRSZ) >> 16) & 0xFFFF;
+	scale = ((((typmod - VARHDRSZ) & 0x7FF) ^ 1024) - 1024);
+	return scale >= 0 && scale <= precision &&
+		(precision - scale + 3) / 4 + (scale + 3) / 4 <= NUMERIC_EXACT_DIGITS;
+#else
+	return false;
+#endif
+}
+
+/*
  * key_codec_for_order and key_codec_for_array_order: for_node says which of
  * the two asks, node_key or array_elem the flag that admits a codec.
  */
 static const KeyCodec *
-codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
-				SortSupport prefix, bool for_node)
+codec_for_order(Oid sortop, Oid type, int32 typmod, Oid collation,
+				bool *descending, SortSupport prefix, bool for_node)
 {
 	Oid			opfamily;
 	Oid			opcintype;
@@ -325,10 +373,14 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 		return NULL;
 	/*
 	 * The node keys text under C and bytea by their bytes, text under ICU by
-	 * ICU's sort keys, numeric by its stored form.
+	 * ICU's sort keys, numeric by its stored form: all of it where its
+	 * typmod bounds its digits.
 	 */
 	if (for_node)
 	{
+		if (opcintype == NUMERICOID && numeric_typmod_exact(typmod) &&
+			(codec = node_codec_of(opcintype, opfamily, KEY_NUMERIC_EXACT)) != NULL)
+			return codec;
 		if ((opcintype == BYTEAOID || key_collation_is_c(collation)) &&
 			(codec = node_codec_of(opcintype, opfamily, KEY_PREFIX_BYTES)) != NULL)
 			return codec;
@@ -362,17 +414,17 @@ codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
 }
 
 const KeyCodec *
-key_codec_for_order(Oid sortop, Oid type, Oid collation, bool *descending,
-					SortSupport prefix)
+key_codec_for_order(Oid sortop, Oid type, int32 typmod, Oid collation,
+					bool *descending, SortSupport prefix)
 {
-	return codec_for_order(sortop, type, collation, descending, prefix, true);
+	return codec_for_order(sortop, type, typmod, collation, descending, prefix, true);
 }
 
 const KeyCodec *
 key_codec_for_array_order(Oid sortop, Oid type, Oid collation,
 						  bool *descending, SortSupport prefix)
 {
-	return codec_for_order(sortop, type, collation, descending, prefix, false);
+	return codec_for_order(sortop, type, -1, collation, descending, prefix, false);
 }
 
 uint64
@@ -427,87 +479,143 @@ key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
 #define NUMERIC_KEY_DIGITS		3
 #define NUMERIC_DIGIT_BITS		14
 
-uint64
-key_encode_numeric(Datum value, bool descending)
+/* A numeric value as its stored form tells it (numeric_read). */
+typedef struct NumericRead
+{
+	uint16		special;		/* NUMERIC_SPECIAL_* bits, or 0: a number */
+	bool		negative;
+	int			weight;			/* of the first digit */
+	int			ndigits;		/* base-10000 digits, none leading zero */
+	const char *digits;			/* int16 each, unaligned */
+	struct varlena *copy;		/* a detoasted copy to free, or NULL */
+} NumericRead;
+
+static void
+numeric_read(Datum value, NumericRead *n)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	struct varlena *copy = NULL;
 	const char *data;
 	int			len;
 	uint16		header;
-	int			weight;
-	int			ndigits;
-	const char *digits;
-	uint64		magnitude;
-	uint64		key;
-	const uint64 zero = UINT64CONST(1) << 63;
 
+	n->copy = NULL;
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-		v = copy = detoast_attr(v);
+		v = n->copy = detoast_attr(v);
 	data = VARDATA_ANY(v);
 	len = VARSIZE_ANY_EXHDR(v);
 	memcpy(&header, data, sizeof(uint16));
 
+	n->special = 0;
+	n->ndigits = 0;
 	if ((header & NUMERIC_FORM_MASK) == NUMERIC_FORM_SPECIAL)
 	{
-		/* -Infinity < every number < +Infinity < NaN */
-		if ((header & NUMERIC_SPECIAL_MASK) == NUMERIC_SPECIAL_NAN)
-			key = PG_UINT64_MAX;
-		else if ((header & NUMERIC_SPECIAL_MASK) == NUMERIC_SPECIAL_PINF)
-			key = PG_UINT64_MAX - 1;
-		else
-			key = 0;
+		n->special = header & NUMERIC_SPECIAL_MASK;
+		return;
+	}
+	if ((header & NUMERIC_FORM_MASK) == NUMERIC_FORM_SHORT)
+	{
+		n->negative = (header & NUMERIC_SHORT_NEG) != 0;
+		n->weight = (header & NUMERIC_SHORT_WEIGHT) |
+			((header & NUMERIC_SHORT_WEIGHT_NEG) ? ~NUMERIC_SHORT_WEIGHT : 0);
+		n->digits = data + sizeof(uint16);
 	}
 	else
 	{
-		bool		negative;
+		int16		w;
 
-		if ((header & NUMERIC_FORM_MASK) == NUMERIC_FORM_SHORT)
-		{
-			negative = (header & NUMERIC_SHORT_NEG) != 0;
-			weight = (header & NUMERIC_SHORT_WEIGHT) |
-				((header & NUMERIC_SHORT_WEIGHT_NEG) ? ~NUMERIC_SHORT_WEIGHT : 0);
-			digits = data + sizeof(uint16);
-		}
-		else
-		{
-			int16		w;
-
-			negative = (header & NUMERIC_FORM_MASK) == NUMERIC_FORM_NEG;
-			memcpy(&w, data + sizeof(uint16), sizeof(int16));
-			weight = w;
-			digits = data + 2 * sizeof(uint16);
-		}
-		ndigits = (len - (digits - data)) / (int) sizeof(int16);
-
-		/* no leading zero digits, should a value have any */
-		while (ndigits > 0 && digits[0] == 0 && digits[1] == 0)
-		{
-			digits += sizeof(int16);
-			ndigits--;
-			weight--;
-		}
-		if (ndigits == 0)
-			key = zero;
-		else
-		{
-			/* the weight, biased to be unsigned, then the first digits */
-			magnitude = (uint64) (weight + 32768) & 0xFFFF;
-			for (int i = 0; i < NUMERIC_KEY_DIGITS; i++)
-			{
-				int16		digit = 0;
-
-				if (i < ndigits)
-					memcpy(&digit, digits + i * sizeof(int16), sizeof(int16));
-				magnitude = (magnitude << NUMERIC_DIGIT_BITS) | (uint64) digit;
-			}
-			key = negative ? zero - 1 - magnitude : zero + 1 + magnitude;
-		}
+		n->negative = (header & NUMERIC_FORM_MASK) == NUMERIC_FORM_NEG;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		n->weight = w;
+		n->digits = data + 2 * sizeof(uint16);
 	}
-	if (copy)
-		pfree(copy);
+	n->ndigits = (len - (n->digits - data)) / (int) sizeof(int16);
+
+	/* no leading zero digits, should a value have any */
+	while (n->ndigits > 0 && n->digits[0] == 0 && n->digits[1] == 0)
+	{
+		n->digits += sizeof(int16);
+		n->ndigits--;
+		n->weight--;
+	}
+}
+
+/* Digit i of a value read, 0 past its last. */
+static inline uint64
+numeric_digit(const NumericRead *n, int i)
+{
+	int16		digit = 0;
+
+	if (i < n->ndigits)
+		memcpy(&digit, n->digits + i * sizeof(int16), sizeof(int16));
+	return (uint64) digit;
+}
+
+uint64
+key_encode_numeric(Datum value, bool descending)
+{
+	NumericRead n;
+	uint64		key;
+	const uint64 zero = UINT64CONST(1) << 63;
+
+	numeric_read(value, &n);
+	/* -Infinity < every number < +Infinity < NaN */
+	if (n.special == NUMERIC_SPECIAL_NAN)
+		key = PG_UINT64_MAX;
+	else if (n.special == NUMERIC_SPECIAL_PINF)
+		key = PG_UINT64_MAX - 1;
+	else if (n.special != 0)
+		key = 0;
+	else if (n.ndigits == 0)
+		key = zero;
+	else
+	{
+		/* the weight, biased to be unsigned, then the first digits */
+		uint64		magnitude = (uint64) (n.weight + 32768) & 0xFFFF;
+
+		for (int i = 0; i < NUMERIC_KEY_DIGITS; i++)
+			magnitude = (magnitude << NUMERIC_DIGIT_BITS) | numeric_digit(&n, i);
+		key = n.negative ? zero - 1 - magnitude : zero + 1 + magnitude;
+	}
+	if (n.copy)
+		pfree(n.copy);
 	return descending ? ~key : key;
 }
+
+#ifdef HAVE_INT128
+uint64
+key_encode_numeric_exact(Datum value, int w)
+{
+	NumericRead n;
+	uint128		key;
+	const uint128 zero = (uint128) 1 << 126;
+
+	numeric_read(value, &n);
+	if (n.special == NUMERIC_SPECIAL_NAN)
+		key = ~(uint128) 0;
+	else if (n.special == NUMERIC_SPECIAL_PINF)
+		key = ~(uint128) 0 - 1;
+	else if (n.special != 0)
+		key = 0;
+	else if (n.ndigits == 0)
+		key = zero;
+	else
+	{
+		uint128		magnitude;
+
+		/* the type's precision keeps values within these bounds */
+		if (n.ndigits > NUMERIC_EXACT_DIGITS ||
+			n.weight <= -NUMERIC_EXACT_WEIGHT_BIAS || n.weight >= NUMERIC_EXACT_WEIGHT_BIAS - 1)
+			elog(ERROR, "a numeric value has more digits than its type's precision allows");
+		magnitude = (uint128) (n.weight + NUMERIC_EXACT_WEIGHT_BIAS);
+		for (int i = 0; i < NUMERIC_EXACT_DIGITS; i++)
+			magnitude = (magnitude << NUMERIC_DIGIT_BITS) | numeric_digit(&n, i);
+		key = n.negative ? zero - 1 - magnitude : zero + 1 + magnitude;
+	}
+	if (n.copy)
+		pfree(n.copy);
+	return w == 0 ? (uint64) (key >> 64) : (uint64) key;
+}
+#endif
 
 /* Values encoded between interrupt checks. */
 #define ENCODE_CHUNK	(1 << 20)

@@ -56,9 +56,12 @@ typedef enum KeyPrefixSource
 	KEY_PREFIX_NUMERIC,			/* numeric's sign, weight and first digits,
 								 * read from the stored value
 								 * (key_encode_numeric) */
-	KEY_PREFIX_ICU				/* ICU's sort keys, as PostgreSQL
+	KEY_PREFIX_ICU,				/* ICU's sort keys, as PostgreSQL
 								 * abbreviates text under ICU, made on
 								 * threads (xfrm_keys.h) */
+	KEY_NUMERIC_EXACT			/* not a prefix: numeric's every digit, two
+								 * words, under a typmod that bounds them
+								 * (key_encode_numeric_exact) */
 } KeyPrefixSource;
 
 /* Are a codec's keys made from the value's bytes, whose shared start
@@ -158,10 +161,12 @@ extern KeyPart *key_desc_add(KeyDesc *desc, const KeyCodec *codec,
  * abbreviate, gets an xfrm codec instead (xfrm_keys.h); text under C and
  * bytea, whose order is their bytes', a bytes codec (key_encode_bytes);
  * numeric a numeric codec (key_encode_numeric), cheaper than its
- * abbreviation.
+ * abbreviation, or, where its typmod (-1: none) bounds its digits, an exact
+ * one (key_encode_numeric_exact).
  */
-extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, Oid collation,
-										   bool *descending, SortSupport prefix);
+extern const KeyCodec *key_codec_for_order(Oid sortop, Oid type, int32 typmod,
+										   Oid collation, bool *descending,
+										   SortSupport prefix);
 
 /*
  * The ascending key of a value (not NULL) of a part whose keys are
@@ -218,6 +223,12 @@ extern uint64 key_encode_bytes(const KeyCodec *codec, Datum value,
  * equal in those keys are ordered by numeric's comparator.
  */
 extern uint64 key_encode_numeric(Datum value, bool descending);
+
+/*
+ * Word w of the exact two-word key of a numeric whose typmod bounds its
+ * digits (builds with a 128-bit integer type).
+ */
+extern uint64 key_encode_numeric_exact(Datum value, int w);
 
 /*
  * The codec of array elements of a type (not a domain), exact or prefix, or

@@ -134,6 +134,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		SortSupport ssup = &state->ssups[i];
 		const KeyCodec *codec;
 		SortSupport prefix;
+		Form_pg_attribute attr;
 		bool		descending = false;
 
 		state->attnos[i] = list_nth_int(cols, i);
@@ -154,8 +155,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		 */
 		prefix = palloc0(sizeof(SortSupportData));
 		prefix->ssup_cxt = CurrentMemoryContext;
-		codec = key_codec_for_order(state->sortops[i],
-									TupleDescAttr(state->indesc, state->attnos[i] - 1)->atttypid,
+		attr = TupleDescAttr(state->indesc, state->attnos[i] - 1);
+		codec = key_codec_for_order(state->sortops[i], attr->atttypid, attr->atttypmod,
 									state->collations[i], &descending, prefix);
 		if (codec == NULL || state->codec_keys < i ||
 			(ncolumns > 0 && !columns[ncolumns - 1].codec->exact))

@@ -47,7 +47,8 @@ sort_key_codec(List *tlist, AttrNumber resno, Oid sortop, Oid collation)
 
 	if (tle == NULL)
 		return NULL;
-	return key_codec_for_order(sortop, exprType((Node *) tle->expr), collation,
+	return key_codec_for_order(sortop, exprType((Node *) tle->expr),
+							   exprTypmod((Node *) tle->expr), collation,
 							   &descending, NULL);
 }
 

@@ -99,3 +99,46 @@ SELECT same_as_native('SELECT * FROM ring_t ORDER BY k, id');
 SELECT same_as_native('SELECT * FROM ring_t ORDER BY k DESC, id');
 SELECT same_as_native('SELECT id, k FROM ring_t ORDER BY k NULLS FIRST, pad, id');
 DROP TABLE ring_t;
+
+-- numeric under a typmod whose values have at most 8 base-10000 digits
+-- (numeric(15,2), TPC-H's prices) takes exact keys of every digit; without
+-- one, or wider, prefix keys whose ties the comparator settles.  NaN,
+-- zero, the extremes of each typmod, negatives, NULLs; in memory and at a
+-- 64 kB budget.
+CREATE TABLE num_t (id int, a numeric(15,2), b numeric(4,4), c numeric(30,0),
+                    d numeric(12,6), w numeric(40,2), e numeric);
+INSERT INTO num_t
+  SELECT g,
+         CASE WHEN g % 17 = 0 THEN NULL WHEN g % 19 = 0 THEN 'NaN'
+              ELSE round((hashint4(g) % 100000000)::numeric / 100 * (1 - 2 * (g % 3 = 0)::int), 2) END,
+         (hashint4(g * 7) % 10000)::numeric / 10000,
+         (hashint8(g) % 1000000000000000)::numeric * 1000000000000000,
+         round((hashint4(g * 3) % 1000000)::numeric / 1000003, 6),
+         (hashint8(g) % 1000000000000000)::numeric * 100000000000000 + 0.01,
+         g::numeric / 7
+  FROM generate_series(1, 20000) g;
+INSERT INTO num_t VALUES
+  (-1, 0, 0, 0, 0, 0, 0), (-2, -0.01, -0.0001, -1, -0.000001, -0.01, 0),
+  (-3, 9999999999999.99, 0.9999, 999999999999999999999999999999, 999999.999999,
+   99999999999999999999999999999999999999.99, 1),
+  (-4, -9999999999999.99, -0.9999, -999999999999999999999999999999, -999999.999999,
+   -99999999999999999999999999999999999999.99, 1),
+  (-5, 1.5, 0.5, 15, 1.5, 1.5, 1.5), (-6, 1.50, 0.50, 15, 1.500000, 1.50, 1.50);
+ANALYZE num_t;
+SELECT regexp_replace(line, '^ +', '') AS kinds
+FROM explain_analyze('SELECT * FROM num_t ORDER BY a, b DESC, c, d, w, e') line
+WHERE line ~ 'Sort Key Kinds';
+SELECT same_as_native('SELECT id, a FROM num_t ORDER BY a, id');
+SELECT same_as_native('SELECT id, a FROM num_t ORDER BY a DESC NULLS LAST, id');
+SELECT same_as_native('SELECT id, b FROM num_t ORDER BY b NULLS FIRST, id DESC');
+SELECT same_as_native('SELECT id, c FROM num_t ORDER BY c DESC, id');
+SELECT same_as_native('SELECT id, d, a FROM num_t ORDER BY d, a DESC, id');
+SELECT same_as_native('SELECT id, w FROM num_t ORDER BY w, id');
+SELECT same_as_native('SELECT a, b FROM num_t ORDER BY a, b');
+SET gpusort.work_mem = '64kB';
+SET work_mem = '64kB';
+SELECT same_as_native('SELECT * FROM num_t ORDER BY a, id');
+SELECT same_as_native('SELECT * FROM num_t ORDER BY a DESC, d NULLS FIRST, id');
+RESET gpusort.work_mem;
+SET work_mem = '64MB';
+DROP TABLE num_t;
