@@ -42,6 +42,26 @@ BEGIN
 END
 $$;
 
+-- A line of EXPLAIN without the window's name of a window function.
+CREATE FUNCTION win_shown(line text) RETURNS text
+LANGUAGE sql AS $$ SELECT regexp_replace(line, ' OVER (\(\?\)|w\d+)', '', 'g') $$;
+
+-- EXPLAIN (COSTS OFF) of a query, as every release from 15 on shows it:
+-- without how a window function's window is named (" OVER (?)" before 18,
+-- " OVER w1" from 18 on) and without 18's "Window:" lines.
+CREATE FUNCTION win_explain(query text, with_output boolean DEFAULT false) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE format('EXPLAIN (%sCOSTS OFF) %s',
+                             CASE WHEN with_output THEN 'VERBOSE, ' ELSE '' END, query) LOOP
+    CONTINUE WHEN line ~ '^\s*Window: ';
+    RETURN NEXT win_shown(line);
+  END LOOP;
+END
+$$;
+
 -- A query's rows as a multiset (sorted texts).  The queries return the
 -- partition and order keys and the values (or a unique order), so that the
 -- order PostgreSQL leaves among peers does not matter.
@@ -179,15 +199,15 @@ SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
 -- The plans: GpuSort computes the functions (no WindowAgg), or WindowAgg
 -- stays above it; nodes above read its columns.
-EXPLAIN (COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST),
-  ntile(4) OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST) FROM win_t;
-EXPLAIN (VERBOSE, COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k),
-  sum(k) OVER (PARTITION BY grp), count(*) OVER (PARTITION BY grp) FROM win_t;
-EXPLAIN (VERBOSE, COSTS OFF) SELECT id, row_number() OVER (ORDER BY k, id),
-  percent_rank() OVER (ORDER BY t COLLATE "C") FROM win_t;
-EXPLAIN (COSTS OFF) SELECT * FROM (SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k) r
-  FROM win_t) s WHERE r <= 3;
-SELECT line FROM explain_analyze('SELECT * FROM (SELECT grp, k, row_number()
+SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST),
+  ntile(4) OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST) FROM win_t');
+SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k),
+  sum(k) OVER (PARTITION BY grp), count(*) OVER (PARTITION BY grp) FROM win_t', true);
+SELECT win_explain('SELECT id, row_number() OVER (ORDER BY k, id),
+  percent_rank() OVER (ORDER BY t COLLATE "C") FROM win_t', true);
+SELECT win_explain('SELECT * FROM (SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k) r
+  FROM win_t) s WHERE r <= 3');
+SELECT win_shown(line) AS line FROM explain_analyze('SELECT * FROM (SELECT grp, k, row_number()
   OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s WHERE r <= 3') AS line
 WHERE line ~ '(GpuSort|WindowAgg|Run Condition|actual rows)';
 SELECT line FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t') AS line
@@ -209,15 +229,16 @@ COMMIT;
 
 -- gpusort.window_functions = off leaves WindowAgg above GpuSort.
 SET gpusort.window_functions = off;
-EXPLAIN (COSTS OFF) SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t;
+SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t');
 RESET gpusort.window_functions;
 
 -- Rescans without new parameters for the node (the parameter is read
--- above it): the rows are returned again and their values computed again.
-EXPLAIN (COSTS OFF) SELECT x, (SELECT count(*) FROM (SELECT k, cume_dist() OVER (ORDER BY k) c
-  FROM win_t) s WHERE s.c <= x / 4.0) FROM generate_series(1, 4) x;
+-- above it; "+ 0" keeps 17's run conditions of cume_dist() away): the rows
+-- are returned again and their values computed again.
+SELECT win_explain('SELECT x, (SELECT count(*) FROM (SELECT k, cume_dist() OVER (ORDER BY k) c
+  FROM win_t) s WHERE s.c + 0 <= x / 4.0) FROM generate_series(1, 4) x');
 SELECT win_check('SELECT x, (SELECT count(*) FROM (SELECT k, cume_dist() OVER (ORDER BY k) c
-  FROM win_t) s WHERE s.c <= x / 4.0) FROM generate_series(1, 4) x');
+  FROM win_t) s WHERE s.c + 0 <= x / 4.0) FROM generate_series(1, 4) x');
 SELECT win_check('SELECT x, (SELECT count(*) FROM (SELECT k, rank() OVER (ORDER BY k) r
   FROM win_t) s WHERE s.r % 100 = x) FROM generate_series(1, 4) x');
 
@@ -248,5 +269,5 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE win_t, win_empty, win_queries;
-DROP FUNCTION win_check, win_compare, win_rows, win_plan;
+DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown;
 DROP COLLATION win_libc;
