@@ -146,15 +146,21 @@ gpu_early_upload_drop(void)
 }
 
 /*
- * jobs.c: a pass of a sort by several key columns, the least significant
- * first: the column's keys in the order so far (perm) gathered into
- * scratch, sorted stably with their positions (vals), which make next the
- * order after the pass.  info (may be NULL) says what the sort ran.  Jobs
- * and the rows held (stage.c) sort their key columns so.
+ * A pass of a sort by several key columns, the least significant first: the
+ * column's keys in the order so far (perm) gathered into scratch, sorted
+ * stably with their positions (vals), which make next the order after the
+ * pass.  info (may be NULL) says what the sort ran.  Jobs (jobs.c) and the
+ * rows held (stage.c) sort their key columns so.
  */
-extern gs_status gpu_sort_by_column(uint64 *scratch, const uint64 *column,
-									const uint32 *perm, uint32 *vals, uint32 *next,
-									uint64 n, gs_sort_info *info);
+static inline gs_status
+gpu_sort_by_column(uint64 *scratch, const uint64 *column, const uint32 *perm,
+				   uint32 *vals, uint32 *next, uint64 n, gs_sort_info *info)
+{
+	TRY(gs_gather_u64(gpu.ctx, scratch, column, perm, n));
+	TRY(gs_fill_iota(gpu.ctx, vals, n));
+	TRY(gs_sort_pairs(gpu.ctx, 64, scratch, vals, scratch, vals, n, GS_ALGO_AUTO, info));
+	return gs_gather_u32(gpu.ctx, next, perm, vals, n);
+}
 
 /* The GPU's SortEngine callbacks, and what gpu/cost.c asks of it. */
 extern bool gpu_engine_started(void);

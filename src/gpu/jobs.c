@@ -87,16 +87,6 @@ name_kernels(const JobTimes *times, char *kernel, Size size)
 	pfree(buf.data);
 }
 
-gs_status
-gpu_sort_by_column(uint64 *scratch, const uint64 *column, const uint32 *perm,
-				   uint32 *vals, uint32 *next, uint64 n, gs_sort_info *info)
-{
-	TRY(gs_gather_u64(gpu.ctx, scratch, column, perm, n));
-	TRY(gs_fill_iota(gpu.ctx, vals, n));
-	TRY(gs_sort_pairs(gpu.ctx, 64, scratch, vals, scratch, vals, n, GS_ALGO_AUTO, info));
-	return gs_gather_u32(gpu.ctx, next, perm, vals, n);
-}
-
 /* Sorts the job on the device (see the file's header). */
 static gs_status
 run_job(void *arg, JobTimes *times)

@@ -193,7 +193,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	if (window_slot != NULL)
 	{
 		/* the WindowAgg's targetlist projects window_slot (ExecInitCustomScan) */
-		state->window = node_window_begin(state, window_slot, window_funcs);
+		state->window = node_window_begin(state, window_slot, window_funcs,
+										  node_sorted_next);
 	}
 	else
 	{

@@ -193,10 +193,15 @@ sorted_row(GpuSortState *state, int64 pos)
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
 
-/* window_calc.c */
+/*
+ * window_calc.c: the window functions' values of the rows that sorted_next
+ * returns in order (the executor's node_sorted_next).
+ */
+typedef TupleTableSlot *(*NodeRowSource) (GpuSortState *state);
 extern struct WindowCalc *node_window_begin(GpuSortState *state,
 											TupleTableSlot *window_slot,
-											List *funcs);
+											List *funcs,
+											NodeRowSource sorted_next);
 extern TupleTableSlot *node_window_next(GpuSortState *state);
 extern void node_window_rescan(struct WindowCalc *window);
 extern void node_window_end(struct WindowCalc *window);

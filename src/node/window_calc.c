@@ -49,6 +49,7 @@ typedef struct WindowFuncState
 
 typedef struct WindowCalc
 {
+	NodeRowSource sorted_next;	/* the sorted rows, in order */
 	int			nfuncs;
 	WindowFuncState *funcs;
 	int			nsorted;		/* columns of a sorted row */
@@ -86,7 +87,8 @@ typedef struct WindowCalc
 } WindowCalc;
 
 WindowCalc *
-node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs)
+node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
+				  NodeRowSource sorted_next)
 {
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
 	WindowAgg  *clause = gpusort_window_clause(cscan);
@@ -95,6 +97,7 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs)
 	bool		need_peers = false;
 	ListCell   *lc;
 
+	w->sorted_next = sorted_next;
 	w->nfuncs = list_length(funcs);
 	w->funcs = palloc0(sizeof(WindowFuncState) * w->nfuncs);
 	foreach(lc, funcs)
@@ -165,7 +168,7 @@ read_partition(GpuSortState *state, WindowCalc *w)
 	tuplestore_clear(w->partition);
 	if (TupIsNull(w->next_first))
 	{
-		row = w->input_done ? NULL : node_sorted_next(state);
+		row = w->input_done ? NULL : w->sorted_next(state);
 		if (TupIsNull(row))
 		{
 			w->input_done = true;
@@ -181,7 +184,7 @@ read_partition(GpuSortState *state, WindowCalc *w)
 	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
-		row = node_sorted_next(state);
+		row = w->sorted_next(state);
 		if (TupIsNull(row))
 		{
 			w->input_done = true;
@@ -318,7 +321,7 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 	}
 	else
 	{
-		row = node_sorted_next(state);
+		row = w->sorted_next(state);
 		if (TupIsNull(row))
 			return false;
 		new_partition = !w->started ||
