@@ -47,6 +47,7 @@ typedef struct WindowRewrite
 {
 	WindowAgg  *wagg;
 	int			nsorted;		/* columns of the sorted row */
+	List	   *tlist;			/* the node's targetlist, once rewritten */
 	List	   *funcs;			/* the distinct window functions */
 	bool		ok;				/* GpuSort computes them all */
 } WindowRewrite;
@@ -243,7 +244,7 @@ window_clause_copy(WindowAgg *wagg)
  * in its targetlist), the node's targetlist expressions for them (tlist).
  */
 static Node *
-rewrite_run_condition(Node *node, List *tlist)
+rewrite_run_condition(Node *node, WindowRewrite *rw)
 {
 	if (node == NULL)
 		return NULL;
@@ -251,9 +252,17 @@ rewrite_run_condition(Node *node, List *tlist)
 	{
 		Var		   *var = (Var *) node;
 
-		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, var->varattno - 1)->expr);
+		/* (any other Var: a form this rewrite does not know) */
+		if (IS_SPECIAL_VARNO(var->varno) || var->varattno < 1 ||
+			var->varattno > list_length(rw->tlist))
+		{
+			rw->ok = false;
+			return node;
+		}
+		return (Node *) copyObject(list_nth_node(TargetEntry, rw->tlist,
+												 var->varattno - 1)->expr);
 	}
-	return expression_tree_mutator(node, rewrite_run_condition, tlist);
+	return expression_tree_mutator(node, rewrite_run_condition, rw);
 }
 
 CustomScan *
@@ -279,6 +288,7 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	rw.wagg = wagg;
 	rw.nsorted = list_length(sort->custom_scan_tlist);
 	rw.funcs = NIL;
+	rw.tlist = NIL;
 	rw.ok = true;
 	foreach(lc, wagg->plan.targetlist)
 	{
@@ -288,11 +298,12 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) rewrite_tlist_expr((Node *) wagg->plan.qual, &rw);
-	if (!rw.ok || rw.funcs == NIL)
-		return NULL;
+	rw.tlist = tlist;
 	clause = window_clause_copy(wagg);
 	clause->runCondition = (List *) rewrite_run_condition((Node *) wagg->runCondition,
-														  tlist);
+														  &rw);
+	if (!rw.ok || rw.funcs == NIL)
+		return NULL;
 
 	scan_tlist = list_copy(sort->custom_scan_tlist);
 	foreach(lc, rw.funcs)
