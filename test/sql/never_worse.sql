@@ -80,6 +80,23 @@ SELECT coalesce((SELECT collcollate FROM pg_collation
 CREATE COLLATION nw_libc (provider = libc, locale = :'libc_locale');
 SELECT line FROM explain_analyze('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc') line
 WHERE line ~ '(Sort Engine|Engine Choice):';
+-- (chosen from the planner's estimate before any row is read: no store of
+-- rows and their keys is filled first)
+CREATE FUNCTION nw_memory_kb(query text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || query LOOP
+    IF line ~ 'Memory Used: \d+' THEN
+      RETURN (regexp_match(line, 'Memory Used: (\d+)'))[1]::int;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+SELECT nw_memory_kb('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc') < 32 AS chosen_before_reading;
+DROP FUNCTION nw_memory_kb(text);
 SELECT same_as_native('SELECT * FROM nw_r ORDER BY s COLLATE nw_libc DESC, id');
 -- (ICU where the server was built with it)
 DO $$
