@@ -15,6 +15,7 @@
 #include "port/pg_bswap.h"
 #include "utils/lsyscache.h"
 #include "utils/sortsupport.h"
+#include "utils/timestamp.h"
 
 #include "compat.h"
 #include "keys/key_codec.h"
@@ -89,6 +90,22 @@ encode_numeric_exact(const KeyPart *part, Datum value, int w)
 {
 	return key_encode_numeric_exact(value, w);
 }
+
+/*
+ * An interval's key: the span that interval_cmp orders by (months of 30
+ * days, days of 24 hours, then microseconds; intervals of the same span are
+ * equal), a 128-bit integer biased to be unsigned, in two words.
+ */
+static uint64
+encode_interval(const KeyPart *part, Datum value, int w)
+{
+	const Interval *interval = DatumGetIntervalP(value);
+	int128		span = (int128) interval->time +
+		(int128) ((int64) interval->month * 30 + interval->day) * USECS_PER_DAY;
+	uint128		key = (uint128) span ^ ((uint128) 1 << 127);
+
+	return w == 0 ? (uint64) (key >> 64) : (uint64) key;
+}
 #endif
 
 /* strxfrm() and ICU keys are made after collection, by xfrm_keys.c. */
@@ -152,9 +169,11 @@ float8_values_exact(const void *values, uint32 n)
 
 /*
  * The codecs.  Exact keys, each the value's bits mapped to an unsigned order
- * (sort_keys.h); a uuid takes two words.  A type joins the GpuSort node by
- * its node_key, the array functions' key paths by array_elem (other element
- * types are sorted by their comparator alone).  A prefix key (text, bpchar,
+ * (sort_keys.h); a uuid takes two words, and so does an interval's span (or
+ * a numeric's digits under a typmod that bounds them).  A type joins the
+ * GpuSort node by its node_key, the array functions' key paths by
+ * array_elem (other element types are sorted by their comparator alone).  A
+ * prefix key (text, bpchar,
  * numeric, bytea: varchar sorts as text) is PostgreSQL's own abbreviated key
  * of the value, mapped to an unsigned order; rows whose prefix keys tie are
  * ordered by the type's comparator, so the order is PostgreSQL's by
@@ -180,6 +199,12 @@ static const KeyCodec key_codecs[] = {
 	{.type = UUIDOID, .opfamily = UUID_BTREE_FAM_OID, .layout = SORT_VALUES_UUID,
 		.width = 16, .bits = 64, .words = 2, .exact = true, .encode = encode_fixed,
 	BOTH_KEYS},
+#ifdef HAVE_INT128
+	/* the node's only: an interval's span, exact in two words */
+	{.type = INTERVALOID, .opfamily = INTERVAL_BTREE_FAM_OID, .layout = SORT_VALUES_CODEC,
+		.width = sizeof(Interval), .bits = 64, .words = 2, .exact = true,
+	.encode = encode_interval, NODE_KEY},
+#endif
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
 	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
@@ -211,7 +236,7 @@ static const KeyCodec key_codecs[] = {
 	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_NUMERIC, encode_numeric), NODE_KEY},
 #ifdef HAVE_INT128
-	/* ... or every digit, under a typmod whose values have few */
+	/* ... and numeric's every digit, under a typmod whose values have few */
 	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
 		.layout = SORT_VALUES_PREFIX, .width = 0, .bits = 64, .words = 2,
 		.exact = true, .source = KEY_NUMERIC_EXACT, .encode = encode_numeric_exact,

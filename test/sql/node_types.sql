@@ -142,3 +142,24 @@ SELECT same_as_native('SELECT * FROM num_t ORDER BY a DESC, d NULLS FIRST, id');
 RESET gpusort.work_mem;
 SET work_mem = '64MB';
 DROP TABLE num_t;
+
+-- interval takes exact keys of its span (months of 30 days, days of 24
+-- hours): intervals of one span ('1 mon', '30 days', '720 hours') are
+-- equal, as PostgreSQL compares them, and the next key orders them.
+CREATE TABLE iv_t AS
+  SELECT g AS id,
+         CASE WHEN g % 13 = 0 THEN NULL
+              WHEN g % 7 = 0 THEN (ARRAY['1 mon', '30 days', '720 hours', '-1 mon', '0',
+                                         '178000000 years', '-178000000 years',
+                                         '1 day -24 hours 0.000001 sec'])[1 + g % 8]::interval
+              ELSE make_interval(months => (hashint4(g) % 1000), days => (hashint4(g * 3) % 100),
+                                 secs => (hashint4(g * 7) % 100000) / 1000.0) END AS iv
+  FROM generate_series(1, 20000) g;
+ANALYZE iv_t;
+SELECT regexp_replace(line, '^ +', '') AS kinds
+FROM explain_analyze('SELECT * FROM iv_t ORDER BY iv, id') line
+WHERE line ~ 'Sort Key Kinds';
+SELECT same_as_native('SELECT id, iv FROM iv_t ORDER BY iv, id');
+SELECT same_as_native('SELECT id, iv FROM iv_t ORDER BY iv DESC NULLS LAST, id DESC');
+SELECT same_as_native('SELECT id FROM iv_t ORDER BY iv NULLS FIRST, id');
+DROP TABLE iv_t;
