@@ -28,11 +28,8 @@ DEVICE=${DEVICE:-cpu}
 OUTFILE=$RESULTS/bench-window${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
 mkdir -p "$RESULTS"
 
-if [ -z "${PGHOST:-}" ]; then
-	source test/cluster.sh
-	trap cluster_stop EXIT
-	cluster_start -c shared_preload_libraries=gpusort || exit 1
-fi
+source test/cluster.sh
+cluster_use -c shared_preload_libraries=gpusort || exit 1
 export PGDATABASE=${PGDATABASE:-postgres}
 source test/stats.sh
 

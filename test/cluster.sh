@@ -4,6 +4,8 @@
 #
 #   cluster_start [postgres -c options...]   initdb + start in a new temp dir
 #   cluster_stop                             stop it and remove the dir
+#   cluster_use [postgres -c options...]     the server PGHOST names, if set;
+#                                            else cluster_start, stopped at exit
 #
 # cluster_start exports PGHOST, PGPORT, PGUSER and PGDATABASE for psql and
 # pg_regress.  PG_CONFIG picks the PostgreSQL installation (default:
@@ -49,4 +51,10 @@ cluster_stop() {
 	"${CLUSTER_RUNAS[@]}" "$CLUSTER_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m fast stop >/dev/null 2>&1
 	rm -rf "$CLUSTER_DIR"
 	CLUSTER_DIR=
+}
+
+cluster_use() {
+	[ -n "${PGHOST:-}" ] && return 0
+	trap cluster_stop EXIT
+	cluster_start "$@"
 }
