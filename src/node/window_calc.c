@@ -74,8 +74,7 @@ typedef struct WindowCalc
 
 	/* the run condition (NULL: none), and where it stopped the rows */
 	ExprState  *run_condition;
-	bool		partitioned;	/* PARTITION BY: a failed row ends its partition */
-	bool		passed_over;	/* the rest of this partition is not returned */
+	bool		passed_over;	/* the rest of this partition is only read */
 	bool		done;			/* no row is returned any more */
 
 	/* the current row */
@@ -130,7 +129,6 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 											   clause->ordCollations,
 											   &state->css.ss.ps);
 	w->run_condition = ExecInitQual(clause->runCondition, &state->css.ss.ps);
-	w->partitioned = clause->partNumCols > 0;
 	w->partition_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	if (w->buffered)
@@ -299,7 +297,8 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 }
 
 /*
- * The next sorted row with the window functions' values, in w->out; false
+ * The next sorted row with the window functions' values, in w->out (not
+ * for a row of a partition passed over: nothing is made of it); false
  * after the last.
  */
 static bool
@@ -342,6 +341,11 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 	}
 	else
 		w->pos++;
+
+	/* the rest of a partition that the run condition ended: only read */
+	if (w->passed_over)
+		return true;
+
 	if (new_partition || !rows_equal(w, w->peer_equal, row, w->peer_first))
 	{
 		if (!new_partition)
@@ -388,7 +392,7 @@ node_window_next(GpuSortState *state)
 		if (w->run_condition && !w->passed_over &&
 			!ExecQual(w->run_condition, w->econtext))
 		{
-			w->done = !w->partitioned;
+			w->done = (w->partition_equal == NULL);	/* no PARTITION BY */
 			w->passed_over = true;
 		}
 		if (w->passed_over)
