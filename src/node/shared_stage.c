@@ -139,9 +139,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	state->share_done = false;
 	state->sharing = share->shared;
 	state->held_shared = false;
-	if (!share->shared)
-		return;
-	if (stager == NULL)
+	if (!share->shared || stager == NULL)
 		return;
 	state->shared_stager = stager;
 	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,

@@ -16,8 +16,8 @@
  * rows held become the first sorted run), as does a NULL in a later key
  * whose keys leave no room for one; found in the first store, they keep
  * the holding from starting (the input may then fit tuplesort's memory,
- * which runs would write to disk).  Once the input ends, the engine sorts all rows at
- * once and hands them back in order, a buffer at a time.  Where the engine
+ * which runs would write to disk).  Once the input ends, the engine sorts
+ * all rows at once and hands them back in order, a buffer at a time.  Where the engine
  * cannot start, or take the first store (the rows expected would not fit
  * beside what it holds for other sorts), the runs of spill.c sort the input
  * instead; where it cannot take a later store, the rows it holds come back
@@ -171,8 +171,8 @@ node_stage_begin(GpuSortState *state)
  * The keys of the NULLs of a later sort key, the same in every store: where
  * its codec's keys stay below 2^bits (bits < 64), NULLS LAST takes 2^bits,
  * and NULLS FIRST 0, the keys of values then moved up by one (in every
- * store, NULL or not).  Returns the words of the view's column c, a copy
- * where they change, or NULL with the reason where a NULL has no key.
+ * store, NULL or not).  Returns the column's words, or a copy where they
+ * change (store_holdable has ruled out a NULL with no key).
  */
 static const uint64 *
 held_null_keys(const KeyColumn *column, uint32 nrows)

@@ -217,8 +217,8 @@ window_column_expr(WindowFunc *wfunc)
 }
 
 /*
- * The window clause the node keeps: its keys and equality, its frame (and
- * its run condition, set by the caller).
+ * The window clause the node keeps: its keys and equality (and its run
+ * condition, set by the caller).
  */
 static WindowAgg *
 window_clause_copy(WindowAgg *wagg)
@@ -234,7 +234,6 @@ window_clause_copy(WindowAgg *wagg)
 	clause->ordColIdx = wagg->ordColIdx;
 	clause->ordOperators = wagg->ordOperators;
 	clause->ordCollations = wagg->ordCollations;
-	clause->frameOptions = wagg->frameOptions;
 	return clause;
 }
 
