@@ -607,6 +607,14 @@ key_encode_numeric(Datum value, bool descending)
 }
 
 #ifdef HAVE_INT128
+/*
+ * The key of the value whose first word was made last: its callers ask for
+ * a value's words in order, the second right after the first (row_keys.h),
+ * so the second comes from here rather than from reading the value again.
+ */
+static Datum numeric_exact_value = (Datum) 0;
+static uint128 numeric_exact_key;
+
 uint64
 key_encode_numeric_exact(Datum value, int w)
 {
@@ -614,6 +622,8 @@ key_encode_numeric_exact(Datum value, int w)
 	uint128		key;
 	const uint128 zero = (uint128) 1 << 126;
 
+	if (w > 0 && value == numeric_exact_value)
+		return (uint64) numeric_exact_key;
 	numeric_read(value, &n);
 	if (n.special == NUMERIC_SPECIAL_NAN)
 		key = ~(uint128) 0;
@@ -638,6 +648,8 @@ key_encode_numeric_exact(Datum value, int w)
 	}
 	if (n.copy)
 		pfree(n.copy);
+	numeric_exact_value = value;
+	numeric_exact_key = key;
 	return w == 0 ? (uint64) (key >> 64) : (uint64) key;
 }
 #endif
