@@ -249,13 +249,6 @@ count_ranges(Split *split)
 	parallel_for(split->nchunks, 1, parallel_workers(), count_chunks, split);
 }
 
-/* The rows a bucket is meant to have at most: the bound. */
-static uint64
-bucket_target(const Split *split, int nbuckets, uint64 max_rows)
-{
-	return Max(Min((split->job->nrows + nbuckets - 1) / nbuckets, max_rows), 1);
-}
-
 /* The rows of each range, over all chunks (palloc'd). */
 static uint64 *
 range_totals(const Split *split)
@@ -273,8 +266,9 @@ range_totals(const Split *split)
  * Cuts every range of more than max_range rows into pieces of max_range
  * rows at most: its rows' whole keys (with their numbers), sorted, give the
  * splitters between its bounds.  Then counts the rows' ranges again.
+ * Returns the rows of each range (range_totals), after the cuts.
  */
-static void
+static uint64 *
 cut_large_ranges(Split *split, uint64 max_range)
 {
 	const SortJob *job = split->job;
@@ -289,10 +283,7 @@ cut_large_ranges(Split *split, uint64 max_range)
 		if (range_rows[r] > max_range)
 			ncuts += (range_rows[r] - 1) / max_range;
 	if (ncuts == 0)
-	{
-		pfree(range_rows);
-		return;
-	}
+		return range_rows;
 	/* (ranges stay below 2^16: range_of is uint16) */
 	ncuts = Min(ncuts, PG_UINT16_MAX - 1 - (uint64) nsplitters);
 	splitters = MemoryContextAllocHuge(CurrentMemoryContext,
@@ -333,20 +324,21 @@ cut_large_ranges(Split *split, uint64 max_range)
 	pfree(split->range_of);
 	pfree(split->counts);
 	count_ranges(split);
+	return range_totals(split);
 }
 
 /*
- * The ranges grouped in order into buckets of about n / nbuckets rows, none
- * over max_rows and none empty (a bucket starts at a range with rows), and
- * each chunk's place in each bucket; false if a range alone has more than
- * max_rows, or the buckets are more than a backend may hold.
+ * The ranges (of range_rows rows each) grouped in order into buckets of at
+ * most target rows, where no range has more, none over max_rows and none
+ * empty (a bucket starts at a range with rows), and each chunk's place in
+ * each bucket; false if a range alone has more than max_rows, or the
+ * buckets are more than a backend may hold.  range_rows is the caller's to
+ * give: it is reused, then freed.
  */
 static bool
-group_ranges(Split *split, int nbuckets, uint64 max_rows)
+group_ranges(Split *split, uint64 *range_rows, uint64 target, uint64 max_rows)
 {
 	int			nranges = split->nsplitters + 1;
-	uint64		target = bucket_target(split, nbuckets, max_rows);
-	uint64	   *range_rows = range_totals(split);
 	uint64		rows = 0;
 	int			b = 0;
 
@@ -553,12 +545,14 @@ bool
 service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 {
 	int			nbuckets = service_buckets(job->nrows, job->nkeys, mem_limit);
+	uint64		max_rows = max_bucket_rows(job->nkeys, mem_limit);
+	uint64		target;			/* the bound of a bucket's rows */
 	JobSpace	spaces[SERVICE_MAX_HELD];
 	int			njobs = 0;
 	bool		ok = false;
 	Split		split;
 
-	if (max_bucket_rows(job->nkeys, mem_limit) == 0)
+	if (max_rows == 0)
 	{
 		*why = psprintf("the %zu MB of device memory that gpusort.service_memory "
 						"allows are too few for any sort", mem_limit >> 20);
@@ -579,10 +573,9 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 	split.job = job;
 	choose_splitters(&split);
 	count_ranges(&split);
-	cut_large_ranges(&split,
-					 Max(bucket_target(&split, nbuckets,
-									   max_bucket_rows(job->nkeys, mem_limit)) / 4, 1));
-	if (!group_ranges(&split, nbuckets, max_bucket_rows(job->nkeys, mem_limit)))
+	target = Max(Min((job->nrows + nbuckets - 1) / nbuckets, max_rows), 1);
+	if (!group_ranges(&split, cut_large_ranges(&split, Max(target / 4, 1)), target,
+					  max_rows))
 	{
 		if (split.nbuckets == 0)
 			*why = psprintf("%lu rows of one narrow range of keys need more than the "
