@@ -31,6 +31,7 @@ bool		gpusort_service = true;
 char	   *gpusort_service_gpus = NULL;
 int			gpusort_service_memory = -1;
 int			gpusort_service_buffer = 1024;
+int			gpusort_held_gpus = 0;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
@@ -223,6 +224,16 @@ gpusort_define_settings(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.held_gpus",
+							"How many of the GPU service's GPU processes hold the rows of one "
+							"input over the memory budget; 0: as many as have room for them.",
+							"Each holds a part of the rows, sorted at once with the others; "
+							"GpuSort merges the parts as it returns the rows.",
+							&gpusort_held_gpus,
+							0, 0, 64,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.window_functions",
 							 "Computes ranking window functions in GpuSort, in place of WindowAgg.",

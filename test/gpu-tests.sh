@@ -28,8 +28,11 @@
 #      a parallel query's participants sharing one input (right rows, and
 #      none held after cancels and errors: test/service-shared.sh);
 #      a sort larger than one GPU's share of gpusort.service_memory, in
-#      buckets on two GPU processes (two GPUs, or GPU 0 twice;
-#      test/service-buckets.sh); the device hidden from it;
+#      buckets on two GPU processes (two GPUs, or GPU 0 twice), and inputs
+#      over the budget held in parts on both (test/service-buckets.sh); the
+#      differential suites (SPLIT_SUITES) on those two processes with
+#      SPLIT_MEMORY (default 2MB) each, so that every sort of theirs is
+#      split; the device hidden from it;
 #   5. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
 #   6. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
 # Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
@@ -337,6 +340,12 @@ SQL
 				record "GPU service: a sort too large for one GPU, in buckets on two" FAIL "$(grep -E 'FAILED' "$RESULTS/service-buckets.log" | tr '\n' ';')"
 			fi
 			cat "$RESULTS/service-buckets.log"
+			# the differential suites with so little device memory that
+			# every sort of theirs is split over the GPU processes
+			psql -X -q -c "ALTER SYSTEM SET gpusort.service_memory = '${SPLIT_MEMORY:-2MB}'" &&
+				restart_server && sleep 1 && wait_service
+			regress "GPU service: differential suites, every sort split over two GPU processes (${SPLIT_MEMORY:-2MB} each)" \
+				service-split ${SPLIT_SUITES:-differential composite node_types key_types}
 			psql -X -q -c "ALTER SYSTEM RESET gpusort.service_gpus" -c "ALTER SYSTEM RESET gpusort.service_memory"
 			if restart_server CUDA_VISIBLE_DEVICES=; then
 				sleep 2

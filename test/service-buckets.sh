@@ -18,19 +18,28 @@
 #      all 0, the others above), whose ranges are cut at their own rows: on
 #      every GPU, the rows right, and no sort sent to the CPU engine as too
 #      large;
-#   4. every GPU process ran jobs (the gpusort_service view);
-#   5. SESSIONS (default 8) sessions sort in buckets at once: each gets
+#   4. inputs over a 4 MB budget (the first HELD_ROWS rows), held in parts
+#      on the GPU processes, each part sorted at once and the parts merged
+#      as the rows are returned (EXPLAIN ANALYZE: "GPU Service: rows held on
+#      2 GPU processes, merged", each one's rows and sort time): one that
+#      one process has no room for, then with gpusort.held_gpus = 2, by one
+#      key and several, with NULLs of a one-key order first and last, and
+#      with two parallel workers sharing the input: the rows are Sort's; and
+#      an eighth of them on one process, with gpusort.held_gpus = 1 and 0;
+#   5. every GPU process ran jobs (the gpusort_service view);
+#   6. SESSIONS (default 8) sessions sort in buckets at once: each gets
 #      PostgreSQL's order;
-#   6. sorts in buckets cancelled by statement_timeout at 1 to 3.1 s: none
+#   7. sorts in buckets cancelled by statement_timeout at 1 to 3.1 s: none
 #      leaves a job queued, and a sort after them is right, in buckets.
 # Prints what it saw, with the times of one order with and without gpusort
 # (for information, not checked), and "service buckets test: passed" or
 # "... FAILED".
 #
-# Environment: ROWS (default 8000000), DB (default gpusort_buckets, created
-# and dropped).
+# Environment: ROWS (default 8000000), HELD_ROWS (default 2000000), DB
+# (default gpusort_buckets, created and dropped).
 set -uo pipefail
 ROWS=${ROWS:-8000000}
+HELD_ROWS=${HELD_ROWS:-2000000}
 SESSIONS=${SESSIONS:-8}
 DB=${DB:-gpusort_buckets}
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -98,6 +107,33 @@ SETTINGS="$SETTINGS SET synchronize_seqscans = off;" \
 check "90% of the rows one value, DESC, then a prefix key" \
 	"SELECT id FROM bk_t ORDER BY s DESC, t COLLATE \"C\"" "$spread"
 
+# inputs over a 4 MB budget held in parts, one on each GPU process, sorted
+# at once and merged as they are returned; then on one process alone
+HELD="SET work_mem = '4MB'; SET gpusort.work_mem = -1; SET max_parallel_workers_per_gather = 0;
+SET gpusort.device = gpu; SET client_min_messages = error;"
+PARALLEL="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+SUB="(SELECT * FROM bk_t WHERE id <= $HELD_ROWS) b"
+parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows, sorted in [0-9.]+ ms; GPU [0-9]+: [0-9]+ rows'
+# (gpusort.held_gpus = 0: parts where one GPU process has no room for them)
+SETTINGS=$HELD check "held in parts, too large for one GPU process: one key" \
+	"SELECT id FROM $SUB ORDER BY k" "$parts"
+HELD="$HELD SET gpusort.held_gpus = 2;"
+SETTINGS=$HELD check "held in parts: two keys, DESC" "SELECT id FROM $SUB ORDER BY d DESC, id" "$parts"
+SETTINGS=$HELD check "held in parts: three keys" "SELECT id FROM $SUB ORDER BY h, d DESC, id" "$parts"
+SETTINGS=$HELD check "held in parts: one key, NULLs first (a run of their own)" \
+	"SELECT coalesce(n, -1) AS id FROM (SELECT nullif(d, 3) AS n FROM $SUB) s ORDER BY n NULLS FIRST" "$parts"
+SETTINGS=$HELD check "held in parts: one key DESC, NULLs last" \
+	"SELECT coalesce(n, -1) AS id FROM (SELECT nullif(d, 3) AS n FROM $SUB) s ORDER BY n DESC NULLS LAST" "$parts"
+SETTINGS="$HELD $PARALLEL" check "held in parts, 2 workers sharing the input: one key" \
+	"SELECT id FROM $SUB ORDER BY k" "$parts"
+SETTINGS="$HELD $PARALLEL" check "held in parts, 2 workers sharing the input: two keys" \
+	"SELECT id FROM $SUB ORDER BY s, id" "$parts"
+SETTINGS="$HELD SET gpusort.held_gpus = 1;" check "held on one GPU process (gpusort.held_gpus = 1)" \
+	"SELECT id FROM bk_t WHERE id <= $((HELD_ROWS / 8)) ORDER BY k" '^gpu: +$'
+SETTINGS="$HELD SET gpusort.held_gpus = 0;" check "held on one GPU process, which has room (gpusort.held_gpus = 0)" \
+	"SELECT id FROM bk_t WHERE id <= $((HELD_ROWS / 8)) ORDER BY k" '^gpu: +$'
+
 # sessions at once, then cancels
 K_QUERY="SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM bk_t ORDER BY k OFFSET 0) s"
 want=$(digest "SELECT id FROM bk_t ORDER BY k" off)
@@ -141,7 +177,7 @@ for enabled in off on; do
 done
 "${PSQL[@]}" -d postgres -c "DROP DATABASE $DB"
 
-echo "   orders wrong or not in buckets on every GPU: $bad"
+echo "   orders wrong, or not in buckets or parts on every GPU: $bad"
 echo "   'too large' fallbacks: $before -> $after"
 echo "   GPU processes with no job: $idle"
 [ "$bad" -eq 0 ] || fail "$bad orders"

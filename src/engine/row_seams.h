@@ -93,6 +93,15 @@ typedef struct RowStoreUploader
  * how many (0 after the last).  They return false (next(): -1) with the
  * reason when they fail; end() frees everything, and so does a reset of the
  * memory context that was current at begin().
+ *
+ * An engine may hold an input in parts (the GPU service: one on each of its
+ * GPU processes, each store going to one of them; begin()'s max_parts: the
+ * most it may use, 0 for as many as it has): parts(), where set, says how
+ * many once sort() has ordered each part on its own (and *note, what
+ * EXPLAIN ANALYZE tells of them, or NULL), and next() reads the rows of one
+ * part (0 .. parts - 1) in order, its buffer valid until the next call for
+ * that part; the node merges the parts.  Without parts(), the input is one
+ * part, 0.
  */
 struct SortStage;
 
@@ -108,10 +117,12 @@ typedef struct StageShare
 typedef struct RowStager
 {
 	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
-								char **why);
+								int max_parts, char **why);
 	bool		(*add) (struct SortStage *stage, const StoredRows *rows, char **why);
 	bool		(*sort) (struct SortStage *stage, char **why);
-	int64		(*next) (struct SortStage *stage, char **rows, char **why);
+	int64		(*next) (struct SortStage *stage, int part, char **rows,
+							 char **why);
+	int			(*parts) (struct SortStage *stage, char **note);
 	void		(*end) (struct SortStage *stage);
 
 	/*
@@ -122,7 +133,8 @@ typedef struct RowStager
 	 * of nothing.  The owner sorts once every process has added its rows.
 	 */
 	struct SortStage *(*begin_shared) (Size host_bytes, double expected_bytes,
-									   StageShare *share, char **why);
+									   int max_parts, StageShare *share,
+									   char **why);
 	struct SortStage *(*join) (Size host_bytes, const StageShare *share,
 							   char **why);
 } RowStager;

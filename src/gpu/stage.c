@@ -577,11 +577,12 @@ gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
 }
 
 static int64
-stage_next(SortStage *stage, char **rows, char **why)
+stage_next(SortStage *stage, int part, char **rows, char **why)
 {
 	Size		need;
 	int64		n;
 
+	Assert(part == 0);			/* a backend's engine holds one part */
 	for (;;)
 	{
 		if (stage->host_bytes < stage->chunk_bytes)
@@ -602,6 +603,19 @@ stage_next(SortStage *stage, char **rows, char **why)
 	return n;
 }
 
+/* A backend's engine holds one part, whatever it may. */
+static SortStage *
+stage_begin(Size host_bytes, double expected_bytes, int max_parts, char **why)
+{
+	return gpu_stage_begin(host_bytes, expected_bytes, why);
+}
+
+uint64
+gpu_stage_rows(SortStage *stage)
+{
+	return stage->nrows;
+}
+
 /* (The reset callback then finds nothing left to free.) */
 void
 gpu_stage_end(SortStage *stage)
@@ -610,7 +624,7 @@ gpu_stage_end(SortStage *stage)
 }
 
 const RowStager gpu_stager = {
-	.begin = gpu_stage_begin,
+	.begin = stage_begin,
 	.add = stage_add,
 	.sort = gpu_stage_sort,
 	.next = stage_next,

@@ -93,6 +93,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->settings.min_rows = gpusort_min_rows;
 	state->settings.min_run_rows = gpusort_min_run_rows;
 	state->settings.device = gpusort_device;
+	state->settings.held_gpus = gpusort_held_gpus;
 	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort report",
 											  ALLOCSET_SMALL_SIZES);

@@ -64,6 +64,7 @@ typedef struct NodeSettings
 	int			min_run_rows;	/* gpusort.min_run_rows */
 	int			device;			/* gpusort.device: an engine's number, or
 								 * GPUSORT_DEVICE_AUTO */
+	int			held_gpus;		/* gpusort.held_gpus */
 } NodeSettings;
 
 typedef struct GpuSortState
@@ -113,6 +114,10 @@ typedef struct GpuSortState
 	Tuplestorestate *stage_nulls;	/* the rows led by a NULL */
 	char	   *stage_row;		/* the next of the rows handed back */
 	int64		stage_left;		/* rows handed back not yet returned */
+	int			stage_parts;	/* the parts the engine sorted the rows in;
+								 * several are merged as runs are */
+	struct StagePart *stage_part_runs;	/* they, as runs */
+	char	   *stage_note;		/* what the engine tells of the parts */
 	bool		nulls_done;
 	int64		staged_batches; /* stores the engine took */
 	int64		staged_rows;	/* their rows */
@@ -241,6 +246,7 @@ extern void node_stage_to_run(GpuSortState *state);
 extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
+extern void node_stage_add_part_runs(GpuSortState *state);
 extern void node_stage_end(GpuSortState *state);
 
 /* shared_stage.c */

@@ -114,7 +114,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 							 row_store_expected_bytes(&state->store,
 													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
-							 &share->stage, &why);
+							 state->settings.held_gpus, &share->stage, &why);
 	if (state->shared_stage == NULL)
 		return;
 	state->shared_stager = stager;

@@ -24,7 +24,9 @@
  * whose own last rows are held again.
  *
  * The merge keeps one cursor per run, each holding the run's next row, in a
- * binary heap ordered by merge key and then by the comparators.
+ * binary heap ordered by merge key and then by the comparators.  A run may
+ * also come from a source (SortedRunSource: a part of an input that an
+ * engine held and sorted), whose rows are read as the merge needs them.
  *
  * A run of keys (sorted_runs.h) is its keys on a tape, back to back, with
  * no length word, and no window: the half block its last block loses on
@@ -91,7 +93,9 @@ typedef struct HeldRow
 
 typedef struct SortedRun
 {
-	LogicalTape *tape;			/* NULL: the rows are in memory */
+	LogicalTape *tape;			/* NULL: the rows are in memory, or come
+								 * from a source */
+	const SortedRunSource *source;	/* where they come from, or NULL */
 	HeldRow    *held;			/* rows held back from a tape's last block
 								 * (one allocation with their tuples), or
 								 * NULL: the store's run or a tape */
@@ -124,7 +128,8 @@ typedef struct RunWindow
 
 struct RunCursor
 {
-	LogicalTape *tape;			/* NULL: a run in memory */
+	LogicalTape *tape;			/* NULL: a run in memory, or a source's */
+	const SortedRunSource *source;	/* a source's run: it */
 	const HeldRow *held;		/* a held run: its rows */
 	int64		pos;			/* a run in memory: its next row */
 	int64		left;			/* rows not read yet */
@@ -325,6 +330,7 @@ add_run(SortedRuns *runs, LogicalTape *tape, HeldRow *held, Size held_size,
 	}
 	run = &runs->runs[runs->nruns++];
 	run->tape = tape;
+	run->source = NULL;
 	run->held = held;
 	run->held_size = held_size;
 	run->rows = rows;
@@ -344,6 +350,15 @@ sorted_runs_add_memory_run(SortedRuns *runs, const SortedMemoryRun *run)
 	}
 	else
 		add_run(runs, NULL, NULL, 0, run->nrows);
+	runs->runs_written++;
+}
+
+void
+sorted_runs_add_source_run(SortedRuns *runs, const SortedRunSource *source)
+{
+	Assert(!runs->keys_only);
+	add_run(runs, NULL, NULL, 0, -1);
+	runs->runs[runs->nruns - 1].source = source;
 	runs->runs_written++;
 }
 
@@ -579,6 +594,21 @@ memory_read(SortedRuns *runs, RunCursor *cursor)
 	return true;
 }
 
+/* A source's run: its next row. */
+static bool
+source_read(SortedRuns *runs, RunCursor *cursor)
+{
+	const SortedRunSource *source = cursor->source;
+
+	cursor->tuple = source->next(source->arg);
+	if (cursor->tuple == NULL)
+		return false;
+	cursor->key.nwords = 0;
+	if (source->keyed)
+		merge_key(runs, cursor->tuple, 0, runs->ncolumns, &cursor->key);
+	return true;
+}
+
 /* Reads a cursor's next row; false at the end of its run. */
 static bool
 cursor_read(SortedRuns *runs, RunCursor *cursor)
@@ -587,6 +617,8 @@ cursor_read(SortedRuns *runs, RunCursor *cursor)
 	uint32		bodylen;
 	Size		len;
 
+	if (cursor->source)
+		return source_read(runs, cursor);
 	if (cursor->tape == NULL)
 		return memory_read(runs, cursor);
 	if (cursor->left == 0)
@@ -680,6 +712,7 @@ merge_open(SortedRuns *runs, int first, int n)
 		RunCursor  *cursor = &runs->cursors[i];
 
 		cursor->tape = runs->runs[first + i].tape;
+		cursor->source = runs->runs[first + i].source;
 		cursor->held = runs->runs[first + i].held;
 		cursor->left = runs->runs[first + i].rows;
 		if (!runs->keys_only)
@@ -859,6 +892,8 @@ sorted_runs_merge_begin(SortedRuns *runs, Size budget)
 			ntapes++;
 		if (ntapes <= order)
 			break;
+		/* a source's rows are merged only at the end: its run has no tapes */
+		Assert(runs->runs[0].source == NULL && runs->runs[runs->nruns - 1].source == NULL);
 
 		/*
 		 * Merge the smallest runs on tape into one, just enough of them, and

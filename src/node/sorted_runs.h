@@ -74,6 +74,20 @@ typedef struct SortedMemoryRun
 	int64		nkeyed;
 } SortedMemoryRun;
 
+/*
+ * A run whose rows come in order from elsewhere (the parts of an input that
+ * an engine held): next(arg) returns its next row, valid until the next
+ * call, or NULL after the last; keyed: every row has a merge key (none is
+ * led by a NULL).  Such runs join only a merge of runs none of which is on
+ * tape.
+ */
+typedef struct SortedRunSource
+{
+	MinimalTuple (*next) (void *arg);
+	void	   *arg;
+	bool		keyed;
+} SortedRunSource;
+
 typedef struct SortedRuns
 {
 	MemoryContext cxt;			/* holds everything below */
@@ -159,6 +173,8 @@ extern void sorted_runs_add_memory_run(SortedRuns *runs,
  * there are more runs than budget bytes hold read buffers (a block each)
  * for.
  */
+extern void sorted_runs_add_source_run(SortedRuns *runs,
+									   const SortedRunSource *source);
 extern void sorted_runs_merge_begin(SortedRuns *runs, Size budget);
 
 /* The next row in order, or NULL; valid until the next call. */

@@ -341,7 +341,7 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 {
 	MinimalTuple tuple;
 
-	if (state->stage)
+	if (state->stage && state->stage_parts <= 1)
 		return node_stage_next(state, into);
 	if (state->keys_only)
 	{
@@ -376,7 +376,15 @@ node_spill_finish(GpuSortState *state)
 	if (state->stage)
 		node_spill_run(state);
 	if (state->stage)
+	{
 		node_stage_finish(state);
+		if (state->stage_parts > 1)
+		{
+			/* held in parts: they are merged as runs are */
+			begin_runs(state);
+			node_stage_add_part_runs(state);
+		}
+	}
 	else
 	{
 		/* a shared input that the leader added no more to: a run first */
@@ -395,7 +403,7 @@ node_spill_finish(GpuSortState *state)
 	state->tied_rows = state->spilled_tied_rows;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (!state->stage)
+	if (!state->stage || state->stage_parts > 1)
 		sorted_runs_merge_begin(&state->runs, budget);
 	if (state->random_access)
 	{

@@ -23,6 +23,12 @@
  * instead; where it cannot take a later store, the rows it holds come back
  * sorted as the first of those runs (node_stage_to_run).
  *
+ * The engine may hold the rows in parts (the GPU service's several GPU
+ * processes), each sorted on its own: they are then runs that come from the
+ * engine (node_stage_add_part_runs), which sorted_runs.c merges as it merges
+ * runs on tape, by merge keys made again from the rows and the comparators;
+ * the rows led by a NULL are a run of their own.
+ *
  * In a parallel query the participants may add to one input
  * (shared_stage.c): then every participant's rows go to it, even those
  * that fit its budget; a worker returns only the rows led by a NULL, and
@@ -40,6 +46,7 @@
 
 #include "engine/engine.h"
 #include "node/row_store.h"
+#include "node/sorted_runs.h"
 #include "node/node_state.h"
 #include "settings.h"
 
@@ -153,7 +160,9 @@ node_stage_begin(GpuSortState *state)
 	}
 	else if ((state->stager = stager_for(state, &why)) == NULL ||
 			 !store_holdable(state, &why) ||
-			 (state->stage = state->stager->begin(budget, expected, &why)) == NULL)
+			 (state->stage = state->stager->begin(budget, expected,
+												  state->settings.held_gpus,
+												  &why)) == NULL)
 	{
 		state->stager = NULL;
 		state->stage_why = why;
@@ -307,6 +316,125 @@ sort_held(GpuSortState *state)
 						holder_title(state), why),
 				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
 	state->sort_ms += ms_since(start);
+	state->stage_parts = 1;
+	state->stage_note = NULL;
+	if (state->stager->parts)
+		state->stage_parts = state->stager->parts(state->stage, &state->stage_note);
+}
+
+/* A part of the rows the engine holds, read as a run (sorted_runs.h). */
+typedef struct StagePart
+{
+	GpuSortState *state;
+	int			part;
+	char	   *row;			/* the next of the rows handed back */
+	int64		left;			/* rows handed back not yet read */
+	TupleTableSlot *slot;		/* the rows led by a NULL: read into it */
+	SortedRunSource source;
+} StagePart;
+
+/*
+ * The next row of part p of what the engine holds, or NULL after its last:
+ * *row and *left walk the rows it handed back.
+ */
+static MinimalTuple
+held_row(GpuSortState *state, int p, char **row, int64 *left)
+{
+	MinimalTuple tuple;
+
+	if (*left == 0)
+	{
+		char	   *why = NULL;
+		int64		n = state->stager->next(state->stage, p, row, &why);
+
+		if (n < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("GpuSort could not read back the rows it held on the %s: %s",
+							holder_title(state), why)));
+		if (n == 0)
+			return NULL;
+		*left = n;
+	}
+	tuple = (MinimalTuple) *row;
+	*row += MAXALIGN(tuple->t_len);
+	(*left)--;
+	return tuple;
+}
+
+/* The next row of a part, or NULL after its last. */
+static MinimalTuple
+part_next(void *arg)
+{
+	StagePart  *part = arg;
+
+	return held_row(part->state, part->part, &part->row, &part->left);
+}
+
+/* The next row led by a NULL, or NULL after the last. */
+static MinimalTuple
+null_next(void *arg)
+{
+	StagePart  *part = arg;
+	bool		shouldfree;
+
+	if (!tuplestore_gettupleslot(part->state->stage_nulls, true, false, part->slot))
+		return NULL;
+	return ExecFetchSlotMinimalTuple(part->slot, &shouldfree);
+}
+
+/*
+ * Readers of each part of the rows the engine sorted in several, and of the
+ * rows led by a NULL, after them (state->stage_part_runs).
+ */
+static StagePart *
+part_readers(GpuSortState *state)
+{
+	int			nparts = state->stage_parts;
+	StagePart  *parts = palloc0(sizeof(StagePart) * (nparts + 1));
+
+	Assert(nparts > 1 && state->stage_part_runs == NULL);
+	for (int p = 0; p <= nparts; p++)
+	{
+		parts[p].state = state;
+		parts[p].part = p;
+		parts[p].source.arg = &parts[p];
+		parts[p].source.next = part_next;
+		parts[p].source.keyed = true;
+	}
+	parts[nparts].source.next = null_next;
+	parts[nparts].source.keyed = false;
+	parts[nparts].slot = MakeSingleTupleTableSlot(state->indesc, &TTSOpsMinimalTuple);
+	state->stage_part_runs = parts;
+	return parts;
+}
+
+/* Adds the parts' readers to the runs begun, to be merged. */
+void
+node_stage_add_part_runs(GpuSortState *state)
+{
+	StagePart  *parts = part_readers(state);
+
+	for (int p = 0; p <= state->stage_parts; p++)
+		sorted_runs_add_source_run(&state->runs, &parts[p].source);
+}
+
+/* Each part of what the engine holds, sorted, a run; the NULL-led rows one. */
+static void
+parts_to_runs(GpuSortState *state)
+{
+	StagePart  *parts = part_readers(state);
+	MinimalTuple tuple;
+
+	for (int p = 0; p <= state->stage_parts; p++)
+	{
+		StagePart  *part = &parts[p];
+
+		sorted_runs_start_run(&state->runs, state->spilled_rows);	/* at most */
+		while ((tuple = part->source.next(part)) != NULL)
+			sorted_runs_put(&state->runs, tuple, false);
+		sorted_runs_end_run(&state->runs);
+	}
 }
 
 /*
@@ -323,7 +451,9 @@ node_stage_to_run(GpuSortState *state)
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
 	sort_held(state);
-	if (node_stage_next(state, slot))
+	if (state->stage_parts > 1)
+		parts_to_runs(state);
+	else if (node_stage_next(state, slot))
 	{
 		sorted_runs_start_run(&state->runs, state->spilled_rows);	/* all it holds */
 		do
@@ -373,7 +503,8 @@ node_stage_finish(GpuSortState *state)
 											   psprintf("the input exceeds the memory budget: held on the %s",
 														holder_title(state)));
 	state->report.fallback_reason = NULL;
-	state->report.engine_note = NULL;
+	state->report.engine_note = state->stage_note ?
+		MemoryContextStrdup(state->report_cxt, state->stage_note) : NULL;
 	state->radix_keys = state->store.ncolumns;
 	state->engine_keys = state->nkeys;
 	state->tied_rows = 0;
@@ -399,24 +530,10 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 
 	if (state->nullsfirst[0] && next_null_row(state, into))
 		return true;
-	if (state->stage_left == 0)
-	{
-		char	   *why = NULL;
-		int64		n = state->held_empty ? 0 :
-			state->stager->next(state->stage, &state->stage_row, &why);
-
-		if (n < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("GpuSort could not read back the rows it held on the %s: %s",
-							holder_title(state), why)));
-		if (n == 0)
-			return !state->nullsfirst[0] && next_null_row(state, into);
-		state->stage_left = n;
-	}
-	tuple = (MinimalTuple) state->stage_row;
-	state->stage_row += MAXALIGN(tuple->t_len);
-	state->stage_left--;
+	tuple = state->held_empty ? NULL :
+		held_row(state, 0, &state->stage_row, &state->stage_left);
+	if (tuple == NULL)
+		return !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
 	return true;
 }
@@ -439,4 +556,12 @@ node_stage_end(GpuSortState *state)
 		tuplestore_end(state->stage_nulls);
 	state->stage_nulls = NULL;
 	state->stage_left = 0;
+	if (state->stage_part_runs)
+	{
+		ExecDropSingleTupleTableSlot(state->stage_part_runs[state->stage_parts].slot);
+		pfree(state->stage_part_runs);
+	}
+	state->stage_part_runs = NULL;
+	state->stage_parts = 0;
+	state->stage_note = NULL;
 }

@@ -443,10 +443,7 @@ gpu_process_main(int g)
 		ServiceSlot *slot;
 		uint32		word;
 
-		/*
-		 * a job that another process must run may wake this one: the wait
-		 * is short, so that the one it is for finds it soon anyway
-		 */
+		/* woken by each job it may run, or after a while, to look around */
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += WAKE_WAIT_NS;
 		if (until.tv_nsec >= 1000000000L)
@@ -454,7 +451,7 @@ gpu_process_main(int g)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		(void) sem_timedwait(&service->wake, &until);
+		(void) sem_timedwait(&service->gpus[g].wake, &until);
 		if (getppid() != service->supervisor_pid)
 			_exit(0);
 		while ((slot = take_job(g, &word)) != NULL)

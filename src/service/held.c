@@ -143,6 +143,7 @@ held_run_job(ServiceSlot *slot, char *base, char **why)
 			oldcxt = MemoryContextSwitchTo(input->cxt);
 			ok = gpu_stage_sort(input->stage, why);
 			MemoryContextSwitchTo(oldcxt);
+			slot->held_rows = (int64) gpu_stage_rows(input->stage);
 			return ok;
 		case SERVICE_JOB_HOLD_NEXT:
 			slot->held_rows = gpu_stage_next_into(input->stage, base, slot->held_bytes,

@@ -243,10 +243,15 @@ queue_job(JobSpace *space)
 	pg_atomic_fetch_add_u64(&service->queued_row_keys, space->row_keys);
 	pg_write_barrier();
 	pg_atomic_write_u32(&slot->state, SLOT_WORD(space->word, SLOT_QUEUED));
-	/* a job for one GPU process wakes them all, that one among them */
-	for (int i = (slot->target_gpu >= 0) ? (int) pg_atomic_read_u32(&service->ngpus) : 1;
-		 i > 0; i--)
-		(void) sem_post(&service->wake);
+	/*
+	 * a job for one GPU process wakes that one; any other job wakes them
+	 * all, and the first free one takes it
+	 */
+	if (slot->target_gpu >= 0)
+		(void) sem_post(&service->gpus[slot->target_gpu].wake);
+	else
+		for (int g = (int) pg_atomic_read_u32(&service->ngpus) - 1; g >= 0; g--)
+			(void) sem_post(&service->gpus[g].wake);
 }
 
 /* Jobs of spaces[0..n) that are not DONE yet; *queued: whether one waits. */

@@ -142,7 +142,8 @@ typedef struct ServiceSlot
 	bool		lost;			/* its GPU process died during the job */
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */
-	int64		held_rows;		/* NEXT: rows laid out in the job's memory */
+	int64		held_rows;		/* NEXT: rows laid out in the job's memory;
+								 * SORT: the rows the input holds */
 	Size		held_need;		/* NEXT: room the next row needs, if more */
 	int			gpu;			/* the GPU process that ran it */
 	double		wait_ms;		/* in the queue */
@@ -162,6 +163,7 @@ typedef enum GpuProcessState
 
 typedef struct ServiceGpu
 {
+	sem_t		wake;			/* posted for each job it may run */
 	pg_atomic_uint32 state;
 	int			pid;
 	GpuDeviceInfo info;			/* info.id: the CUDA device */
@@ -180,7 +182,6 @@ typedef struct ServiceGpu
 
 typedef struct ServiceShared
 {
-	sem_t		wake;			/* posted once per queued job */
 	int			supervisor_pid;
 	pg_atomic_uint32 ngpus;		/* entries of gpus[] once probed */
 	pg_atomic_uint32 probed;	/* the first GPU process listed them */

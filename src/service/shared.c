@@ -61,8 +61,6 @@ service_shmem_startup(void)
 	if (!found)
 	{
 		memset(service, 0, sizeof(ServiceShared));
-		if (sem_init(&service->wake, 1, 0) != 0)
-			elog(FATAL, "gpusort: could not create the GPU service's semaphore: %m");
 		pg_atomic_init_u32(&service->ngpus, 0);
 		pg_atomic_init_u32(&service->probed, 0);
 		pg_atomic_init_u64(&service->next_ticket, 1);
@@ -73,6 +71,9 @@ service_shmem_startup(void)
 		for (int g = 0; g < SERVICE_MAX_GPUS; g++)
 		{
 			ServiceGpu *gpu = &service->gpus[g];
+
+			if (sem_init(&gpu->wake, 1, 0) != 0)
+				elog(FATAL, "gpusort: could not create the GPU service's semaphores: %m");
 
 			pg_atomic_init_u32(&gpu->state, GPU_DOWN);
 			pg_atomic_init_u64(&gpu->jobs, 0);

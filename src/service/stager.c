@@ -18,12 +18,21 @@
  * once they all have added theirs, and which lives as long as the leader
  * (the GPU process drops it when the leader is gone, not its workers).
  *
+ * On a service of several GPU processes, an input that one of them has no
+ * room for is held in parts, one on each of as many as have room for it
+ * (gpusort.held_gpus may set how many): the stores are dealt to them in
+ * turn, each part is sorted at once on its own GPU, and the node merges the
+ * parts' rows as it returns them (RowStager.parts).  The parts share the
+ * input's number, each on its own process, and are made with the input,
+ * so that every part exists, empty or not, when the owner sorts.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -32,41 +41,80 @@
 #include "service/stager.h"
 #include "util/parallel.h"
 
-typedef struct ServiceHeld
+/* One part of an input: the rows that one GPU process holds. */
+typedef struct HeldPart
 {
-	int			gpu;			/* the GPU process that holds the rows */
-	uint32		id;				/* their number there */
-	int			owner_pid;		/* the backend that sorts and reads them */
-	bool		joined;			/* another's input: only adds to it */
-	Size		budget;			/* the node's memory budget */
-	double		expected;		/* bytes the input is expected to take */
+	int			gpu;			/* the GPU process that holds them */
+	bool		full;			/* it declined a store: add no more here */
 	Size		room;			/* bytes the rows handed back may take */
 	JobSpace	next;			/* those rows, while next_held */
 	bool		next_held;
+	int64		rows;			/* once sorted: the rows it holds */
+	double		sort_ms;		/* and what its sort took there */
+} HeldPart;
+
+typedef struct ServiceHeld
+{
+	uint32		id;				/* the input's number on each process */
+	int			owner_pid;		/* the backend that sorts and reads them */
+	bool		joined;			/* another's input: only adds to it */
+	Size		budget;			/* the node's memory budget */
+	double		expected;		/* bytes each part is expected to take */
+	int			nparts;
+	int			deal;			/* the part that takes the next store */
+	HeldPart	parts[SERVICE_MAX_GPUS];
 	bool		ended;
 	MemoryContextCallback cleanup;
 } ServiceHeld;
 
-/* The ready GPU process with the most device memory free, or -1. */
+/*
+ * The device memory that a part of an input takes, as a multiple of the
+ * bytes of its rows (the planner's estimate): its keys, their places and
+ * lengths, and its sort's room beside the rows take about as much again
+ * (10M rows of 114 bytes expected did not fit two parts of 1 GB each, on
+ * an H200 pair; the GPU process's own count decides).
+ */
+#define PART_DEVICE_FACTOR	2.0
+
+/*
+ * The GPU processes that hold an input's parts, into gpus[], the roomiest
+ * first; how many: max_parts of the ready ones, or where max_parts is 0, as
+ * few as have room for the rows expected (expected_bytes, 0: not known),
+ * each for its share; one where even all of them have not (it declines the
+ * rows, or takes them until it has no more room, as one process always
+ * did: they are sorted in runs).
+ */
 static int
-roomiest_gpu(void)
+holding_gpus(int max_parts, double expected_bytes, int *gpus)
 {
 	int			n = (int) pg_atomic_read_u32(&service->ngpus);
-	int			best = -1;
-	double		best_free = -1;
+	double		free_bytes[SERVICE_MAX_GPUS];
+	int			nready = 0;
 
 	for (int g = 0; g < n; g++)
 	{
 		ServiceGpu *gpu = &service->gpus[g];
-		double		free_bytes = (double) gpu->mem_limit - (double) gpu->mem_used;
+		double		f = (double) gpu->mem_limit - (double) gpu->mem_used;
+		int			i;
 
-		if (pg_atomic_read_u32(&gpu->state) == GPU_READY && free_bytes > best_free)
+		if (pg_atomic_read_u32(&gpu->state) != GPU_READY)
+			continue;
+		/* by free device memory, the most first */
+		i = nready++;
+		for (; i > 0 && free_bytes[i - 1] < f; i--)
 		{
-			best = g;
-			best_free = free_bytes;
+			free_bytes[i] = free_bytes[i - 1];
+			gpus[i] = gpus[i - 1];
 		}
+		free_bytes[i] = f;
+		gpus[i] = g;
 	}
-	return best;
+	if (max_parts > 0)
+		return Min(nready, max_parts);
+	for (int k = 1; k <= nready; k++)
+		if (PART_DEVICE_FACTOR * expected_bytes / k <= free_bytes[k - 1])
+			return k;
+	return Min(nready, 1);
 }
 
 /* Lets the rows go, if that was not done: the node's memory goes. */
@@ -77,90 +125,50 @@ let_go(void *arg)
 
 	if (held->ended)
 		return;
-	if (held->next_held)
-		job_spaces_abandon(&held->next, 1);
-	held->next_held = false;
-	(void) service_send_detached(SERVICE_JOB_HOLD_END, held->gpu, held->id);
+	for (int p = 0; p < held->nparts; p++)
+	{
+		HeldPart   *part = &held->parts[p];
+
+		if (part->next_held)
+			job_spaces_abandon(&part->next, 1);
+		part->next_held = false;
+		(void) service_send_detached(SERVICE_JOB_HOLD_END, part->gpu, held->id);
+	}
 	held->ended = true;
 }
 
-/* An input on GPU process gpu, numbered id, of owner_pid's. */
+/* An input numbered id, of owner_pid's, on the GPU processes gpus[]. */
 static ServiceHeld *
-held_make(int gpu, uint32 id, int owner_pid, Size host_bytes, double expected_bytes)
+held_make(const int *gpus, int nparts, uint32 id, int owner_pid, Size host_bytes,
+		  double expected_bytes)
 {
 	ServiceHeld *held = palloc0(sizeof(ServiceHeld));
 
-	held->gpu = gpu;
 	held->id = id;
 	held->owner_pid = owner_pid;
 	held->budget = host_bytes;
-	held->expected = expected_bytes;
-	held->room = gpu_stage_chunk_bytes(host_bytes);
+	held->expected = expected_bytes / nparts;
+	held->nparts = nparts;
+	for (int p = 0; p < nparts; p++)
+	{
+		held->parts[p].gpu = gpus[p];
+		held->parts[p].room = gpu_stage_chunk_bytes(host_bytes);
+	}
+	/* the participants of a parallel query start their deals apart */
+	held->deal = MyProcPid % nparts;
 	return held;
 }
 
-static struct SortStage *
-held_begin(Size host_bytes, double expected_bytes, char **why)
-{
-	ServiceHeld *held;
-	int			gpu = roomiest_gpu();
-	uint32		id;
-
-	if (gpu < 0)
-	{
-		*why = "the GPU service is not ready";
-		return NULL;
-	}
-	do
-		id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
-	while (id == 0);
-	held = held_make(gpu, id, MyProcPid, host_bytes, expected_bytes);
-	held->cleanup.func = let_go;
-	held->cleanup.arg = held;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->cleanup);
-	return (struct SortStage *) held;
-}
-
-/* The share: the GPU process, the input's number, its owner, its size. */
-static struct SortStage *
-held_begin_shared(Size host_bytes, double expected_bytes, StageShare *share,
-				  char **why)
-{
-	ServiceHeld *held = (ServiceHeld *) held_begin(host_bytes, expected_bytes, why);
-
-	if (held == NULL)
-		return NULL;
-	memset(share, 0, sizeof(StageShare));
-	share->words[0] = held->gpu;
-	share->words[1] = held->id;
-	share->words[2] = held->owner_pid;
-	memcpy(&share->words[3], &expected_bytes, sizeof(double));
-	return (struct SortStage *) held;
-}
-
-static struct SortStage *
-held_join(Size host_bytes, const StageShare *share, char **why)
-{
-	ServiceHeld *held;
-	double		expected;
-
-	memcpy(&expected, &share->words[3], sizeof(double));
-	held = held_make((int) share->words[0], (uint32) share->words[1],
-					 (int) share->words[2], host_bytes, expected);
-	held->joined = true;
-	return (struct SortStage *) held;
-}
-
-/* Fills a claimed slot with a job on the held rows. */
+/* Fills a claimed slot with a job on a part of the held rows. */
 static void
-set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
-		int nwords, Size bytes)
+set_job(ServiceHeld *held, HeldPart *part, JobSpace *space, ServiceJobKind kind,
+		uint32 nrows, int nwords, Size bytes)
 {
 	ServiceSlot *slot = space->slot;
 
 	slot->kind = kind;
 	slot->nkeys = nwords;
-	slot->target_gpu = held->gpu;
+	slot->target_gpu = part->gpu;
 	slot->held_id = held->id;
 	slot->held_owner = held->owner_pid;
 	slot->held_budget = held->budget;
@@ -170,108 +178,278 @@ set_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
 	space->row_keys = nrows;
 }
 
-/* Runs a prepared job on the held rows to its end: true, or false with why. */
+/*
+ * Runs a prepared job on a part to its end: true, or false with why (and
+ * *declined: the part declined the rows for want of room).
+ */
 static bool
-run_job(ServiceHeld *held, JobSpace *space, ServiceJobKind kind, uint32 nrows,
-		int nwords, Size bytes, char **why)
+run_job(ServiceHeld *held, HeldPart *part, JobSpace *space, ServiceJobKind kind,
+		uint32 nrows, int nwords, Size bytes, bool *declined, char **why)
 {
 	bool		ok;
 
-	set_job(held, space, kind, nrows, nwords, bytes);
+	set_job(held, part, space, kind, nrows, nwords, bytes);
 	ok = job_spaces_run(space, 1, why);
+	if (declined)
+		*declined = !ok && space->slot->declined;
 	job_space_end(space);
 	return ok;
 }
 
+/*
+ * Makes each part's input on its GPU process, empty, keeping room there for
+ * its share of the rows expected: the parts that cannot are left out.
+ */
 static bool
-held_add(struct SortStage *stage, const StoredRows *rows, char **why)
+make_parts(ServiceHeld *held, char **why)
 {
-	ServiceHeld *held = (ServiceHeld *) stage;
+	int			kept = 0;
+
+	for (int p = 0; p < held->nparts; p++)
+	{
+		JobSpace	space;
+
+		if (!job_space_prepare(0, &space, why))
+			return false;
+		if (run_job(held, &held->parts[p], &space, SERVICE_JOB_HOLD_ADD, 0, 1, 0,
+					NULL, why))
+			held->parts[kept++] = held->parts[p];
+	}
+	if (kept == 0)
+		return false;
+	held->nparts = kept;
+	held->deal = MyProcPid % kept;
+	return true;
+}
+
+static struct SortStage *
+held_begin(Size host_bytes, double expected_bytes, int max_parts, char **why)
+{
+	ServiceHeld *held;
+	int			gpus[SERVICE_MAX_GPUS];
+	int			nparts = holding_gpus(max_parts, expected_bytes, gpus);
+	uint32		id;
+
+	if (nparts == 0)
+	{
+		*why = "the GPU service is not ready";
+		return NULL;
+	}
+	do
+		id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
+	while (id == 0);
+	held = held_make(gpus, nparts, id, MyProcPid, host_bytes, expected_bytes);
+	held->cleanup.func = let_go;
+	held->cleanup.arg = held;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->cleanup);
+	if (nparts > 1 && !make_parts(held, why))
+	{
+		let_go(held);
+		return NULL;
+	}
+	return (struct SortStage *) held;
+}
+
+/*
+ * The share: the GPU processes of the parts (a bit each), the input's
+ * number, its owner, each part's expected size.
+ */
+static struct SortStage *
+held_begin_shared(Size host_bytes, double expected_bytes, int max_parts,
+				  StageShare *share, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) held_begin(host_bytes, expected_bytes,
+												   max_parts, why);
+
+	if (held == NULL)
+		return NULL;
+	StaticAssertStmt(SERVICE_MAX_GPUS <= 64, "a bit a GPU process");
+	memset(share, 0, sizeof(StageShare));
+	for (int p = 0; p < held->nparts; p++)
+		share->words[0] |= UINT64CONST(1) << held->parts[p].gpu;
+	share->words[1] = held->id;
+	share->words[2] = held->owner_pid;
+	memcpy(&share->words[3], &held->expected, sizeof(double));
+	return (struct SortStage *) held;
+}
+
+static struct SortStage *
+held_join(Size host_bytes, const StageShare *share, char **why)
+{
+	ServiceHeld *held;
+	int			gpus[SERVICE_MAX_GPUS];
+	int			nparts = 0;
+	double		expected;
+
+	for (int g = 0; g < SERVICE_MAX_GPUS; g++)
+		if (share->words[0] & (UINT64CONST(1) << g))
+			gpus[nparts++] = g;
+	memcpy(&expected, &share->words[3], sizeof(double));
+	held = held_make(gpus, nparts, (uint32) share->words[1], (int) share->words[2],
+					 host_bytes, expected * nparts);
+	held->joined = true;
+	return (struct SortStage *) held;
+}
+
+/* Lays a full store out flat in a job's memory (service_held_layout). */
+static bool
+store_job(const StoredRows *rows, JobSpace *space, Size *bytes, char **why)
+{
 	uint32		n = rows->nrows;
 	Size	   *block_places = palloc(sizeof(Size) * Max(rows->nblocks, 1));
-	Size		bytes = stored_rows_block_places(rows, 0, block_places);
 	Size		keys;
 	Size		places;
 	Size		lengths;
-	JobSpace	space;
 	int			block = 0;
 
-	if (!job_space_prepare(service_held_layout(n, rows->nwords, bytes, &keys,
+	*bytes = stored_rows_block_places(rows, 0, block_places);
+	if (!job_space_prepare(service_held_layout(n, rows->nwords, *bytes, &keys,
 											   &places, &lengths),
-						   &space, why))
+						   space, why))
 		return false;
 	PG_TRY();
 	{
 		for (int b = 0; b < rows->nblocks; b++)
-			memcpy(space.base + block_places[b], rows->block_start[b],
+			memcpy(space->base + block_places[b], rows->block_start[b],
 				   rows->block_used[b]);
 		if (n > 0)
 		{
 			for (int w = 0; w < rows->nwords; w++)
-				parallel_copy(space.base + keys + (Size) w * n * sizeof(uint64),
+				parallel_copy(space->base + keys + (Size) w * n * sizeof(uint64),
 							  rows->keys[w], sizeof(uint64) * n);
 			stored_rows_places(rows, block_places, 0, n, &block,
-							 (uint64 *) (space.base + places),
-							 (uint32 *) (space.base + lengths));
+							   (uint64 *) (space->base + places),
+							   (uint32 *) (space->base + lengths));
 		}
 	}
 	PG_CATCH();
 	{
-		job_spaces_abandon(&space, 1);
+		job_spaces_abandon(space, 1);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	pfree(block_places);
-	return run_job(held, &space, SERVICE_JOB_HOLD_ADD, n, rows->nwords, bytes, why);
+	return true;
 }
 
+/*
+ * Hands the store to the next part in turn; a part that declines it for
+ * want of room takes no more, and the next tries.
+ */
 static bool
-held_sort(struct SortStage *stage, char **why)
-{
-	JobSpace	space;
-
-	Assert(!((ServiceHeld *) stage)->joined);
-
-	if (!job_space_prepare(0, &space, why))
-		return false;
-	return run_job((ServiceHeld *) stage, &space, SERVICE_JOB_HOLD_SORT, 0, 0, 0, why);
-}
-
-static int64
-held_next(struct SortStage *stage, char **rows, char **why)
+held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
 
+	for (int tries = 0; tries < held->nparts; tries++)
+	{
+		HeldPart   *part = &held->parts[held->deal];
+		JobSpace	space;
+		Size		bytes;
+		bool		declined;
+
+		held->deal = (held->deal + 1) % held->nparts;
+		if (part->full)
+			continue;
+		if (!store_job(rows, &space, &bytes, why))
+			return false;
+		if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, rows->nrows,
+					rows->nwords, bytes, &declined, why))
+			return true;
+		if (!declined)
+			return false;
+		part->full = true;
+	}
+	return false;
+}
+
+/* Sorts every part at once, each on its GPU process. */
+static bool
+held_sort(struct SortStage *stage, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	JobSpace	spaces[SERVICE_MAX_GPUS];
+	int			nspaces = 0;
+	bool		ok;
+
 	Assert(!held->joined);
+	for (; nspaces < held->nparts; nspaces++)
+	{
+		if (!job_space_prepare(0, &spaces[nspaces], why))
+		{
+			for (int i = 0; i < nspaces; i++)
+				job_space_end(&spaces[i]);
+			return false;
+		}
+		set_job(held, &held->parts[nspaces], &spaces[nspaces],
+				SERVICE_JOB_HOLD_SORT, 0, 0, 0);
+	}
+	ok = job_spaces_run(spaces, nspaces, why);
+	for (int i = 0; i < nspaces; i++)
+	{
+		held->parts[i].rows = spaces[i].slot->held_rows;
+		held->parts[i].sort_ms = spaces[i].slot->run_ms;
+		job_space_end(&spaces[i]);
+	}
+	return ok;
+}
+
+static int64
+held_next(struct SortStage *stage, int p, char **rows, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	HeldPart   *part = &held->parts[p];
+
+	Assert(!held->joined && p < held->nparts);
 	for (;;)
 	{
 		ServiceSlot *slot;
 
-		if (!held->next_held)
+		if (!part->next_held)
 		{
-			if (!job_space_prepare(held->room, &held->next, why))
+			if (!job_space_prepare(part->room, &part->next, why))
 				return -1;
-			held->next_held = true;
+			part->next_held = true;
 		}
-		slot = held->next.slot;
-		set_job(held, &held->next, SERVICE_JOB_HOLD_NEXT, 0, 0, held->room);
-		if (!job_spaces_run(&held->next, 1, why))
+		slot = part->next.slot;
+		set_job(held, part, &part->next, SERVICE_JOB_HOLD_NEXT, 0, 0, part->room);
+		if (!job_spaces_run(&part->next, 1, why))
 			break;
 		if (slot->held_rows > 0)
 		{
-			*rows = held->next.base;
+			*rows = part->next.base;
 			return slot->held_rows;
 		}
-		job_space_end(&held->next);
-		held->next_held = false;
+		job_space_end(&part->next);
+		part->next_held = false;
 		if (slot->held_need == 0)
 			return 0;
 		/* a row larger than the room: more room */
-		held->room = slot->held_need;
+		part->room = slot->held_need;
 	}
-	job_space_end(&held->next);
-	held->next_held = false;
+	job_space_end(&part->next);
+	part->next_held = false;
 	return -1;
+}
+
+/* Several parts: each one's GPU process, rows and sort time. */
+static int
+held_parts(struct SortStage *stage, char **note)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	StringInfoData buf;
+
+	*note = NULL;
+	if (held->nparts == 1)
+		return 1;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "rows held on %d GPU processes, merged", held->nparts);
+	for (int p = 0; p < held->nparts; p++)
+		appendStringInfo(&buf, "; GPU %d: %lld rows, sorted in %.1f ms",
+						 held->parts[p].gpu, (long long) held->parts[p].rows,
+						 held->parts[p].sort_ms);
+	*note = buf.data;
+	return held->nparts;
 }
 
 static void
@@ -279,9 +457,12 @@ held_end(struct SortStage *stage)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
 
-	if (held->next_held)
-		job_space_end(&held->next);
-	held->next_held = false;
+	for (int p = 0; p < held->nparts; p++)
+	{
+		if (held->parts[p].next_held)
+			job_space_end(&held->parts[p].next);
+		held->parts[p].next_held = false;
+	}
 	if (!held->joined)
 		let_go(held);
 }
@@ -291,6 +472,7 @@ const RowStager service_stager = {
 	.add = held_add,
 	.sort = held_sort,
 	.next = held_next,
+	.parts = held_parts,
 	.end = held_end,
 	.begin_shared = held_begin_shared,
 	.join = held_join,
