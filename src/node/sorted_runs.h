@@ -9,9 +9,10 @@
  * orders rows as the comparators do in every run (an exact key, a byte
  * prefix or an abbreviated key made the same way in each run), else none;
  * where the leading key is exact, followed by the words of the sort keys
- * after it that are exact and one word each (up to MERGE_KEY_WORDS, as far
- * as the row has no NULL in them), so that a composite order such as (date,
- * int8, int4) is merged on its keys alone.  The key itself is not written:
+ * after it that are exact (up to MERGE_KEY_WORDS, as far as the row has no
+ * NULL in them; a key of two words may leave its second out), so that a
+ * composite order such as (date, int8, int4) or (int4, numeric(15,2)) is
+ * merged on its keys alone.  The key itself is not written:
  * the merge makes it again from the row it reads back (the key columns'
  * values, key_column_encode).  The merge compares the words that both rows
  * have, and PostgreSQL's comparators from the first sort key that they do

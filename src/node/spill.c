@@ -43,16 +43,21 @@ begin_runs(GpuSortState *state)
 	int			firstkey = 0;
 
 	/*
-	 * After an exact leading key of one word, the sort keys that follow it
-	 * with exact keys of one word each; rows of equal merge keys are
-	 * compared from the sort key after them.
+	 * After an exact leading key, the words of the exact keys that follow
+	 * it (those of numeric(p,s), uuid or interval, two each, too), up to
+	 * MERGE_KEY_WORDS in all; rows of equal merge keys are compared from the
+	 * sort key after them, or from the last one where its words did not all
+	 * fit.
 	 */
-	if (columns[0].codec->exact && columns[0].codec->words == 1)
+	if (columns[0].codec->exact)
 	{
+		const KeyColumn *last;
+
 		while (ncolumns < Min(state->store.ncolumns, MERGE_KEY_WORDS) &&
-			   columns[ncolumns].codec->exact && columns[ncolumns].codec->words == 1)
+			   columns[ncolumns].codec->exact)
 			ncolumns++;
-		firstkey = columns[ncolumns - 1].keyno + 1;
+		last = &columns[ncolumns - 1];
+		firstkey = last->keyno + (last->word == last->codec->words - 1 ? 1 : 0);
 	}
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
 					  columns, ncolumns, (Size) state->settings.budget_kb * 1024,

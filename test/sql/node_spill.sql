@@ -65,14 +65,21 @@ SELECT q, same_as_native(q) FROM (VALUES
 
 -- Composite orders merged on the keys of several sort keys (Merge Key
 -- Columns): NULLs in the keys after the first, both directions, more exact
--- keys than a merge key holds, an exact key before a prefix key.
+-- keys than a merge key holds, an exact key before a prefix key, exact keys
+-- of two words.
 SET gpusort.device = cpu;
 SELECT q, same_as_native(q), (SELECT line FROM explain_analyze(q) line
                               WHERE line ~ 'Merge Key Columns') AS merged FROM (VALUES
   ('SELECT id FROM sp ORDER BY skew, NULLIF(k % 4, 0) DESC NULLS FIRST, ts, id'),
   ('SELECT id FROM sp ORDER BY skew DESC, NULLIF(k % 4, 0) NULLS LAST, k % 7, n, id'),
   ('SELECT id FROM sp ORDER BY k % 5, ts DESC, skew, k, id'),
-  ('SELECT id FROM sp ORDER BY k % 3, NULLIF(k % 4, 1), t COLLATE "C", id')
+  ('SELECT id FROM sp ORDER BY k % 3, NULLIF(k % 4, 1), t COLLATE "C", id'),
+  -- exact keys of two words: numeric(p,s) with NULLs, uuid, interval, and
+  -- one whose second word the merge key has no room for
+  ('SELECT id FROM sp ORDER BY skew, n::numeric(10,2) DESC NULLS FIRST, id'),
+  ('SELECT id FROM sp ORDER BY k % 3, md5(t)::uuid, id'),
+  ('SELECT id FROM sp ORDER BY skew DESC, ts - timestamp ''2020-01-01'', id'),
+  ('SELECT id FROM sp ORDER BY skew, k % 7, k % 5, (''00000000-0000-0000-'' || left(t, 4) || ''-'' || right(t, 12))::uuid DESC, id')
 ) v(q);
 
 -- With a budget of 1 MB, the last run stays in memory and is merged with
