@@ -31,8 +31,9 @@
 #      buckets on two GPU processes (two GPUs, or GPU 0 twice), and inputs
 #      over the budget held in parts on both (test/service-buckets.sh); the
 #      differential suites (SPLIT_SUITES) on those two processes with
-#      SPLIT_MEMORY (default 2MB) each, so that every sort of theirs is
-#      split; the device hidden from it;
+#      SPLIT_MEMORY (default 36MB: a job's 32 MB of scratch slack and
+#      about 100K rows of one key) each, so that every sort of theirs over
+#      that is split; the device hidden from it;
 #   5. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
 #   6. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
 # Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
@@ -342,10 +343,26 @@ SQL
 			cat "$RESULTS/service-buckets.log"
 			# the differential suites with so little device memory that
 			# every sort of theirs is split over the GPU processes
-			psql -X -q -c "ALTER SYSTEM SET gpusort.service_memory = '${SPLIT_MEMORY:-2MB}'" &&
+			psql -X -q -c "ALTER SYSTEM SET gpusort.service_memory = '${SPLIT_MEMORY:-36MB}'" &&
 				restart_server && sleep 1 && wait_service
-			regress "GPU service: differential suites, every sort split over two GPU processes (${SPLIT_MEMORY:-2MB} each)" \
+			split_counts() {
+				psql -X -At -c "SELECT string_agg(jobs::text, ',' ORDER BY gpu) FROM gpusort_service" \
+					-c "SELECT sorts FROM gpusort_service_fallbacks() WHERE reason = 'too large'" | tr '\n' ' '
+			}
+			before=$(split_counts)
+			regress "GPU service: differential suites, every sort split over two GPU processes (${SPLIT_MEMORY:-36MB} each)" \
 				service-split ${SPLIT_SUITES:-differential composite node_types key_types}
+			# every GPU process ran jobs, and none was sent to the CPU as too large
+			after=$(split_counts)
+			echo "service jobs per GPU process, 'too large' fallbacks: before $before, after $after"
+			if awk -v b="$before" -v a="$after" 'BEGIN { split(b, bb, " "); split(a, aa, " ");
+					n = split(bb[1], jb, ","); split(aa[1], ja, ",");
+					for (i = 1; i <= n; i++) if (ja[i] <= jb[i]) exit 1;
+					exit (aa[2] != bb[2]) }'; then
+				record "GPU service: the split suites ran on every GPU process, none too large" PASS "$before -> $after"
+			else
+				record "GPU service: the split suites ran on every GPU process, none too large" FAIL "$before -> $after"
+			fi
 			psql -X -q -c "ALTER SYSTEM RESET gpusort.service_gpus" -c "ALTER SYSTEM RESET gpusort.service_memory"
 			if restart_server CUDA_VISIBLE_DEVICES=; then
 				sleep 2
