@@ -94,14 +94,14 @@ typedef struct RowStoreUploader
  * reason when they fail; end() frees everything, and so does a reset of the
  * memory context that was current at begin().
  *
- * An engine may hold an input in parts (the GPU service: one on each of its
- * GPU processes, each store going to one of them; begin()'s max_parts: the
- * most it may use, 0 for as many as it has): parts(), where set, says how
- * many once sort() has ordered each part on its own (and *note, what
- * EXPLAIN ANALYZE tells of them, or NULL), and next() reads the rows of one
- * part (0 .. parts - 1) in order, its buffer valid until the next call for
- * that part; the node merges the parts.  Without parts(), the input is one
- * part, 0.
+ * An engine may hold an input in parts (the GPU service: one on each of
+ * several GPU processes, each store going to one of them; begin()'s
+ * nparts: how many, 0 for as many as the rows expected need): parts(),
+ * where set, says how many once sort() has ordered each part on its own
+ * (and *note, what EXPLAIN ANALYZE tells of them, or NULL), and next()
+ * reads the rows of one part (0 .. parts - 1) in order, its buffer valid
+ * until the next call for that part; the node merges the parts.  Without
+ * parts(), the input is one part, 0.
  */
 struct SortStage;
 
@@ -117,7 +117,7 @@ typedef struct StageShare
 typedef struct RowStager
 {
 	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
-								int max_parts, char **why);
+								int nparts, char **why);
 	bool		(*add) (struct SortStage *stage, const StoredRows *rows, char **why);
 	bool		(*sort) (struct SortStage *stage, char **why);
 	int64		(*next) (struct SortStage *stage, int part, char **rows,
@@ -133,7 +133,7 @@ typedef struct RowStager
 	 * of nothing.  The owner sorts once every process has added its rows.
 	 */
 	struct SortStage *(*begin_shared) (Size host_bytes, double expected_bytes,
-									   int max_parts, StageShare *share,
+									   int nparts, StageShare *share,
 									   char **why);
 	struct SortStage *(*join) (Size host_bytes, const StageShare *share,
 							   char **why);
