@@ -98,10 +98,10 @@ typedef struct RowStoreUploader
  * several GPU processes, each store going to one of them; begin()'s
  * nparts: how many, 0 for as many as the rows expected need): parts(),
  * where set, says how many once sort() has ordered each part on its own
- * (and *note, what EXPLAIN ANALYZE tells of them, or NULL), and next()
- * reads the rows of one part (0 .. parts - 1) in order, its buffer valid
- * until the next call for that part; the node merges the parts.  Without
- * parts(), the input is one part, 0.
+ * (and where note is not NULL, *note: what EXPLAIN ANALYZE tells of them,
+ * or NULL), and next() reads the rows of one part (0 .. parts - 1) in
+ * order, its buffer valid until the next call for that part; the node
+ * merges the parts.  Without parts(), the input is one part, 0.
  */
 struct SortStage;
 

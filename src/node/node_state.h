@@ -117,7 +117,6 @@ typedef struct GpuSortState
 	int			stage_parts;	/* the parts the engine sorted the rows in;
 								 * several are merged as runs are */
 	struct StagePart *stage_part_runs;	/* they, as runs */
-	char	   *stage_note;		/* what the engine tells of the parts */
 	bool		nulls_done;
 	int64		staged_batches; /* stores the engine took */
 	int64		staged_rows;	/* their rows */

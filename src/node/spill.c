@@ -338,6 +338,16 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 }
 
 /*
+ * Does the engine that holds the rows hand them back in order itself (one
+ * part), rather than the merge of runs (none held, or parts to merge)?
+ */
+static inline bool
+stage_in_order(GpuSortState *state)
+{
+	return state->stage != NULL && state->stage_parts <= 1;
+}
+
+/*
  * Stores the next row of the merge, or of the engine, into the slot: a
  * MinimalTuple, or for keys only the key decoded into the (virtual) slot.
  */
@@ -346,7 +356,7 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 {
 	MinimalTuple tuple;
 
-	if (state->stage && state->stage_parts <= 1)
+	if (stage_in_order(state))
 		return node_stage_next(state, into);
 	if (state->keys_only)
 	{
@@ -408,7 +418,7 @@ node_spill_finish(GpuSortState *state)
 	state->tied_rows = state->spilled_tied_rows;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (!state->stage || state->stage_parts > 1)
+	if (!stage_in_order(state))
 		sorted_runs_merge_begin(&state->runs, budget);
 	if (state->random_access)
 	{

@@ -317,9 +317,8 @@ sort_held(GpuSortState *state)
 				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
 	state->sort_ms += ms_since(start);
 	state->stage_parts = 1;
-	state->stage_note = NULL;
 	if (state->stager->parts)
-		state->stage_parts = state->stager->parts(state->stage, &state->stage_note);
+		state->stage_parts = state->stager->parts(state->stage, NULL);
 }
 
 /* A part of the rows the engine holds, read as a run (sorted_runs.h). */
@@ -503,8 +502,14 @@ node_stage_finish(GpuSortState *state)
 											   psprintf("the input exceeds the memory budget: held on the %s",
 														holder_title(state)));
 	state->report.fallback_reason = NULL;
-	state->report.engine_note = state->stage_note ?
-		MemoryContextStrdup(state->report_cxt, state->stage_note) : NULL;
+	state->report.engine_note = NULL;
+	if (state->stage_parts > 1)
+	{
+		char	   *note;
+
+		(void) state->stager->parts(state->stage, &note);
+		state->report.engine_note = MemoryContextStrdup(state->report_cxt, note);
+	}
 	state->radix_keys = state->store.ncolumns;
 	state->engine_keys = state->nkeys;
 	state->tied_rows = 0;
@@ -563,5 +568,4 @@ node_stage_end(GpuSortState *state)
 	}
 	state->stage_part_runs = NULL;
 	state->stage_parts = 0;
-	state->stage_note = NULL;
 }

@@ -61,7 +61,8 @@ typedef struct ServiceHeld
 	Size		budget;			/* the node's memory budget */
 	double		expected;		/* bytes each part is expected to take */
 	int			nparts;
-	int			deal;			/* the part that takes the next store */
+	uint32		deal;			/* the part that takes the next store, modulo
+								 * nparts */
 	HeldPart	parts[SERVICE_MAX_GPUS];
 	bool		ended;
 	MemoryContextCallback cleanup;
@@ -137,17 +138,20 @@ let_go(void *arg)
 	held->ended = true;
 }
 
-/* An input numbered id, of owner_pid's, on the GPU processes gpus[]. */
+/*
+ * An input numbered id, of owner_pid's, on the GPU processes gpus[], each
+ * part expected to take part_bytes.
+ */
 static ServiceHeld *
 held_make(const int *gpus, int nparts, uint32 id, int owner_pid, Size host_bytes,
-		  double expected_bytes)
+		  double part_bytes)
 {
 	ServiceHeld *held = palloc0(sizeof(ServiceHeld));
 
 	held->id = id;
 	held->owner_pid = owner_pid;
 	held->budget = host_bytes;
-	held->expected = expected_bytes / nparts;
+	held->expected = part_bytes;
 	held->nparts = nparts;
 	for (int p = 0; p < nparts; p++)
 	{
@@ -155,7 +159,7 @@ held_make(const int *gpus, int nparts, uint32 id, int owner_pid, Size host_bytes
 		held->parts[p].room = gpu_stage_chunk_bytes(host_bytes);
 	}
 	/* the participants of a parallel query start their deals apart */
-	held->deal = MyProcPid % nparts;
+	held->deal = (uint32) MyProcPid;
 	return held;
 }
 
@@ -218,7 +222,6 @@ make_parts(ServiceHeld *held, char **why)
 	if (kept == 0)
 		return false;
 	held->nparts = kept;
-	held->deal = MyProcPid % kept;
 	return true;
 }
 
@@ -238,7 +241,7 @@ held_begin(Size host_bytes, double expected_bytes, int max_parts, char **why)
 	do
 		id = pg_atomic_add_fetch_u32(&service->next_held_id, 1);
 	while (id == 0);
-	held = held_make(gpus, nparts, id, MyProcPid, host_bytes, expected_bytes);
+	held = held_make(gpus, nparts, id, MyProcPid, host_bytes, expected_bytes / nparts);
 	held->cleanup.func = let_go;
 	held->cleanup.arg = held;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &held->cleanup);
@@ -286,7 +289,7 @@ held_join(Size host_bytes, const StageShare *share, char **why)
 			gpus[nparts++] = g;
 	memcpy(&expected, &share->words[3], sizeof(double));
 	held = held_make(gpus, nparts, (uint32) share->words[1], (int) share->words[2],
-					 host_bytes, expected * nparts);
+					 host_bytes, expected);
 	held->joined = true;
 	return (struct SortStage *) held;
 }
@@ -343,12 +346,11 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 
 	for (int tries = 0; tries < held->nparts; tries++)
 	{
-		HeldPart   *part = &held->parts[held->deal];
+		HeldPart   *part = &held->parts[held->deal++ % held->nparts];
 		JobSpace	space;
 		Size		bytes;
 		bool		declined;
 
-		held->deal = (held->deal + 1) % held->nparts;
 		if (part->full)
 			continue;
 		if (!store_job(rows, &space, &bytes, why))
@@ -439,9 +441,10 @@ held_parts(struct SortStage *stage, char **note)
 	ServiceHeld *held = (ServiceHeld *) stage;
 	StringInfoData buf;
 
-	*note = NULL;
-	if (held->nparts == 1)
-		return 1;
+	if (note)
+		*note = NULL;
+	if (held->nparts == 1 || note == NULL)
+		return held->nparts;
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "rows held on %d GPU processes, merged", held->nparts);
 	for (int p = 0; p < held->nparts; p++)
