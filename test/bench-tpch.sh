@@ -15,7 +15,8 @@
 # Environment: SCALE (10) and TPCH_DIR (/tmp/tpch), as test/tpch-load.sh
 # takes them; RUNS (3); WORK_MEMS (default: "default", nothing SET; e.g.
 # "default 1GB" adds runs with work_mem and gpusort.work_mem at 1GB);
-# ONLY (a regular expression of the query names to run); DUCKDB (0: no
+# NATIVE_RUNS (RUNS: native's runs, the first of the turns, where it is
+# slow); ONLY (a regular expression of the query names to run); DUCKDB (0: no
 # peer); TAG (added to the file names); WORKERS (each run SETs
 # max_parallel_workers_per_gather to it: 0 for serial plans; default: as
 # the server has it, PostgreSQL's 2 unless changed).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
@@ -120,7 +121,7 @@ fi
 	echo "# $("${PSQL[@]}" -c 'SELECT version()' | cut -d, -f1); work_mem $("${PSQL[@]}" -c 'SHOW work_mem')," \
 		"max_parallel_workers_per_gather ${WORKERS:-$("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather')}," \
 		"gpusort.device $("${PSQL[@]}" -c 'SHOW gpusort.device'), gpusort.service $("${PSQL[@]}" -c "SELECT current_setting('gpusort.service', true)")"
-	echo "# medians of $RUNS runs, ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
+	echo "# medians of $RUNS runs (native: ${NATIVE_RUNS:-$RUNS}), ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
 	printf '%-18s %-8s %10s %10s %8s %10s\n' query work_mem native gpusort ratio duckdb
 } | tee "$OUT"
 : >"$EXPLAIN"
@@ -129,7 +130,7 @@ for wm in $WORK_MEMS; do
 		[[ $name =~ $ONLY ]] || continue
 		native=() ours=()
 		for r in $(seq "$RUNS"); do
-			native+=("$(run off "$wm" "$sql")")
+			[ "$r" -le "${NATIVE_RUNS:-$RUNS}" ] && native+=("$(run off "$wm" "$sql")")
 			ours+=("$(run on "$wm" "$sql")")
 		done
 		n=$(echo "${native[*]}" | median)

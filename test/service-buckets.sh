@@ -115,9 +115,11 @@ PARALLEL="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 SUB="(SELECT * FROM bk_t WHERE id <= $HELD_ROWS) b"
 parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows, sorted in [0-9.]+ ms; GPU [0-9]+: [0-9]+ rows'
-# (gpusort.held_gpus = 0: parts where one GPU process has no room for them)
+# (gpusort.held_gpus = 0: parts where one GPU process has no room for them,
+# that is for twice their bytes: twice HELD_ROWS, over half of the 192 MB
+# of a GPU process, and under all of it)
 SETTINGS=$HELD check "held in parts, too large for one GPU process: one key" \
-	"SELECT id FROM $SUB ORDER BY k" "$parts"
+	"SELECT id FROM bk_t WHERE id <= $((HELD_ROWS * 2)) ORDER BY k" "$parts"
 HELD="$HELD SET gpusort.held_gpus = 2;"
 SETTINGS=$HELD check "held in parts: two keys, DESC" "SELECT id FROM $SUB ORDER BY d DESC, id" "$parts"
 SETTINGS=$HELD check "held in parts: three keys" "SELECT id FROM $SUB ORDER BY h, d DESC, id" "$parts"
