@@ -125,11 +125,15 @@ replace_sorts(Plan *plan, bool bounded)
 				return (Plan *) gpusort_make_node((Sort *) plan);
 			break;
 		case T_WindowAgg:
-			if (IsA(plan->lefttree, CustomScan))
 			{
-				CustomScan *window = gpusort_window_node((WindowAgg *) plan,
-														 (CustomScan *) plan->lefttree);
+				CustomScan *window = NULL;
 
+				if (IsA(plan->lefttree, CustomScan))
+					window = gpusort_window_node((WindowAgg *) plan,
+												 (CustomScan *) plan->lefttree);
+				else if (IsA(plan->lefttree, GatherMerge))
+					window = gpusort_window_over_gather((WindowAgg *) plan,
+														(GatherMerge *) plan->lefttree);
 				if (window != NULL)
 					return (Plan *) window;
 			}

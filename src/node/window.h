@@ -37,6 +37,15 @@ extern WindowFuncKind window_func_kind(WindowFunc *wfunc);
  */
 extern CustomScan *gpusort_window_node(WindowAgg *wagg, CustomScan *sort);
 
+/*
+ * The same over a Gather Merge of a GpuSort in each participant (a parallel
+ * plan): one GpuSort that sorts every row, computes the functions and
+ * returns the rows, over a Gather of what the participants ran below their
+ * GpuSort; NULL where it cannot, or where the WindowAgg has a run
+ * condition (top N per group), which is cheaper left over the shared sort.
+ */
+extern CustomScan *gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm);
+
 /* The window functions that a GpuSort computes (NIL: none), in column order. */
 extern List *gpusort_window_funcs(CustomScan *cscan);
 

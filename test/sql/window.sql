@@ -257,12 +257,26 @@ RESET gpusort.work_mem;
 SET work_mem = '64MB';
 
 -- Parallel plans wherever the planner can make them: a WindowAgg over a
--- Gather Merge stays (its input is no GpuSort).
+-- Gather Merge of GpuSorts gives way to one GpuSort over a Gather of the
+-- participants' scans, which sorts every row and computes the functions;
+-- one whose functions GpuSort does not compute stays, and so does one with
+-- a run condition (top N per group: the participants' shared sort pays
+-- more there).  In memory, then at a 64 kB budget.
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t');
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
+SET gpusort.work_mem = '64kB';
+SET gpusort.min_run_rows = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 7, 18, 25, 30) ORDER BY n;
+SELECT regexp_replace(line, '(external merge of sorted runs|rows held on the GPU, sorted at once)',
+                      'out of core') AS line
+FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t') AS line
+WHERE line ~ '(GpuSort|WindowAgg|Gather|Window Functions|Sorted Rows|Sort Method)';
+RESET gpusort.min_run_rows;
+RESET gpusort.work_mem;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
