@@ -119,10 +119,12 @@ typedef struct SortedRuns
 
 	/* the merge */
 	RunCursor  *cursors;		/* one per run being merged */
-	int		   *heap;			/* cursors with a row, smallest first */
+	int		   *tree;			/* rows: a tree of losers over the cursors
+								 * (tree[0] the winner), -1 for none */
+	int			nleaves;		/* its leaves: the cursors */
 	struct KeyEntry *key_heap;	/* keys only: their next keys, so */
 	int64		nulls_left;		/* keys only: rows of NULL not returned */
-	int			nheap;
+	int			nheap;			/* keys only: the heap's entries */
 	int			last;			/* cursor whose row was returned last */
 	int64		merged;			/* rows returned */
 
