@@ -383,9 +383,12 @@ group_ranges(Split *split, uint64 *range_rows, uint64 target, uint64 max_rows)
 	return true;
 }
 
-/* What EXPLAIN ANALYZE tells of the buckets' jobs. */
+/*
+ * What EXPLAIN ANALYZE tells of the buckets' jobs, and of the largest
+ * bucket against the bound (target).
+ */
 static char *
-buckets_note(const Split *split, JobSpace *spaces, int njobs)
+buckets_note(const Split *split, JobSpace *spaces, int njobs, uint64 target)
 {
 	StringInfoData note;
 	int			jobs[SERVICE_MAX_GPUS] = {0};
@@ -394,6 +397,7 @@ buckets_note(const Split *split, JobSpace *spaces, int njobs)
 	int			nused = 0;
 	double		wait_ms = 0;
 	double		run_ms = 0;
+	uint64		largest = 0;
 
 	for (int i = 0; i < njobs; i++)
 	{
@@ -405,6 +409,7 @@ buckets_note(const Split *split, JobSpace *spaces, int njobs)
 		gpu_ms[slot->gpu] += slot->run_ms;
 		wait_ms = Max(wait_ms, slot->wait_ms);
 		run_ms = Max(run_ms, slot->run_ms);
+		largest = Max(largest, slot->nrows);
 	}
 	initStringInfo(&note);
 	appendStringInfo(&note, "%d buckets on GPU%s", njobs, nused > 1 ? "s" : "");
@@ -421,6 +426,8 @@ buckets_note(const Split *split, JobSpace *spaces, int njobs)
 	if (split->ncut > 0)
 		appendStringInfo(&note, "; key ranges of the sample cut at their rows: %d",
 						 split->ncut);
+	appendStringInfo(&note, "; largest bucket: %llu rows, bound %llu",
+					 (unsigned long long) largest, (unsigned long long) target);
 	return note.data;
 }
 
@@ -595,7 +602,7 @@ service_sort_buckets(SortJob *job, Size mem_limit, char **why)
 		if (ok)
 		{
 			gather_buckets(&split, job, spaces);
-			job->engine_note = buckets_note(&split, spaces, njobs);
+			job->engine_note = buckets_note(&split, spaces, njobs, target);
 			strlcpy(job->kernel, spaces[0].slot->kernel, sizeof(job->kernel));
 		}
 		for (int i = 0; i < njobs; i++)
