@@ -24,7 +24,7 @@
  * whose own last rows are held again.
  *
  * The merge keeps one cursor per run, each holding the run's next row, in a
- * binary heap ordered by merge key and then by the comparators.  A run may
+ * tree of losers ordered by merge key and then by the comparators.  A run may
  * also come from a source (SortedRunSource: a part of an input that an
  * engine held and sorted), whose rows are read as the merge needs them.
  *
