@@ -449,6 +449,12 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyFloat("Spill Time", "ms", state->spill_ms, 3, es);
 			ExplainPropertyFloat("Merge Time", "ms", state->merge_ms, 3, es);
 		}
+		if (state->staged_batches > 0)
+		{
+			/* what the engine that held the rows took of collect and emit */
+			ExplainPropertyFloat("Hold Time", "ms", state->hold_ms, 3, es);
+			ExplainPropertyFloat("Read Back Time", "ms", state->read_back_ms, 3, es);
+		}
 		if (state->ran != RUN_TUPLESORT)
 			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
 	}

@@ -156,6 +156,10 @@ typedef struct GpuSortState
 								 * sorted */
 	double		spill_ms;		/* writing the runs */
 	double		merge_ms;		/* merging them before the first row */
+	double		hold_ms;		/* handing stores to the engine that holds
+								 * them (part of collect_ms) */
+	double		read_back_ms;	/* waiting for its rows back (part of
+								 * emit_ms) */
 } GpuSortState;
 
 /* Stores a keys-only row, its key decoded (or the NULL), in a virtual slot. */

@@ -236,10 +236,13 @@ node_stage_store(GpuSortState *state)
 	char	   *why = NULL;
 	StoredRows	rows;
 	bool		added;
+	instr_time	start;
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	INSTR_TIME_SET_CURRENT(start);
 	added = held_view(state, &rows, &why) &&
 		(rows.nrows == 0 || state->stager->add(state->stage, &rows, &why));
+	state->hold_ms += ms_since(start);
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
 	for (int w = 1; w < rows.nwords; w++)
@@ -344,7 +347,12 @@ held_row(GpuSortState *state, int p, char **row, int64 *left)
 	if (*left == 0)
 	{
 		char	   *why = NULL;
-		int64		n = state->stager->next(state->stage, p, row, &why);
+		instr_time	start;
+		int64		n;
+
+		INSTR_TIME_SET_CURRENT(start);
+		n = state->stager->next(state->stage, p, row, &why);
+		state->read_back_ms += ms_since(start);
 
 		if (n < 0)
 			ereport(ERROR,
