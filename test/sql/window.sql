@@ -271,6 +271,14 @@ SELECT n, win_check(q) FROM win_queries ORDER BY n;
 SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
 SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 7, 18, 25, 30) ORDER BY n;
+-- workers that never start (the leader reads the whole scan), and a
+-- leader that reads none of it
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 18) ORDER BY n;
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 18) ORDER BY n;
+RESET parallel_leader_participation;
 SELECT regexp_replace(line, '(external merge of sorted runs|rows held on the GPU, sorted at once)',
                       'out of core') AS line
 FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t') AS line
