@@ -15,7 +15,9 @@
 # Runs on the server that PGHOST/PGPORT name when PGHOST is set (gpusort
 # loaded there), else on a throwaway cluster (test/cluster.sh) after `make
 # install`.  Environment: ROWS (default 2000000), SUPPLIERS (ROWS / 600, as
-# in TPC-H), RUNS (3), WORK_MEM, DEVICE (cpu), TAG.
+# in TPC-H), RUNS (3), WORK_MEM, DEVICE (cpu), TAG, PARALLEL (1: parallel
+# plans wherever the planner can make them, as at a larger scale: setup and
+# tuple costs 0, any table size, two workers).
 # Writes RESULTS_DIR/bench-window[-TAG]-<cores>core-<device>.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +61,8 @@ settings() {
 		windowagg) echo "SET gpusort.window_functions = off;" ;;
 	esac
 	[ -n "$WORK_MEM" ] && echo "SET work_mem = '$WORK_MEM'; SET gpusort.work_mem = '$WORK_MEM';"
+	[ "${PARALLEL:-0}" = 1 ] && echo "SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;"
 }
 
 # run MODE QUERY: the milliseconds of one run, in a new session
@@ -74,7 +78,7 @@ EOF
 {
 	echo "# bench-window: $ROWS rows, $SUPPLIERS partitions (suppliers), medians of $RUNS runs taking turns, $(nproc) cores, device $DEVICE"
 	echo "# $(psql -X -At -c 'SELECT version()')"
-	echo "# work_mem = ${WORK_MEM:-$(psql -X -At -c 'SHOW work_mem')}, max_parallel_workers_per_gather = $(psql -X -At -c 'SHOW max_parallel_workers_per_gather')"
+	echo "# work_mem = ${WORK_MEM:-$(psql -X -At -c 'SHOW work_mem')}, max_parallel_workers_per_gather = $(psql -X -At -c 'SHOW max_parallel_workers_per_gather')${PARALLEL:+, PARALLEL=$PARALLEL (parallel plans forced where possible)}"
 	echo "# native: Sort and WindowAgg; windowagg: WindowAgg over GpuSort; gpusort: GpuSort computes the function"
 	printf '%-12s %10s %12s %10s %8s %12s\n' query native_ms windowagg_ms gpusort_ms native× windowagg×
 } | tee "$OUTFILE"
