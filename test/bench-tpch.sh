@@ -19,7 +19,9 @@
 # slow); ONLY (a regular expression of the query names to run); DUCKDB (0: no
 # peer); TAG (added to the file names); WORKERS (each run SETs
 # max_parallel_workers_per_gather to it: 0 for serial plans; default: as
-# the server has it, PostgreSQL's 2 unless changed).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
+# the server has it, PostgreSQL's 2 unless changed); EXPLAIN_TIMING (ON:
+# the plans' EXPLAIN ANALYZE with TIMING, and their phase times: Collect,
+# Sort, Emit, Hold and Read Back Time).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
 # and, beside it, -explain.txt: what GpuSort's plan said of each query.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -147,8 +149,8 @@ for wm in $WORK_MEMS; do
 		{
 			echo "== $name, work_mem $wm: native ${native[*]}; gpusort ${ours[*]}"
 			"${PSQL[@]}" -c "$(settings "$wm") $pre
-				EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $last" 2>&1 |
-				grep -E 'GpuSort|Gather|Engine|Method|Held|Runs|Merge Key|Kinds|WindowAgg|Sort Key|Worker [0-9]' | sed 's/^/   /'
+				EXPLAIN (ANALYZE, COSTS OFF, TIMING ${EXPLAIN_TIMING:-OFF}) $last" 2>&1 |
+				grep -E 'GpuSort|Gather|Engine|Method|Held|Runs|Merge Key|Kinds|WindowAgg|Sort Key|Worker [0-9]| Time:' | sed 's/^/   /'
 			"${PSQL[@]}" -c "DROP TABLE IF EXISTS bench_tpch_ctas"
 		} >>"$EXPLAIN"
 	done <<<"$QUERIES"
