@@ -268,6 +268,11 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) FROM win_t');
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
+-- over a parallel join: the Gather takes the join's rows
+SELECT win_explain('SELECT a.grp, a.k, b.t, rank() OVER (PARTITION BY a.grp ORDER BY a.k, b.t COLLATE "C")
+  FROM win_t a JOIN win_t b USING (id) WHERE a.k > 3');
+SELECT win_check('SELECT a.grp, a.k, b.t, rank() OVER (PARTITION BY a.grp ORDER BY a.k, b.t COLLATE "C")
+  FROM win_t a JOIN win_t b USING (id) WHERE a.k > 3');
 SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
 SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 7, 18, 25, 30) ORDER BY n;
