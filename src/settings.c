@@ -227,7 +227,7 @@ gpusort_define_settings(void)
 
 	DefineCustomIntVariable("gpusort.held_gpus",
 							"How many of the GPU service's GPU processes hold the rows of one "
-							"input over the memory budget; 0: as many as have room for them.",
+							"input over the memory budget; 0: one where one has room for them, else as many as have.",
 							"Each holds a part of the rows, sorted at once with the others; "
 							"GpuSort merges the parts as it returns the rows.",
 							&gpusort_held_gpus,

@@ -666,15 +666,15 @@ compare_cursors(SortedRuns *runs, int a, int b)
 }
 
 /*
- * Does cursor a's row come before cursor b's?  A cursor of -1, or one at
- * the end of its run, comes after all.
+ * Does cursor a's row come before cursor b's?  One at the end of its run
+ * comes after all.
  */
 static inline bool
 cursor_before(SortedRuns *runs, int a, int b)
 {
-	if (a < 0 || runs->cursors[a].ended)
+	if (runs->cursors[a].ended)
 		return false;
-	if (b < 0 || runs->cursors[b].ended)
+	if (runs->cursors[b].ended)
 		return true;
 	return compare_cursors(runs, a, b) < 0;
 }

@@ -397,6 +397,7 @@ gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 {
 	CustomScan *sort;
 	CustomScan *whole;
+	CustomScan *window;
 
 	if (wagg->runCondition != NIL ||
 		!IsA(gm->plan.lefttree, CustomScan) ||
@@ -405,14 +406,18 @@ gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 		return NULL;
 	sort = (CustomScan *) gm->plan.lefttree;
 
-	/* the GpuSort of every row, above the Gather: no participant's share */
+	/*
+	 * The participants' GpuSort as one that sorts every row, no share (its
+	 * place, costs and rows are the WindowAgg's), then over the Gather.
+	 */
 	whole = palloc(sizeof(CustomScan));
 	memcpy(whole, sort, sizeof(CustomScan));
 	whole->scan.plan.parallel_aware = false;
-	whole->scan.plan.parallel_safe = false;
-	whole->scan.plan.plan_rows = gm->plan.plan_rows;
-	whole->scan.plan.lefttree = (Plan *) gather_from(gm, sort->scan.plan.lefttree);
-	return gpusort_window_node(wagg, whole);
+	window = gpusort_window_node(wagg, whole);
+	pfree(whole);
+	if (window != NULL)
+		window->scan.plan.lefttree = (Plan *) gather_from(gm, window->scan.plan.lefttree);
+	return window;
 }
 
 List *
