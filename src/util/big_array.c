@@ -85,6 +85,15 @@ big_array_resize(BigArray *array, Size bytes)
 void
 big_array_free(BigArray *array)
 {
+	/*
+	 * Nothing that the helper threads were handed may read the array once it
+	 * goes: a memory context's callbacks run latest first, so when a store's
+	 * context is reset or deleted (at the node's end, or an error's, while
+	 * its rows are being gathered for the emit ring), its arrays are freed
+	 * before the store's own cancel.
+	 */
+	if (array->data != NULL)
+		prefault_cancel();
 	/* a large mapping is unmapped by a helper thread, where one runs */
 	if (array->data != NULL && !prefault_unmap(array->data, array->bytes))
 		munmap(array->data, array->bytes);
