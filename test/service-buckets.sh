@@ -137,10 +137,13 @@ SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 SUB="(SELECT * FROM bk_t WHERE id <= $HELD_ROWS) b"
 parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows, sorted in [0-9.]+ ms; GPU [0-9]+: [0-9]+ rows'
 # (gpusort.held_gpus = 0: parts where one GPU process has no room for them,
-# that is for twice their bytes: twice HELD_ROWS, over half of the 192 MB
-# of a GPU process, and under all of it)
+# that is for twice their bytes: over half of the 192 MB of a GPU process,
+# and under all of it.  Two processes on one GPU share its device memory,
+# so there twice HELD_ROWS; on two GPUs, 3.5 times.)
+devices=$("${PSQL[@]}" -c "SELECT count(DISTINCT device) FROM gpusort_service WHERE state = 'ready'")
+parts_rows=$([ "$devices" -ge 2 ] && echo $((HELD_ROWS * 7 / 2)) || echo $((HELD_ROWS * 2)))
 SETTINGS=$HELD check "held in parts, too large for one GPU process: one key" \
-	"SELECT id FROM bk_t WHERE id <= $((HELD_ROWS * 2)) ORDER BY k" "$parts"
+	"SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k" "$parts"
 HELD="$HELD SET gpusort.held_gpus = 2;"
 SETTINGS=$HELD check "held in parts: two keys, DESC" "SELECT id FROM $SUB ORDER BY d DESC, id" "$parts"
 SETTINGS=$HELD check "held in parts: three keys" "SELECT id FROM $SUB ORDER BY h, d DESC, id" "$parts"
