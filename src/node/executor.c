@@ -191,13 +191,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		if (window_slot == NULL)
 			node->ss.ps.scanops = &TTSOpsMinimalTuple;
 	}
-	if (window_slot != NULL)
-	{
-		/* the WindowAgg's targetlist projects window_slot (ExecInitCustomScan) */
-		state->window = node_window_begin(state, window_slot, window_funcs,
-										  node_sorted_next);
-	}
-	else
+	/* (with window functions, the WindowAgg's targetlist projects window_slot) */
+	if (window_slot == NULL)
 	{
 		ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
 		if (node->ss.ps.ps_ProjInfo != NULL)
@@ -220,6 +215,10 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 				   cscan->scan.plan.plan_rows, state->keys_only,
 				   columns[0].xfrm ? NULL :
 				   sort_engine_uploader(state->settings.device));
+	/* (the window compares rows by the store's keys where it can) */
+	if (window_slot != NULL)
+		state->window = node_window_begin(state, window_slot, window_funcs,
+										  node_sorted_next);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */

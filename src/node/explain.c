@@ -82,7 +82,8 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 /*
  * The window functions the node computes in place of a WindowAgg
  * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)",
- * and the run condition that ends a partition's rows (top-N per group).
+ * and the run condition that ends a partition's rows (top-N per group),
+ * which below a Gather Merge only thins the rows for the WindowAgg above.
  */
 static void
 explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
@@ -118,6 +119,10 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Run Condition",
 							deparse_expression((Node *) make_ands_explicit(clause->runCondition),
 											   context, es->verbose, false),
+							es);
+	if (gpusort_window_top_n_only(cscan))
+		ExplainPropertyText("Rows Returned",
+							"those that pass the run condition among its own, ranked again above",
 							es);
 }
 

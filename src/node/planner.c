@@ -132,8 +132,13 @@ replace_sorts(Plan *plan, bool bounded)
 					window = gpusort_window_node((WindowAgg *) plan,
 												 (CustomScan *) plan->lefttree);
 				else if (IsA(plan->lefttree, GatherMerge))
+				{
 					window = gpusort_window_over_gather((WindowAgg *) plan,
 														(GatherMerge *) plan->lefttree);
+					if (window == NULL)
+						gpusort_window_top_n_below((WindowAgg *) plan,
+												   (GatherMerge *) plan->lefttree);
+				}
 				if (window != NULL)
 					return (Plan *) window;
 			}

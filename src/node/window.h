@@ -46,6 +46,17 @@ extern CustomScan *gpusort_window_node(WindowAgg *wagg, CustomScan *sort);
  */
 extern CustomScan *gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm);
 
+/*
+ * Top N per group in a parallel plan (a WindowAgg with a run condition over
+ * row_number(), rank() or dense_rank(), over a Gather Merge of GpuSorts):
+ * the WindowAgg stays, and each participant's GpuSort becomes one that
+ * returns only the rows that pass the run condition among its own.
+ */
+extern void gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm);
+
+/* Does the GpuSort return its sorted rows alone, those its run condition keeps? */
+extern bool gpusort_window_top_n_only(CustomScan *cscan);
+
 /* The window functions that a GpuSort computes (NIL: none), in column order. */
 extern List *gpusort_window_funcs(CustomScan *cscan);
 

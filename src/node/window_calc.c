@@ -5,10 +5,15 @@
  *	  place of a WindowAgg (window_plan.c), as it returns its sorted rows.
  *
  * Each row is compared with the first row of its partition and with the
- * first row of its peer group, by the window's own equality operators as
- * WindowAgg compares rows (equality is transitive, so the first row stands
- * for all), whatever path the rows come back by: sorted in memory, merged
- * from sorted runs, handed back by an engine that held them, or tuplesort.
+ * first row of its peer group (equality is transitive, so the first row
+ * stands for all), whatever path the rows come back by: sorted in memory,
+ * merged from sorted runs, handed back by an engine that held them, or
+ * tuplesort.  Where every column compared has an exact codec (int8, date,
+ * numeric under a typmod, ...: keys equal exactly where the values are, by
+ * the sort's equality), the rows are compared by their key words, made from
+ * each row as it comes and kept for the first rows, with no tuple copied
+ * and no operator called; else by the window's own equality operators, as
+ * WindowAgg compares them.
  * row_number(), rank() and dense_rank() need nothing more.  percent_rank(),
  * cume_dist(), ntile() and count(*) need the size of the partition, and
  * cume_dist() the end of the peer group: the partition is then read ahead
@@ -33,8 +38,16 @@
 #include "miscadmin.h"
 #include "utils/tuplestore.h"
 
+#include "keys/key_column.h"
 #include "node/node_state.h"
 #include "node/window.h"
+
+/* A column that the window compares by its keys: its exact codec's part. */
+typedef struct WindowKeyColumn
+{
+	AttrNumber	attno;			/* of the sorted row */
+	KeyPart		part;
+} WindowKeyColumn;
 
 /* One window function, and ntile()'s count in the current partition. */
 typedef struct WindowFuncState
@@ -62,6 +75,23 @@ typedef struct WindowCalc
 	TupleTableSlot *partition_first;
 	TupleTableSlot *peer_first;
 
+	/*
+	 * Compared by keys (nkeycolumns > 0): the partition's columns, then the
+	 * order's where peers count; a row's keys are, for each column, a word
+	 * that says whether it is NULL, then its codec's words.  The keys of the
+	 * current row, of the first rows of its partition and peer group, and,
+	 * buffered, of the next partition's first row and a row read ahead.
+	 */
+	int			nkeycolumns;
+	WindowKeyColumn *keycolumns;
+	int			partition_words;	/* the partition columns' words */
+	int			nwords;
+	uint64	   *row_keys;
+	uint64	   *partition_keys;
+	uint64	   *peer_keys;
+	uint64	   *next_first_keys;
+	uint64	   *ahead_keys;
+
 	/* the partition read ahead, where a function needs its size */
 	bool		buffered;
 	bool		need_peer_end;	/* cume_dist() */
@@ -84,6 +114,93 @@ typedef struct WindowCalc
 	int64		dense_rank;
 	int64		peer_end;		/* buffered: the place after its last peer */
 } WindowCalc;
+
+/*
+ * The exact codec by which the node keys column attno, if it has one that
+ * its keys are made by as the rows come (not strxfrm() or ICU keys); else
+ * NULL.
+ */
+static const KeyColumn *
+exact_key_column(GpuSortState *state, AttrNumber attno)
+{
+	for (int c = 0; c < state->store.ncolumns; c++)
+	{
+		const KeyColumn *column = &state->store.columns[c];
+
+		if (column->attno == attno && column->word == 0)
+			return column->codec->exact && column->xfrm == NULL ? column : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Compares the rows by their keys where every column compared has an exact
+ * codec (the planner matched the window's equality with the sort's,
+ * sorted_for_window): the first ncolumns of cols[] are the partition's.
+ */
+static void
+compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
+				bool need_peers)
+{
+	int			ncolumns = clause->partNumCols + (need_peers ? clause->ordNumCols : 0);
+	WindowKeyColumn *columns = palloc(sizeof(WindowKeyColumn) * Max(ncolumns, 1));
+	int			nwords = 0;
+
+	for (int i = 0; i < ncolumns; i++)
+	{
+		bool		part = i < clause->partNumCols;
+		AttrNumber	attno = part ? clause->partColIdx[i] :
+			clause->ordColIdx[i - clause->partNumCols];
+		const KeyColumn *column = exact_key_column(state, attno);
+
+		if (column == NULL)
+		{
+			pfree(columns);
+			return;
+		}
+		columns[i].attno = attno;
+		columns[i].part = column->part;
+		nwords += 1 + column->codec->words;
+		if (part)
+			w->partition_words = nwords;
+	}
+	w->nkeycolumns = ncolumns;
+	w->keycolumns = columns;
+	w->nwords = nwords;
+	w->row_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->partition_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->peer_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->next_first_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->ahead_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+}
+
+/* The keys of a row, into keys. */
+static void
+make_row_keys(WindowCalc *w, TupleTableSlot *row, uint64 *keys)
+{
+	uint64	   *k = keys;
+
+	for (int c = 0; c < w->nkeycolumns; c++)
+	{
+		const KeyPart *part = &w->keycolumns[c].part;
+		bool		isnull;
+		Datum		value = slot_getattr(row, w->keycolumns[c].attno, &isnull);
+
+		*k++ = isnull;
+		for (int i = 0; i < part->codec->words; i++)
+			*k++ = isnull ? 0 : part->codec->encode(part, value, i);
+	}
+}
+
+/* Are words from to to (not included) of keys a and b the same? */
+static inline bool
+keys_equal(const uint64 *a, const uint64 *b, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
 
 WindowCalc *
 node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
@@ -128,6 +245,7 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 											   clause->ordOperators,
 											   clause->ordCollations,
 											   &state->css.ss.ps);
+	compare_by_keys(state, w, clause, need_peers);
 	w->run_condition = ExecInitQual(clause->runCondition, &state->css.ss.ps);
 	w->partition_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -155,6 +273,35 @@ rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a, TupleTableSlot *b
 }
 
 /*
+ * Is row, whose keys are keys when compared by keys, of the partition that
+ * partition_first (or partition_keys) starts?
+ */
+static bool
+same_partition(WindowCalc *w, TupleTableSlot *row, const uint64 *keys)
+{
+	if (w->nkeycolumns > 0)
+		return keys_equal(keys, w->partition_keys, 0, w->partition_words);
+	return rows_equal(w, w->partition_equal, row, w->partition_first);
+}
+
+/* The same for the peer group that peer_first (or peer_keys) starts. */
+static bool
+same_peers(WindowCalc *w, TupleTableSlot *row, const uint64 *keys)
+{
+	if (w->nkeycolumns > 0)
+		return keys_equal(keys, w->peer_keys, w->partition_words, w->nwords);
+	return rows_equal(w, w->peer_equal, row, w->peer_first);
+}
+
+/* The keys of row into keys, where rows are compared by keys. */
+static inline void
+row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys)
+{
+	if (w->nkeycolumns > 0)
+		make_row_keys(w, row, keys);
+}
+
+/*
  * Reads the next partition into the tuplestore, and the first row of the
  * one after into next_first.  False at the end of the input.
  */
@@ -173,9 +320,14 @@ read_partition(GpuSortState *state, WindowCalc *w)
 			return false;
 		}
 		ExecCopySlot(w->partition_first, row);
+		row_keys_if_compared(w, row, w->partition_keys);
 	}
 	else
+	{
 		ExecCopySlot(w->partition_first, w->next_first);
+		if (w->nkeycolumns > 0)
+			memcpy(w->partition_keys, w->next_first_keys, sizeof(uint64) * w->nwords);
+	}
 	ExecClearTuple(w->next_first);
 	tuplestore_puttupleslot(w->partition, w->partition_first);
 	w->partition_rows = 1;
@@ -188,9 +340,12 @@ read_partition(GpuSortState *state, WindowCalc *w)
 			w->input_done = true;
 			break;
 		}
-		if (!rows_equal(w, w->partition_equal, row, w->partition_first))
+		row_keys_if_compared(w, row, w->row_keys);
+		if (!same_partition(w, row, w->row_keys))
 		{
 			ExecCopySlot(w->next_first, row);
+			if (w->nkeycolumns > 0)
+				memcpy(w->next_first_keys, w->row_keys, sizeof(uint64) * w->nwords);
 			break;
 		}
 		tuplestore_puttupleslot(w->partition, row);
@@ -210,9 +365,13 @@ peer_group_end(WindowCalc *w)
 	tuplestore_copy_read_pointer(w->partition, 0, 1);
 	tuplestore_select_read_pointer(w->partition, 1);
 	while (end < w->partition_rows &&
-		   tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot) &&
-		   rows_equal(w, w->peer_equal, w->ahead_slot, w->peer_first))
+		   tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+	{
+		row_keys_if_compared(w, w->ahead_slot, w->ahead_keys);
+		if (!same_peers(w, w->ahead_slot, w->ahead_keys))
+			break;
 		end++;
+	}
 	tuplestore_select_read_pointer(w->partition, 0);
 	return end;
 }
@@ -317,15 +476,18 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 		if (!tuplestore_gettupleslot(w->partition, true, false, w->read_slot))
 			elog(ERROR, "GpuSort lost a row of a window partition");
 		row = w->read_slot;
+		row_keys_if_compared(w, row, w->row_keys);
 	}
 	else
 	{
 		row = w->sorted_next(state);
 		if (TupIsNull(row))
 			return false;
-		new_partition = !w->started ||
-			!rows_equal(w, w->partition_equal, row, w->partition_first);
-		if (new_partition && w->partition_equal != NULL)
+		row_keys_if_compared(w, row, w->row_keys);
+		new_partition = !w->started || !same_partition(w, row, w->row_keys);
+		if (new_partition && w->nkeycolumns > 0)
+			memcpy(w->partition_keys, w->row_keys, sizeof(uint64) * w->partition_words);
+		else if (new_partition && w->partition_equal != NULL)
 			ExecCopySlot(w->partition_first, row);
 	}
 
@@ -346,14 +508,16 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 	if (w->passed_over)
 		return true;
 
-	if (new_partition || !rows_equal(w, w->peer_equal, row, w->peer_first))
+	if (new_partition || !same_peers(w, row, w->row_keys))
 	{
 		if (!new_partition)
 		{
 			w->rank = w->pos + 1;
 			w->dense_rank++;
 		}
-		if (w->peer_equal != NULL)
+		if (w->nkeycolumns > 0)
+			memcpy(w->peer_keys, w->row_keys, sizeof(uint64) * w->nwords);
+		else if (w->peer_equal != NULL)
 			ExecCopySlot(w->peer_first, row);
 		if (w->need_peer_end)
 			w->peer_end = peer_group_end(w);

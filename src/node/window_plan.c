@@ -18,7 +18,10 @@
  * node's columns: the node returns no more rows of a partition once a row
  * fails it, and none at all without PARTITION BY, as the top WindowAgg
  * does; so only the rows kept leave the node.  Its filter, where the
- * WindowAgg has one, becomes the node's.
+ * WindowAgg has one, becomes the node's.  In a parallel plan (a WindowAgg
+ * over a Gather Merge of GpuSorts) the WindowAgg with a run condition over
+ * ranks stays, and its participants' GpuSorts each return only the rows
+ * that pass it among their own (gpusort_window_top_n_below).
  *
  * WindowAgg stays for other functions, FILTER, frames with offsets, a
  * WindowAgg over anything but a GpuSort ordered by its partition keys then
@@ -264,8 +267,16 @@ rewrite_run_condition(Node *node, WindowRewrite *rw)
 	return expression_tree_mutator(node, rewrite_run_condition, rw);
 }
 
-CustomScan *
-gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
+/*
+ * The node that sorts as "sort" does and computes the WindowAgg's functions
+ * in its place (gpusort_window_node); or, top_n_below, the node that takes
+ * the place of "sort" itself below the WindowAgg and a Gather Merge
+ * (gpusort_window_top_n_below): the same computation, but it returns the
+ * sorted rows alone, those that pass the run condition, with the sort's
+ * place, costs and parallel share, and no filter.
+ */
+static CustomScan *
+window_node(WindowAgg *wagg, CustomScan *sort, bool top_n_below)
 {
 	WindowRewrite rw;
 	CustomScan *cscan;
@@ -277,7 +288,8 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	ListCell   *lc;
 
 	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
-		gpusort_window_funcs(sort) != NIL || sort->scan.plan.parallel_aware ||
+		gpusort_window_funcs(sort) != NIL ||
+		(sort->scan.plan.parallel_aware && !top_n_below) ||
 		sort->scan.plan.initPlan != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		wagg->startOffset != NULL || wagg->endOffset != NULL ||
@@ -310,22 +322,32 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 							 makeTargetEntry(window_column_expr(lfirst(lc)),
 											 list_length(scan_tlist) + 1, NULL, false));
 
-	/* the WindowAgg's place, costs and parameters; the GpuSort's input */
+	/*
+	 * The WindowAgg's place, costs and parameters, or below it the sort's
+	 * (its columns: Vars of the sorted row); the GpuSort's input
+	 */
 	cscan = makeNode(CustomScan);
 	plan = &cscan->scan.plan;
-	memcpy(plan, &wagg->plan, sizeof(Plan));
+	memcpy(plan, top_n_below ? &sort->scan.plan : &wagg->plan, sizeof(Plan));
 	plan->type = T_CustomScan;
-	plan->targetlist = tlist;
-	plan->qual = qual;
+	plan->targetlist = top_n_below ? list_copy(sort->scan.plan.targetlist) : tlist;
+	plan->qual = top_n_below ? NIL : qual;
 	plan->lefttree = sort->scan.plan.lefttree;
 	plan->righttree = NULL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* no backward scan, no mark and restore */
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = lappend(list_copy(sort->custom_private),
-									list_make2(clause, rw.funcs));
+									list_make3(clause, rw.funcs,
+											   makeInteger(top_n_below)));
 	cscan->methods = sort->methods;
 	return cscan;
+}
+
+CustomScan *
+gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
+{
+	return window_node(wagg, sort, false);
 }
 
 /*
@@ -418,6 +440,109 @@ gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 	if (window != NULL)
 		window->scan.plan.lefttree = (Plan *) gather_from(gm, window->scan.plan.lefttree);
 	return window;
+}
+
+/* Is expr row_number(), rank() or dense_rank()? */
+static bool
+is_rank(Expr *expr)
+{
+	if (!IsA(expr, WindowFunc))
+		return false;
+	switch (window_func_kind((WindowFunc *) expr))
+	{
+		case WINFUNC_ROW_NUMBER:
+		case WINFUNC_RANK:
+		case WINFUNC_DENSE_RANK:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool run_condition_other(Node *node, void *context);
+
+/*
+ * Does the run condition read only ranks of the WindowAgg (Vars of its
+ * targetlist, as set_plan_references leaves them)?  Each of them, over some
+ * of a partition's rows in their order, is at most its value over all of
+ * them.
+ */
+static bool
+run_condition_ranks(Node *node, WindowAgg *wagg)
+{
+	if (node == NULL)
+		return true;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return !IS_SPECIAL_VARNO(var->varno) && var->varattno >= 1 &&
+			var->varattno <= list_length(wagg->plan.targetlist) &&
+			is_rank(list_nth_node(TargetEntry, wagg->plan.targetlist,
+								  var->varattno - 1)->expr);
+	}
+	return !expression_tree_walker(node, run_condition_other, wagg);
+}
+
+/* (expression_tree_walker's form: true where a node is not a rank) */
+static bool
+run_condition_other(Node *node, void *context)
+{
+	return !run_condition_ranks(node, (WindowAgg *) context);
+}
+
+/*
+ * Is every window function of the WindowAgg a rank?  (Others would need
+ * their partition read ahead, for values that the node above computes
+ * again.)
+ */
+static bool
+only_ranks(WindowAgg *wagg)
+{
+	ListCell   *lc;
+
+	foreach(lc, wagg->plan.targetlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(expr, Var) && !IsA(expr, Const) && !is_rank(expr))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Over a rank that only grows through a partition's rows (row_number(),
+ * rank(), dense_rank()), whatever rows a participant sorts, a row whose
+ * rank among them fails the run condition ("rn <= 3") fails it among all
+ * rows, where its rank is no lower; and a row that passes among all rows
+ * has every row before it in its partition passing too.  So each
+ * participant's GpuSort may drop the rows that fail among its own, and the
+ * WindowAgg above, over the Gather Merge of what they keep, ranks the rest
+ * as it would have ranked them all.  Where the participants share one
+ * input (shared_stage.c), the leader's rows are all rows, and only the top
+ * N of each partition leave it.
+ */
+void
+gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
+{
+	CustomScan *top_n;
+
+	if (wagg->runCondition == NIL || !IsA(gm->plan.lefttree, CustomScan) ||
+		gm->plan.qual != NIL || !passes_columns_through(gm) ||
+		!only_ranks(wagg) || !run_condition_ranks((Node *) wagg->runCondition, wagg))
+		return;
+	top_n = window_node(wagg, (CustomScan *) gm->plan.lefttree, true);
+	if (top_n != NULL)
+		gm->plan.lefttree = (Plan *) top_n;
+}
+
+bool
+gpusort_window_top_n_only(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) < 5)
+		return false;
+	return intVal(lthird((List *) list_nth(cscan->custom_private, 4))) != 0;
 }
 
 List *

@@ -20,6 +20,18 @@ CREATE TABLE win_t AS
          (g % 11) / 4.0 AS f
   FROM generate_series(1, 3000) g;
 CREATE TABLE win_empty (LIKE win_t);
+-- Keys of exact codecs, by which the rows are compared: values equal under
+-- their type's equality in other forms (-0 and 0, NaNs, '1 day' and '24
+-- hours'), ties, NULLs.
+CREATE TABLE win_x AS
+  SELECT g AS id,
+         ((g % 7) * 1.5)::numeric(15,2) AS price,
+         CASE g % 6 WHEN 0 THEN '-0'::float8 WHEN 1 THEN 0 WHEN 2 THEN 'NaN'
+                    WHEN 3 THEN NULL ELSE g % 3 END AS fl,
+         date '2020-01-01' + g % 4 AS d,
+         CASE WHEN g % 2 = 0 THEN interval '1 day' ELSE interval '24 hours' END * (g % 3) AS iv,
+         CASE WHEN g % 9 = 0 THEN NULL ELSE g % 3 = 0 END AS b
+  FROM generate_series(1, 2000) g;
 ANALYZE win_t;
 ANALYZE win_empty;
 
@@ -193,7 +205,25 @@ INSERT INTO win_queries (q) VALUES
                           rank() OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s
     WHERE r <= 2'),
   ('SELECT * FROM (SELECT t, k, rank() OVER (PARTITION BY t COLLATE win_libc ORDER BY k) r
-    FROM win_t) s WHERE r <= 2');
+    FROM win_t) s WHERE r <= 2'),
+  -- exact keys of other types (win_x)
+  ('SELECT d, price, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w
+    FROM win_x WINDOW w AS (PARTITION BY d ORDER BY price DESC)'),
+  ('SELECT fl, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w
+    FROM win_x WINDOW w AS (ORDER BY fl)'),
+  ('SELECT iv, b, rank() OVER w, dense_rank() OVER w, count(*) OVER (PARTITION BY iv)
+    FROM win_x WINDOW w AS (PARTITION BY iv ORDER BY b NULLS FIRST)'),
+  ('SELECT * FROM (SELECT id, d, price, row_number() OVER (PARTITION BY d ORDER BY price DESC, id) rn
+    FROM win_x) s WHERE rn <= 3'),
+  ('SELECT fl, d, dense_rank() OVER (PARTITION BY fl ORDER BY d DESC) FROM win_x'),
+  -- values that a participant's rows alone cannot settle (percent_rank(),
+  -- cume_dist(): a filter; count(*) of the partition: a run condition): in
+  -- parallel plans no GpuSort below the WindowAgg drops rows by them
+  ('SELECT * FROM (SELECT grp, k, percent_rank() OVER (PARTITION BY grp ORDER BY k) pr
+    FROM win_t) s WHERE pr <= 0.3'),
+  ('SELECT * FROM (SELECT grp, k, cume_dist() OVER (PARTITION BY grp ORDER BY k) cd
+    FROM win_t) s WHERE cd < 0.2'),
+  ('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c FROM win_t) s WHERE c > 380');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
@@ -261,7 +291,8 @@ SET work_mem = '64MB';
 -- participants' scans, which sorts every row and computes the functions;
 -- one whose functions GpuSort does not compute stays, and so does one with
 -- a run condition (top N per group: the participants' shared sort pays
--- more there).  In memory, then at a 64 kB budget.
+-- more there), its participants' GpuSorts returning only the rows that
+-- pass it among their own.  In memory, then at a 64 kB budget.
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
@@ -273,6 +304,22 @@ SELECT win_explain('SELECT a.grp, a.k, b.t, rank() OVER (PARTITION BY a.grp ORDE
   FROM win_t a JOIN win_t b USING (id) WHERE a.k > 3');
 SELECT win_check('SELECT a.grp, a.k, b.t, rank() OVER (PARTITION BY a.grp ORDER BY a.k, b.t COLLATE "C")
   FROM win_t a JOIN win_t b USING (id) WHERE a.k > 3');
+-- top N per group over rows that every participant reads some of: each
+-- drops the rows that its own ranks fail, and the WindowAgg ranks the rest
+-- again; a count(*) of the partition, which a participant's rows alone
+-- cannot settle, drops nothing below it
+CREATE TABLE win_big AS
+  SELECT g AS id, g % 50 AS grp, (g * 7919) % 1000 AS k FROM generate_series(1, 200000) g;
+ANALYZE win_big;
+SELECT win_explain('SELECT * FROM (SELECT id, grp, k, row_number() OVER (PARTITION BY grp ORDER BY k, id) rn
+  FROM win_big) s WHERE rn <= 3');
+SELECT win_check('SELECT * FROM (SELECT id, grp, k, row_number() OVER (PARTITION BY grp ORDER BY k, id) rn
+  FROM win_big) s WHERE rn <= 3');
+SELECT win_check('SELECT * FROM (SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k DESC) r,
+  dense_rank() OVER (PARTITION BY grp ORDER BY k DESC) d FROM win_big) s WHERE r <= 5 AND d < 4');
+SELECT win_check('SELECT * FROM (SELECT grp, k, rank() OVER (ORDER BY k) r FROM win_big) s WHERE r <= 450');
+SELECT win_check('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c FROM win_big
+  WHERE id % 1000 < 100) s WHERE c >= 400');
 SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
 SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 7, 18, 25, 30) ORDER BY n;
@@ -295,6 +342,6 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
-DROP TABLE win_t, win_empty, win_queries;
+DROP TABLE win_t, win_empty, win_queries, win_x, win_big;
 DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown;
 DROP COLLATION win_libc;
