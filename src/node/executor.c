@@ -41,6 +41,7 @@
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
 
+static TupleTableSlot *input_next(GpuSortState *state);
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
 static void gpusort_end(CustomScanState *node);
@@ -218,12 +219,23 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	/* (the window compares rows by the store's keys where it can) */
 	if (window_slot != NULL)
 		state->window = node_window_begin(state, window_slot, window_funcs,
-										  node_sorted_next);
+										  gpusort_window_mode(cscan) == WINDOW_OVER_SORTED ?
+										  input_next : node_sorted_next);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */
 	if (!IsParallelWorker())
 		worker_stats_forget(cscan->scan.plan.plan_node_id);
+}
+
+/*
+ * The next row of an input that comes in order (a window node over a
+ * Gather Merge: window_plan.c's WINDOW_OVER_SORTED).
+ */
+static TupleTableSlot *
+input_next(GpuSortState *state)
+{
+	return ExecProcNode(outerPlanState(state));
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -455,6 +467,13 @@ gpusort_rescan(CustomScanState *node)
 
 	if (state->window)
 		node_window_rescan(state->window);	/* computed again */
+	if (gpusort_window_mode((CustomScan *) node->ss.ps.plan) == WINDOW_OVER_SORTED)
+	{
+		/* the input is read again, in order */
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+		return;
+	}
 	if (state->phase == PHASE_START)
 		return;					/* not read yet: the input rescans itself */
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);

@@ -120,10 +120,12 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 							deparse_expression((Node *) make_ands_explicit(clause->runCondition),
 											   context, es->verbose, false),
 							es);
-	if (gpusort_window_top_n_only(cscan))
+	if (gpusort_window_mode(cscan) == WINDOW_TOP_N_BELOW)
 		ExplainPropertyText("Rows Returned",
 							"those that pass the run condition among its own, ranked again above",
 							es);
+	if (gpusort_window_mode(cscan) == WINDOW_OVER_SORTED)
+		ExplainPropertyText("Rows Sorted By", "the Gather Merge below", es);
 }
 
 /*
@@ -389,6 +391,8 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	explain_sort_keys(state, ancestors, es);
 	explain_window_funcs(state, ancestors, es);
+	if (gpusort_window_mode((CustomScan *) state->css.ss.ps.plan) == WINDOW_OVER_SORTED)
+		return;					/* it sorts nothing */
 	if (!es->analyze)
 	{
 		if (es->costs)

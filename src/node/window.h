@@ -30,6 +30,19 @@ typedef enum WindowFuncKind
 
 extern WindowFuncKind window_func_kind(WindowFunc *wfunc);
 
+/* What a GpuSort that computes window functions does with its rows. */
+typedef enum WindowNodeMode
+{
+	WINDOW_SORTS,				/* sorts its input, returns each row with the
+								 * values: in the WindowAgg's place */
+	WINDOW_TOP_N_BELOW,			/* sorts its input, returns the rows that
+								 * pass the run condition among its own:
+								 * below the WindowAgg and a Gather Merge */
+	WINDOW_OVER_SORTED			/* reads rows that a Gather Merge below
+								 * returns in order, returns each with the
+								 * values: in the WindowAgg's place */
+} WindowNodeMode;
+
 /*
  * The GpuSort node that takes the place of a WindowAgg over the GpuSort
  * "sort", sorting and computing the window functions; NULL where GpuSort
@@ -39,10 +52,10 @@ extern CustomScan *gpusort_window_node(WindowAgg *wagg, CustomScan *sort);
 
 /*
  * The same over a Gather Merge of a GpuSort in each participant (a parallel
- * plan): one GpuSort that sorts every row, computes the functions and
- * returns the rows, over a Gather of what the participants ran below their
- * GpuSort; NULL where it cannot, or where the WindowAgg has a run
- * condition (top N per group), which is cheaper left over the shared sort.
+ * plan): a GpuSort that computes the functions over the Gather Merge's
+ * rows, which come in order (WINDOW_OVER_SORTED); NULL where it cannot, or
+ * where the WindowAgg has a run condition (top N per group:
+ * gpusort_window_top_n_below).
  */
 extern CustomScan *gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm);
 
@@ -54,8 +67,8 @@ extern CustomScan *gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm);
  */
 extern void gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm);
 
-/* Does the GpuSort return its sorted rows alone, those its run condition keeps? */
-extern bool gpusort_window_top_n_only(CustomScan *cscan);
+/* What a GpuSort that computes window functions does (WINDOW_SORTS: none). */
+extern WindowNodeMode gpusort_window_mode(CustomScan *cscan);
 
 /* The window functions that a GpuSort computes (NIL: none), in column order. */
 extern List *gpusort_window_funcs(CustomScan *cscan);

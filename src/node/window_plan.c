@@ -269,15 +269,19 @@ rewrite_run_condition(Node *node, WindowRewrite *rw)
 
 /*
  * The node that sorts as "sort" does and computes the WindowAgg's functions
- * in its place (gpusort_window_node); or, top_n_below, the node that takes
- * the place of "sort" itself below the WindowAgg and a Gather Merge
- * (gpusort_window_top_n_below): the same computation, but it returns the
- * sorted rows alone, those that pass the run condition, with the sort's
+ * in its place (WINDOW_SORTS, gpusort_window_node), or that computes them
+ * over the rows of the Gather Merge above "sort" (WINDOW_OVER_SORTED: the
+ * caller makes the Gather Merge its input); or, WINDOW_TOP_N_BELOW, the node
+ * that takes the place of "sort" itself below the WindowAgg and a Gather
+ * Merge (gpusort_window_top_n_below): the same computation, but it returns
+ * the sorted rows alone, those that pass the run condition, with the sort's
  * place, costs and parallel share, and no filter.
  */
 static CustomScan *
-window_node(WindowAgg *wagg, CustomScan *sort, bool top_n_below)
+window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 {
+	bool		top_n_below = (mode == WINDOW_TOP_N_BELOW);
+
 	WindowRewrite rw;
 	CustomScan *cscan;
 	Plan	   *plan;
@@ -289,7 +293,7 @@ window_node(WindowAgg *wagg, CustomScan *sort, bool top_n_below)
 
 	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
 		gpusort_window_funcs(sort) != NIL ||
-		(sort->scan.plan.parallel_aware && !top_n_below) ||
+		(sort->scan.plan.parallel_aware && mode == WINDOW_SORTS) ||
 		sort->scan.plan.initPlan != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		wagg->startOffset != NULL || wagg->endOffset != NULL ||
@@ -334,12 +338,13 @@ window_node(WindowAgg *wagg, CustomScan *sort, bool top_n_below)
 	plan->qual = top_n_below ? NIL : qual;
 	plan->lefttree = sort->scan.plan.lefttree;
 	plan->righttree = NULL;
+	plan->parallel_aware = top_n_below && sort->scan.plan.parallel_aware;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* no backward scan, no mark and restore */
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = lappend(list_copy(sort->custom_private),
 									list_make3(clause, rw.funcs,
-											   makeInteger(top_n_below)));
+											   makeInteger(mode)));
 	cscan->methods = sort->methods;
 	return cscan;
 }
@@ -347,7 +352,7 @@ window_node(WindowAgg *wagg, CustomScan *sort, bool top_n_below)
 CustomScan *
 gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 {
-	return window_node(wagg, sort, false);
+	return window_node(wagg, sort, WINDOW_SORTS);
 }
 
 /*
@@ -371,74 +376,53 @@ passes_columns_through(GatherMerge *gm)
 		list_length(gm->plan.lefttree->targetlist);
 }
 
-/*
- * A Gather with the Gather Merge's workers, place and parameters, over
- * "input", returning its columns.
- */
-static Gather *
-gather_from(GatherMerge *gm, Plan *input)
+/* Is the sort's scan tuple its input's columns, in their order? */
+static bool
+reads_columns_through(CustomScan *sort)
 {
-	Gather	   *gather = makeNode(Gather);
 	ListCell   *lc;
 
-	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
-	gather->plan.type = T_Gather;
-	gather->plan.lefttree = input;
-	gather->plan.targetlist = NIL;
-	foreach(lc, input->targetlist)
+	foreach(lc, sort->custom_scan_tlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Node	   *expr = (Node *) tle->expr;
+		Var		   *var = (Var *) tle->expr;
 
-		gather->plan.targetlist =
-			lappend(gather->plan.targetlist,
-					makeTargetEntry((Expr *) makeVar(OUTER_VAR, tle->resno,
-													 exprType(expr), exprTypmod(expr),
-													 exprCollation(expr), 0),
-									tle->resno, tle->resname, tle->resjunk));
+		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
+			return false;
 	}
-	gather->num_workers = gm->num_workers;
-	gather->rescan_param = gm->rescan_param;
-	gather->single_copy = false;
-	gather->invisible = false;
-	gather->initParam = gm->initParam;
-	return gather;
+	return true;
 }
 
 /*
- * The rows then reach the leader through the Gather, and the leader alone
- * collects them: the participants no longer add them to one input at once
- * (shared_stage.c).  That pays where the WindowAgg would compute a value
- * for every row (TPC-H scale 10, rank() by supplier and price on an H200:
- * 29 s against 61 s), not where a run condition ends its partitions after
- * a few rows and it passes the rest through (the top 3 per supplier: 15.9 s
- * against 13.5 s): a WindowAgg with a run condition stays.
+ * The participants sort their rows as before (on the GPU, adding them to one
+ * input that the leader sorts: shared_stage.c), and one node over the
+ * Gather Merge computes the functions from its rows, which come in order:
+ * the rows of a partition are all there, whatever each participant sorted.
+ * That pays where the WindowAgg would compute a value for every row: TPC-H
+ * scale 10 on an H200, rank() by supplier and price, 61 s with WindowAgg
+ * over the shared sort; 17.8 to 27.4 s with one GpuSort over a Gather,
+ * which collected and sorted every row in the leader; 20.1 and 23.8 s with
+ * this node, against 27.4 s for the Gather in the same run (on two cores,
+ * CPU engine: 3.76 s against 3.88 s).  Not where a run condition ends its
+ * partitions after a few rows and it passes the rest through: a WindowAgg
+ * with a run condition stays (gpusort_window_top_n_below).
  */
 CustomScan *
 gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 {
 	CustomScan *sort;
-	CustomScan *whole;
 	CustomScan *window;
 
 	if (wagg->runCondition != NIL ||
 		!IsA(gm->plan.lefttree, CustomScan) ||
 		!gpusort_is_node((CustomScan *) gm->plan.lefttree) ||
-		gm->plan.qual != NIL || !passes_columns_through(gm))
+		gm->plan.qual != NIL || !passes_columns_through(gm) ||
+		!reads_columns_through((CustomScan *) gm->plan.lefttree))
 		return NULL;
 	sort = (CustomScan *) gm->plan.lefttree;
-
-	/*
-	 * The participants' GpuSort as one that sorts every row, no share (its
-	 * place, costs and rows are the WindowAgg's), then over the Gather.
-	 */
-	whole = palloc(sizeof(CustomScan));
-	memcpy(whole, sort, sizeof(CustomScan));
-	whole->scan.plan.parallel_aware = false;
-	window = gpusort_window_node(wagg, whole);
-	pfree(whole);
+	window = window_node(wagg, sort, WINDOW_OVER_SORTED);
 	if (window != NULL)
-		window->scan.plan.lefttree = (Plan *) gather_from(gm, window->scan.plan.lefttree);
+		window->scan.plan.lefttree = (Plan *) gm;
 	return window;
 }
 
@@ -532,17 +516,17 @@ gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
 		gm->plan.qual != NIL || !passes_columns_through(gm) ||
 		!only_ranks(wagg) || !run_condition_ranks((Node *) wagg->runCondition, wagg))
 		return;
-	top_n = window_node(wagg, (CustomScan *) gm->plan.lefttree, true);
+	top_n = window_node(wagg, (CustomScan *) gm->plan.lefttree, WINDOW_TOP_N_BELOW);
 	if (top_n != NULL)
 		gm->plan.lefttree = (Plan *) top_n;
 }
 
-bool
-gpusort_window_top_n_only(CustomScan *cscan)
+WindowNodeMode
+gpusort_window_mode(CustomScan *cscan)
 {
 	if (list_length(cscan->custom_private) < 5)
-		return false;
-	return intVal(lthird((List *) list_nth(cscan->custom_private, 4))) != 0;
+		return WINDOW_SORTS;
+	return (WindowNodeMode) intVal(lthird((List *) list_nth(cscan->custom_private, 4)));
 }
 
 List *
