@@ -177,6 +177,30 @@ SET gpusort.work_mem = '64kB';
 SHOW gpusort.work_mem;
 RESET gpusort.work_mem;
 
-DROP TABLE rel_slow, rel_ties, rel_outer;
+-- A sort ended right after its first row, while the helper threads still
+-- gather the next rows into the emit ring (a cursor closed, 30 times): the
+-- rows' memory is freed only once they are done, and the backend stays up.
+SET gpusort.min_rows = 0;
+SET work_mem = '256MB';
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE rel_ring AS
+  SELECT g AS id, (g * 7919) % 100003 AS k, md5(g::text) AS pad
+  FROM generate_series(1, 200000) g;
+DO $$
+DECLARE
+  c refcursor;
+  r record;
+BEGIN
+  FOR i IN 1..30 LOOP
+    OPEN c NO SCROLL FOR SELECT * FROM rel_ring ORDER BY k;
+    FETCH c INTO r;
+    CLOSE c;
+  END LOOP;
+END
+$$;
+SELECT 'up' AS backend;
+RESET ALL;
+
+DROP TABLE rel_slow, rel_ties, rel_outer, rel_ring;
 DROP FUNCTION rel_gen(), rel_gen_huge(), memory_used_kb(text), backend_kb(text), cancel_delay(text, int),
   rescans_memory();
