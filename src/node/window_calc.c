@@ -136,7 +136,8 @@ exact_key_column(GpuSortState *state, AttrNumber attno)
 /*
  * Compares the rows by their keys where every column compared has an exact
  * codec (the planner matched the window's equality with the sort's,
- * sorted_for_window): the first ncolumns of cols[] are the partition's.
+ * sorted_for_window): the partition's columns, then, where peers count,
+ * the order's.
  */
 static void
 compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
