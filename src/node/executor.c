@@ -33,6 +33,7 @@
 #include "node/emit_ring.h"
 #include "node/node_state.h"
 #include "node/row_keys.h"
+#include "node/top_n_filter.h"
 #include "node/window.h"
 #include "node/worker_stats.h"
 #include "settings.h"
@@ -221,6 +222,10 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		state->window = node_window_begin(state, window_slot, window_funcs,
 										  gpusort_window_mode(cscan) == WINDOW_OVER_SORTED ?
 										  input_next : node_sorted_next);
+	state->top_n = NULL;
+	if (window_slot != NULL && gpusort_window_mode(cscan) != WINDOW_OVER_SORTED)
+		state->top_n = top_n_filter_begin(state, gpusort_window_clause(cscan),
+										  window_funcs, scandesc->natts);
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */
@@ -238,6 +243,18 @@ input_next(GpuSortState *state)
 	return ExecProcNode(outerPlanState(state));
 }
 
+/*
+ * The next row of the node's input, through the top N filter where there
+ * is one.
+ */
+TupleTableSlot *
+node_input_next(GpuSortState *state)
+{
+	if (state->top_n)
+		return top_n_filter_next(state->top_n, outerPlanState(state));
+	return ExecProcNode(outerPlanState(state));
+}
+
 /* Reads the input and sorts it, with an engine or with tuplesort. */
 static void
 collect_and_sort(GpuSortState *state)
@@ -252,7 +269,7 @@ collect_and_sort(GpuSortState *state)
 
 	if (!state->settings.enabled)
 	{
-		node_sort_with_tuplesort(state, ExecProcNode(outer),
+		node_sort_with_tuplesort(state, node_input_next(state),
 								 "gpusort.enabled = off", NULL, start);
 		return;
 	}
@@ -260,10 +277,10 @@ collect_and_sort(GpuSortState *state)
 	/* where tuplesort's method pays better for the input expected */
 	if (state->settings.spill && (choice = node_tuplesort_planned(state)) != NULL)
 	{
-		node_sort_with_tuplesort(state, ExecProcNode(outer), choice, NULL, start);
+		node_sort_with_tuplesort(state, node_input_next(state), choice, NULL, start);
 		return;
 	}
-	state->heap_input = heap_input_usable(outer);
+	state->heap_input = state->top_n == NULL && heap_input_usable(outer);
 	for (;;)
 	{
 		TupleTableSlot *slot;	/* a row the store refused; none at the end */
@@ -272,7 +289,7 @@ collect_and_sort(GpuSortState *state)
 			slot = heap_input_fill(outer, store);
 		else
 		{
-			slot = ExecProcNode(outer);
+			slot = node_input_next(state);
 			if (!TupIsNull(slot) && row_store_add(store, slot))
 				continue;
 		}
@@ -436,6 +453,8 @@ forget_rows(GpuSortState *state)
 	node_spill_end(state);
 	row_store_reset(&state->store);
 	memset(&state->report, 0, sizeof(state->report));	/* a new sort */
+	if (state->top_n)
+		top_n_filter_reset(state->top_n);
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;
@@ -455,6 +474,8 @@ gpusort_end(CustomScanState *node)
 	node_spill_end(state);
 	if (state->window)
 		node_window_end(state->window);
+	if (state->top_n)
+		top_n_filter_end(state->top_n);
 	MemoryContextDelete(state->store.cxt);
 	ExecEndNode(outerPlanState(node));
 }

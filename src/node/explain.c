@@ -23,6 +23,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/node_state.h"
+#include "node/top_n_filter.h"
 #include "node/window.h"
 #include "node/worker_stats.h"
 #include "settings.h"
@@ -391,6 +392,13 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	explain_sort_keys(state, ancestors, es);
 	explain_window_funcs(state, ancestors, es);
+	if (state->top_n)
+	{
+		ExplainPropertyText("Top N Filter", "the rows past the run condition's N of each partition dropped as they come", es);
+		if (es->analyze)
+			ExplainPropertyInteger("Rows Dropped by Filter", NULL,
+								   top_n_filter_dropped(state->top_n), es);
+	}
 	if (gpusort_window_mode((CustomScan *) state->css.ss.ps.plan) == WINDOW_OVER_SORTED)
 		return;					/* it sorts nothing */
 	if (!es->analyze)
@@ -448,7 +456,10 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (state->heap_input)
 		ExplainPropertyText("Input Read", "from the table's pages, by the node", es);
-	ExplainPropertyInteger("Memory Used", "kB", (state->memory_used + 1023) / 1024, es);
+	ExplainPropertyInteger("Memory Used", "kB",
+						   (state->memory_used +
+							(state->top_n ? top_n_filter_memory(state->top_n) : 0) + 1023) / 1024,
+						   es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Collect Time", "ms", state->collect_ms, 3, es);

@@ -52,7 +52,6 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 						 const char *choice, const char *fallback_reason,
 						 instr_time start)
 {
-	PlanState  *outer = outerPlanState(state);
 	RowStore   *store = &state->store;
 	Tuplesortstate *tuplesort = begin_tuplesort(state);
 	instr_time	sort_start;
@@ -67,7 +66,7 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 		tuplesort_puttupleslot(tuplesort, pending);
 		for (;;)
 		{
-			TupleTableSlot *next = ExecProcNode(outer);
+			TupleTableSlot *next = node_input_next(state);
 
 			if (TupIsNull(next))
 				break;

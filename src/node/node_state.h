@@ -98,6 +98,9 @@ typedef struct GpuSortState
 								 * ntotal after the last */
 	int64		marked;
 	Tuplesortstate *tuplesort;
+	struct TopNFilter *top_n;	/* the top N rows of each partition kept as
+								 * the input is read (top_n_filter.c), or
+								 * NULL */
 	struct WindowCalc *window;	/* window functions computed as the rows
 								 * are returned (window_calc.c), or NULL */
 
@@ -200,6 +203,7 @@ sorted_row(GpuSortState *state, int64 pos)
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
+extern TupleTableSlot *node_input_next(GpuSortState *state);
 
 /*
  * window_calc.c: the window functions' values of the rows that sorted_next

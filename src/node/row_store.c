@@ -548,6 +548,19 @@ row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup, Page page)
 	return add_row(store, desc, NULL, htup, page);
 }
 
+const KeyColumn *
+row_store_exact_column(const RowStore *store, AttrNumber attno)
+{
+	for (int c = 0; c < store->ncolumns; c++)
+	{
+		const KeyColumn *column = &store->columns[c];
+
+		if (column->attno == attno && column->word == 0)
+			return column->codec->exact && column->xfrm == NULL ? column : NULL;
+	}
+	return NULL;
+}
+
 Size
 row_store_block_used(const RowStore *store, int b)
 {

@@ -84,6 +84,13 @@ extern bool row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup,
 extern Size row_store_memory(RowStore *store);
 
 /*
+ * The key column of the first word of attno's sort key where its keys are
+ * exact and made as the rows come (not strxfrm() or ICU keys): equal words
+ * are equal values in the sort's order; else NULL.
+ */
+extern const KeyColumn *row_store_exact_column(const RowStore *store, AttrNumber attno);
+
+/*
  * The bytes that rows rows of width bytes (the planner's estimates) would
  * take in the store, to compare with its budget before any row comes.
  */

@@ -116,24 +116,6 @@ typedef struct WindowCalc
 } WindowCalc;
 
 /*
- * The exact codec by which the node keys column attno, if it has one that
- * its keys are made by as the rows come (not strxfrm() or ICU keys); else
- * NULL.
- */
-static const KeyColumn *
-exact_key_column(GpuSortState *state, AttrNumber attno)
-{
-	for (int c = 0; c < state->store.ncolumns; c++)
-	{
-		const KeyColumn *column = &state->store.columns[c];
-
-		if (column->attno == attno && column->word == 0)
-			return column->codec->exact && column->xfrm == NULL ? column : NULL;
-	}
-	return NULL;
-}
-
-/*
  * Compares the rows by their keys where every column compared has an exact
  * codec (the planner matched the window's equality with the sort's,
  * sorted_for_window): the partition's columns, then, where peers count,
@@ -152,7 +134,7 @@ compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
 		bool		part = i < clause->partNumCols;
 		AttrNumber	attno = part ? clause->partColIdx[i] :
 			clause->ordColIdx[i - clause->partNumCols];
-		const KeyColumn *column = exact_key_column(state, attno);
+		const KeyColumn *column = row_store_exact_column(&state->store, attno);
 
 		if (column == NULL)
 		{

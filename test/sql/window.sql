@@ -326,6 +326,12 @@ SELECT win_check('SELECT * FROM (SELECT grp, k, rank() OVER (PARTITION BY grp OR
 SELECT win_check('SELECT * FROM (SELECT grp, k, rank() OVER (ORDER BY k) r FROM win_big) s WHERE r <= 450');
 SELECT win_check('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c FROM win_big
   WHERE id % 1000 < 100) s WHERE c >= 400');
+-- more partitions than the top N filter has room for at a 64 kB budget:
+-- the rows of those it could not take are kept
+SET gpusort.work_mem = '64kB';
+SELECT win_check('SELECT * FROM (SELECT id, p, row_number() OVER (PARTITION BY p ORDER BY k DESC, id) rn
+  FROM (SELECT id, k, id % 5000 AS p FROM win_big) b) s WHERE rn <= 2');
+RESET gpusort.work_mem;
 SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
 SELECT n, win_check(q) FROM win_queries WHERE n IN (1, 2, 7, 18, 25, 30) ORDER BY n;

@@ -1,0 +1,47 @@
+/*-------------------------------------------------------------------------
+ *
+ * top_n_filter.h
+ *	  Rows that cannot be among the top N of their partition, dropped as a
+ *	  GpuSort reads its input, for row_number() under a run condition
+ *	  (top_n_filter.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TOP_N_FILTER_H
+#define TOP_N_FILTER_H
+
+#include "postgres.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
+
+typedef struct TopNFilter TopNFilter;
+struct GpuSortState;
+
+/*
+ * The filter of a node that computes funcs (all row_number()) under the
+ * clause's run condition "rn <= N", over a sorted row of nsorted columns,
+ * with half the row store's memory budget; NULL where it does not apply.
+ */
+extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *clause,
+									  List *funcs, int nsorted);
+
+/*
+ * The next input row that the node collects: the outer plan's next row
+ * that was among the first N of its partition when it came (or that the
+ * filter keeps without knowing: a NULL sort key, a partition it had no
+ * room for); NULL at the end.
+ */
+extern TupleTableSlot *top_n_filter_next(TopNFilter *filter, PlanState *outer);
+
+/* Forgets the rows kept, for a new read of the input. */
+extern void top_n_filter_reset(TopNFilter *filter);
+
+/* Lets the filter's memory go. */
+extern void top_n_filter_end(TopNFilter *filter);
+
+/* Rows dropped so far, and the memory the filter holds. */
+extern int64 top_n_filter_dropped(const TopNFilter *filter);
+extern Size top_n_filter_memory(const TopNFilter *filter);
+
+#endif							/* TOP_N_FILTER_H */
