@@ -2,23 +2,25 @@
  *
  * top_n_filter.c
  *	  Rows that cannot be among the top N of their partition, dropped as the
- *	  input is read, for a GpuSort that computes row_number() under a run
- *	  condition "rn <= N" (window_plan.c): only the rest are collected and
- *	  sorted.
+ *	  input is read, for a GpuSort that computes row_number() or rank()
+ *	  under a run condition "rn <= N" (window_plan.c): only the rest are
+ *	  collected and sorted.
  *
  * A row that comes after N earlier rows of its partition in the sort's
  * order is not among the first N of the partition, and row_number() over
  * the rows kept numbers the first N of each partition as it would over all
  * of them; so whatever the filter keeps beyond them, the node's run
- * condition returns the same rows.  Over rows in no particular order, few
+ * condition returns the same rows.  The same holds of rank() <= N, in the
+ * window's order, for a row after N earlier rows that are not its peers.  Over rows in no particular order, few
  * enter a partition's first N so far: about N (1 + ln(R / N)) of a
  * partition's R rows.
  *
  * Each partition (its key words) has a heap of the sort key words of the
  * first N rows so far, the last on top; a row is kept where it comes before
- * the top of a full heap (and takes its place), or where the heap is not
- * full.  The words are those of every sort key, each with its direction,
- * so the filter applies only where every sort key has an exact codec.
+ * the top of a full heap (and takes its place), where the heap is not full,
+ * or, for rank(), where it equals the top.  The words are those of every
+ * sort key (for rank(), of the window's), each with its direction, so the
+ * filter applies only where those sort keys have exact codecs.
  * Rows with a NULL sort key are kept.  The heaps take at most half the
  * node's memory budget, and the row store what they leave: once they fill
  * their half, rows of partitions not seen yet are kept without a heap.
@@ -51,7 +53,10 @@ typedef struct PartitionHeap
 struct TopNFilter
 {
 	int64		n;				/* rows kept per partition */
-	int			ncolumns;		/* the key columns of the sort (key words) */
+	bool		peers_kept;		/* rank(): rows equal to the N-th are kept */
+	int			ncolumns;		/* the key columns compared (key words):
+								 * every sort key's, or, for rank(), the
+								 * window's */
 	const KeyColumn *columns;
 	int			npartition;		/* the partition's columns */
 	AttrNumber *partition_attnos;
@@ -71,18 +76,21 @@ struct TopNFilter
 };
 
 /*
- * The rows a run condition keeps: N where it is row_number() <= N (or
- * < N + 1, or the same written the other way round) over a column of the
- * node's functions, all of them row_number(); else 0.
+ * The rows a run condition keeps: N where it is f <= N (or < N + 1, or the
+ * same written the other way round) over a column of the node's functions,
+ * all of them row_number() or all rank() (*kind); else 0.
  */
 static int64
-run_condition_rows(WindowAgg *clause, List *funcs, int nsorted)
+run_condition_rows(WindowAgg *clause, List *funcs, int nsorted, WindowFuncKind *kind)
 {
 	int64		n = 0;
 	ListCell   *lc;
 
+	*kind = window_func_kind(linitial_node(WindowFunc, funcs));
+	if (*kind != WINFUNC_ROW_NUMBER && *kind != WINFUNC_RANK)
+		return 0;
 	foreach(lc, funcs)
-		if (window_func_kind(lfirst_node(WindowFunc, lc)) != WINFUNC_ROW_NUMBER)
+		if (window_func_kind(lfirst_node(WindowFunc, lc)) != *kind)
 			return 0;
 	foreach(lc, clause->runCondition)
 	{
@@ -140,23 +148,66 @@ run_condition_rows(WindowAgg *clause, List *funcs, int nsorted)
 	return n;
 }
 
+/*
+ * The sort keys that order the rows as the window does: those of its
+ * partition and order columns, which lead the sort (sorted_for_window);
+ * later ones only order peers.
+ */
+static int
+window_sort_keys(GpuSortState *state, WindowAgg *clause)
+{
+	int			nkeys = 0;
+
+	for (int i = 0; i < clause->partNumCols + clause->ordNumCols; i++)
+	{
+		AttrNumber	attno = i < clause->partNumCols ? clause->partColIdx[i] :
+			clause->ordColIdx[i - clause->partNumCols];
+
+		for (int k = 0; k < state->nkeys; k++)
+			if (state->attnos[k] == attno)
+			{
+				nkeys = Max(nkeys, k + 1);
+				break;
+			}
+	}
+	return nkeys;
+}
+
 TopNFilter *
 top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsorted)
 {
 	TopNFilter *f;
+	WindowFuncKind kind;
 	int64		n;
+	int			nkeys;
+	int			ncolumns = 0;
 
-	if (clause == NULL || clause->runCondition == NIL ||
-		(n = run_condition_rows(clause, funcs, nsorted)) == 0 ||
-		state->codec_keys < state->nkeys)
+	if (clause == NULL || clause->runCondition == NIL || funcs == NIL ||
+		(n = run_condition_rows(clause, funcs, nsorted, &kind)) == 0)
+		return NULL;
+
+	/*
+	 * row_number() numbers the rows in the sort's order, every key of it;
+	 * rank() counts the rows before a row's peers, in the window's order
+	 */
+	nkeys = kind == WINFUNC_RANK ? window_sort_keys(state, clause) : state->nkeys;
+	if (state->codec_keys < nkeys)
 		return NULL;
 	for (int c = 0; c < state->store.ncolumns; c++)
-		if (!state->store.columns[c].codec->exact || state->store.columns[c].xfrm)
+	{
+		const KeyColumn *column = &state->store.columns[c];
+
+		if (column->keyno >= nkeys)
+			break;
+		if (!column->codec->exact || column->xfrm)
 			return NULL;
+		ncolumns++;
+	}
 
 	f = palloc0(sizeof(TopNFilter));
 	f->n = n;
-	f->ncolumns = state->store.ncolumns;
+	f->peers_kept = (kind == WINFUNC_RANK);
+	f->ncolumns = ncolumns;
 	f->columns = state->store.columns;
 	f->npartition = clause->partNumCols;
 	f->partition_attnos = palloc(sizeof(AttrNumber) * Max(f->npartition, 1));
@@ -350,12 +401,19 @@ among_first(TopNFilter *f)
 	}
 	if (heap->nrows == f->n)
 	{
-		/* full: a row before the last of the first N takes its place */
-		if (!words_after(HEAP_ROW(heap, 0, n), f->row_words, n))
-			return false;
-		memcpy(HEAP_ROW(heap, 0, n), f->row_words, sizeof(uint64) * n);
-		sift_down(f, heap);
-		return true;
+		/*
+		 * full: a row before the last of the first N takes its place; one
+		 * after it is dropped; one equal to it is dropped by row_number()
+		 * (its place among its equals is anyone's), kept by rank() (its
+		 * rank is theirs)
+		 */
+		if (words_after(HEAP_ROW(heap, 0, n), f->row_words, n))
+		{
+			memcpy(HEAP_ROW(heap, 0, n), f->row_words, sizeof(uint64) * n);
+			sift_down(f, heap);
+			return true;
+		}
+		return f->peers_kept && !words_after(f->row_words, HEAP_ROW(heap, 0, n), n);
 	}
 	if (heap->nrows == heap->capacity)
 	{

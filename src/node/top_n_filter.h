@@ -2,7 +2,7 @@
  *
  * top_n_filter.h
  *	  Rows that cannot be among the top N of their partition, dropped as a
- *	  GpuSort reads its input, for row_number() under a run condition
+ *	  GpuSort reads its input, for row_number() or rank() under a run condition
  *	  (top_n_filter.c).
  *
  *-------------------------------------------------------------------------
@@ -19,9 +19,10 @@ typedef struct TopNFilter TopNFilter;
 struct GpuSortState;
 
 /*
- * The filter of a node that computes funcs (all row_number()) under the
- * clause's run condition "rn <= N", over a sorted row of nsorted columns,
- * with half the row store's memory budget; NULL where it does not apply.
+ * The filter of a node that computes funcs (all row_number(), or all
+ * rank()) under the clause's run condition "rn <= N", over a sorted row of
+ * nsorted columns, with half the row store's memory budget; NULL where it
+ * does not apply.
  */
 extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *clause,
 									  List *funcs, int nsorted);
