@@ -42,7 +42,6 @@
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
 
-static TupleTableSlot *input_next(GpuSortState *state);
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
 static void gpusort_end(CustomScanState *node);
@@ -218,41 +217,21 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 				   columns[0].xfrm ? NULL :
 				   sort_engine_uploader(state->settings.device));
 	/* (the window compares rows by the store's keys where it can) */
+	state->top_n = NULL;
 	if (window_slot != NULL)
+	{
+		/* (a node over a Gather Merge reads its rows in order: no sort) */
 		state->window = node_window_begin(state, window_slot, window_funcs,
 										  gpusort_window_mode(cscan) == WINDOW_OVER_SORTED ?
-										  input_next : node_sorted_next);
-	state->top_n = NULL;
-	if (window_slot != NULL && gpusort_window_mode(cscan) != WINDOW_OVER_SORTED)
+										  node_input_next : node_sorted_next);
 		state->top_n = top_n_filter_begin(state, gpusort_window_clause(cscan),
 										  window_funcs, scandesc->natts);
+	}
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */
 	if (!IsParallelWorker())
 		worker_stats_forget(cscan->scan.plan.plan_node_id);
-}
-
-/*
- * The next row of an input that comes in order (a window node over a
- * Gather Merge: window_plan.c's WINDOW_OVER_SORTED).
- */
-static TupleTableSlot *
-input_next(GpuSortState *state)
-{
-	return ExecProcNode(outerPlanState(state));
-}
-
-/*
- * The next row of the node's input, through the top N filter where there
- * is one.
- */
-TupleTableSlot *
-node_input_next(GpuSortState *state)
-{
-	if (state->top_n)
-		return top_n_filter_next(state->top_n, outerPlanState(state));
-	return ExecProcNode(outerPlanState(state));
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */

@@ -203,6 +203,11 @@ sorted_row(GpuSortState *state, int64 pos)
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
+
+/*
+ * top_n_filter.c: the next row of the node's input, through its top N
+ * filter where it has one.
+ */
 extern TupleTableSlot *node_input_next(GpuSortState *state);
 
 /*

@@ -15,7 +15,7 @@
  * enter a partition's first N so far: about N (1 + ln(R / N)) of a
  * partition's R rows.
  *
- * Each partition (its key words) has a heap of the sort key words of the
+ * Each partition (its key words) has a heap of the later key words of its
  * first N rows so far, the last on top; a row is kept where it comes before
  * the top of a full heap (and takes its place), where the heap is not full,
  * or, for rank(), where it equals the top.  The words are those of every
@@ -42,12 +42,15 @@
 #include "node/top_n_filter.h"
 #include "node/window.h"
 
-/* A partition's heap of key words; the hash entry starts with its key. */
+/*
+ * A partition's heap of the words after its partition keys; the hash entry
+ * starts with those keys.
+ */
 typedef struct PartitionHeap
 {
 	int			nrows;
 	int			capacity;
-	uint64	   *words;			/* nrows rows of ncolumns words, a max-heap */
+	uint64	   *words;			/* nrows rows of nwords words, a max-heap */
 } PartitionHeap;
 
 struct TopNFilter
@@ -58,10 +61,9 @@ struct TopNFilter
 								 * every sort key's, or, for rank(), the
 								 * window's */
 	const KeyColumn *columns;
-	int			npartition;		/* the partition's columns */
-	AttrNumber *partition_attnos;
-	const KeyPart **partition_parts;
-	int			partition_words;
+	int			partition_words;	/* the first of them: the partition's
+									 * keys, the heaps' hash key */
+	int			nwords;			/* the rest: a heap row's */
 	RowStore   *store;			/* the node's, whose budget the heaps share */
 	Size		node_budget;
 	Size		budget;			/* the most the heaps take */
@@ -69,9 +71,8 @@ struct TopNFilter
 	HTAB	   *partitions;
 	PartitionHeap single;		/* without PARTITION BY */
 	bool		full;			/* the heaps fill their memory */
-	uint64	   *row_words;		/* the current row's sort key words */
-	uint64	   *hash_key;		/* and its partition's */
-	uint64	   *swap;			/* a row's words, to swap two */
+	uint64	   *row_words;		/* the current row's key words */
+	uint64	   *swap;			/* a heap row's words, to swap two */
 	int64		dropped;		/* rows dropped (EXPLAIN ANALYZE) */
 };
 
@@ -149,27 +150,22 @@ run_condition_rows(WindowAgg *clause, List *funcs, int nsorted, WindowFuncKind *
 }
 
 /*
- * The sort keys that order the rows as the window does: those of its
- * partition and order columns, which lead the sort (sorted_for_window);
- * later ones only order peers.
+ * The leading sort keys that the window's columns attnos[0 .. n - 1] are
+ * (sorted_for_window: the partition columns lead the sort, then the order
+ * columns; later keys only order peers).
  */
 static int
-window_sort_keys(GpuSortState *state, WindowAgg *clause)
+leading_keys(GpuSortState *state, const AttrNumber *attnos, int n)
 {
 	int			nkeys = 0;
 
-	for (int i = 0; i < clause->partNumCols + clause->ordNumCols; i++)
-	{
-		AttrNumber	attno = i < clause->partNumCols ? clause->partColIdx[i] :
-			clause->ordColIdx[i - clause->partNumCols];
-
+	for (int i = 0; i < n; i++)
 		for (int k = 0; k < state->nkeys; k++)
-			if (state->attnos[k] == attno)
+			if (state->attnos[k] == attnos[i])
 			{
 				nkeys = Max(nkeys, k + 1);
 				break;
 			}
-	}
 	return nkeys;
 }
 
@@ -179,8 +175,10 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	TopNFilter *f;
 	WindowFuncKind kind;
 	int64		n;
+	int			partition_keys;
 	int			nkeys;
 	int			ncolumns = 0;
+	int			partition_words = 0;
 
 	if (clause == NULL || clause->runCondition == NIL || funcs == NIL ||
 		(n = run_condition_rows(clause, funcs, nsorted, &kind)) == 0)
@@ -190,7 +188,9 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	 * row_number() numbers the rows in the sort's order, every key of it;
 	 * rank() counts the rows before a row's peers, in the window's order
 	 */
-	nkeys = kind == WINFUNC_RANK ? window_sort_keys(state, clause) : state->nkeys;
+	partition_keys = leading_keys(state, clause->partColIdx, clause->partNumCols);
+	nkeys = kind != WINFUNC_RANK ? state->nkeys :
+		Max(partition_keys, leading_keys(state, clause->ordColIdx, clause->ordNumCols));
 	if (state->codec_keys < nkeys)
 		return NULL;
 	for (int c = 0; c < state->store.ncolumns; c++)
@@ -202,6 +202,8 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 		if (!column->codec->exact || column->xfrm)
 			return NULL;
 		ncolumns++;
+		if (column->keyno < partition_keys)
+			partition_words++;
 	}
 
 	f = palloc0(sizeof(TopNFilter));
@@ -209,27 +211,14 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	f->peers_kept = (kind == WINFUNC_RANK);
 	f->ncolumns = ncolumns;
 	f->columns = state->store.columns;
-	f->npartition = clause->partNumCols;
-	f->partition_attnos = palloc(sizeof(AttrNumber) * Max(f->npartition, 1));
-	f->partition_parts = palloc(sizeof(KeyPart *) * Max(f->npartition, 1));
-	for (int i = 0; i < f->npartition; i++)
-	{
-		const KeyColumn *column = row_store_exact_column(&state->store,
-														  clause->partColIdx[i]);
-
-		if (column == NULL)
-			return NULL;
-		f->partition_attnos[i] = clause->partColIdx[i];
-		f->partition_parts[i] = &column->part;
-		f->partition_words += column->codec->words;
-	}
+	f->partition_words = partition_words;
+	f->nwords = ncolumns - partition_words;
 	/* at most half the node's memory budget, taken from the store's */
 	f->store = &state->store;
 	f->node_budget = state->store.budget;
 	f->budget = f->node_budget / 2;
-	f->row_words = palloc(sizeof(uint64) * f->ncolumns);
-	f->swap = palloc(sizeof(uint64) * f->ncolumns);
-	f->hash_key = palloc0(sizeof(uint64) * Max(f->partition_words, 1));
+	f->row_words = palloc(sizeof(uint64) * Max(f->ncolumns, 1));
+	f->swap = palloc(sizeof(uint64) * Max(f->nwords, 1));
 	top_n_filter_reset(f);
 	return f;
 }
@@ -243,7 +232,7 @@ top_n_filter_reset(TopNFilter *f)
 								   ALLOCSET_DEFAULT_MINSIZE, ALLOCSET_DEFAULT_INITSIZE,
 								   256 * 1024);
 	f->partitions = NULL;
-	if (f->npartition > 0)
+	if (f->partition_words > 0)
 	{
 		HASHCTL		ctl;
 
@@ -295,18 +284,18 @@ words_after(const uint64 *a, const uint64 *b, int n)
 static inline void
 swap_rows(TopNFilter *f, PartitionHeap *heap, int i, int j)
 {
-	Size		bytes = sizeof(uint64) * f->ncolumns;
+	Size		bytes = sizeof(uint64) * f->nwords;
 
-	memcpy(f->swap, HEAP_ROW(heap, i, f->ncolumns), bytes);
-	memcpy(HEAP_ROW(heap, i, f->ncolumns), HEAP_ROW(heap, j, f->ncolumns), bytes);
-	memcpy(HEAP_ROW(heap, j, f->ncolumns), f->swap, bytes);
+	memcpy(f->swap, HEAP_ROW(heap, i, f->nwords), bytes);
+	memcpy(HEAP_ROW(heap, i, f->nwords), HEAP_ROW(heap, j, f->nwords), bytes);
+	memcpy(HEAP_ROW(heap, j, f->nwords), f->swap, bytes);
 }
 
 /* Moves the heap's top row down to its place. */
 static void
 sift_down(TopNFilter *f, PartitionHeap *heap)
 {
-	int			n = f->ncolumns;
+	int			n = f->nwords;
 	int			i = 0;
 
 	for (;;)
@@ -330,7 +319,7 @@ sift_down(TopNFilter *f, PartitionHeap *heap)
 static void
 sift_up(TopNFilter *f, PartitionHeap *heap)
 {
-	int			n = f->ncolumns;
+	int			n = f->nwords;
 	int			i = heap->nrows - 1;
 
 	while (i > 0)
@@ -345,14 +334,12 @@ sift_up(TopNFilter *f, PartitionHeap *heap)
 }
 
 /*
- * The row's sort key words (each key's direction applied) and its
- * partition's; false where a sort key is NULL.
+ * The row's key words, each key's direction applied: its partition's, then
+ * the rest; false where a key is NULL.
  */
 static bool
 row_words(TopNFilter *f, TupleTableSlot *slot)
 {
-	int			w = 0;
-
 	for (int c = 0; c < f->ncolumns; c++)
 	{
 		const KeyColumn *column = &f->columns[c];
@@ -365,15 +352,6 @@ row_words(TopNFilter *f, TupleTableSlot *slot)
 		key = column->codec->encode(&column->part, value, column->word);
 		f->row_words[c] = column->part.descending ? ~key : key;
 	}
-	for (int i = 0; i < f->npartition; i++)
-	{
-		const KeyPart *part = f->partition_parts[i];
-		bool		isnull;
-		Datum		value = slot_getattr(slot, f->partition_attnos[i], &isnull);
-
-		for (int k = 0; k < part->codec->words; k++)
-			f->hash_key[w++] = part->codec->encode(part, value, k);
-	}
 	return true;
 }
 
@@ -385,12 +363,13 @@ static bool
 among_first(TopNFilter *f)
 {
 	PartitionHeap *heap = &f->single;
-	int			n = f->ncolumns;
+	int			n = f->nwords;
+	const uint64 *words = f->row_words + f->partition_words;
 
 	if (f->partitions)
 	{
 		bool		found;
-		char	   *entry = hash_search(f->partitions, f->hash_key,
+		char	   *entry = hash_search(f->partitions, f->row_words,
 										f->full ? HASH_FIND : HASH_ENTER, &found);
 
 		if (entry == NULL)
@@ -407,13 +386,13 @@ among_first(TopNFilter *f)
 		 * (its place among its equals is anyone's), kept by rank() (its
 		 * rank is theirs)
 		 */
-		if (words_after(HEAP_ROW(heap, 0, n), f->row_words, n))
+		if (words_after(HEAP_ROW(heap, 0, n), words, n))
 		{
-			memcpy(HEAP_ROW(heap, 0, n), f->row_words, sizeof(uint64) * n);
+			memcpy(HEAP_ROW(heap, 0, n), words, sizeof(uint64) * n);
 			sift_down(f, heap);
 			return true;
 		}
-		return f->peers_kept && !words_after(f->row_words, HEAP_ROW(heap, 0, n), n);
+		return f->peers_kept && !words_after(words, HEAP_ROW(heap, 0, n), n);
 	}
 	if (heap->nrows == heap->capacity)
 	{
@@ -422,14 +401,22 @@ among_first(TopNFilter *f)
 		if (f->full)
 			return true;		/* no room to grow: kept, not counted */
 		heap->words = heap->words == NULL ?
-			MemoryContextAlloc(f->cxt, sizeof(uint64) * n * capacity) :
-			repalloc(heap->words, sizeof(uint64) * n * capacity);
+			MemoryContextAlloc(f->cxt, sizeof(uint64) * Max(n, 1) * capacity) :
+			repalloc(heap->words, sizeof(uint64) * Max(n, 1) * capacity);
 		heap->capacity = capacity;
 	}
-	memcpy(HEAP_ROW(heap, heap->nrows, n), f->row_words, sizeof(uint64) * n);
+	memcpy(HEAP_ROW(heap, heap->nrows, n), words, sizeof(uint64) * n);
 	heap->nrows++;
 	sift_up(f, heap);
 	return true;
+}
+
+TupleTableSlot *
+node_input_next(GpuSortState *state)
+{
+	if (state->top_n)
+		return top_n_filter_next(state->top_n, outerPlanState(state));
+	return ExecProcNode(outerPlanState(state));
 }
 
 TupleTableSlot *

@@ -355,34 +355,13 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	return window_node(wagg, sort, WINDOW_SORTS);
 }
 
-/*
- * Is the Gather Merge's targetlist its input's columns, in their order (as
- * set_plan_references leaves it): the WindowAgg above reads the GpuSort's?
- */
+/* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
 static bool
-passes_columns_through(GatherMerge *gm)
+outer_columns_in_order(List *tlist)
 {
 	ListCell   *lc;
 
-	foreach(lc, gm->plan.targetlist)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Var		   *var = (Var *) tle->expr;
-
-		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
-			return false;
-	}
-	return list_length(gm->plan.targetlist) ==
-		list_length(gm->plan.lefttree->targetlist);
-}
-
-/* Is the sort's scan tuple its input's columns, in their order? */
-static bool
-reads_columns_through(CustomScan *sort)
-{
-	ListCell   *lc;
-
-	foreach(lc, sort->custom_scan_tlist)
+	foreach(lc, tlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Var		   *var = (Var *) tle->expr;
@@ -391,6 +370,17 @@ reads_columns_through(CustomScan *sort)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Is the Gather Merge's targetlist its input's columns, in their order (as
+ * set_plan_references leaves it): the WindowAgg above reads the GpuSort's?
+ */
+static bool
+passes_columns_through(GatherMerge *gm)
+{
+	return outer_columns_in_order(gm->plan.targetlist) &&
+		list_length(gm->plan.targetlist) == list_length(gm->plan.lefttree->targetlist);
 }
 
 /*
@@ -417,7 +407,7 @@ gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 		!IsA(gm->plan.lefttree, CustomScan) ||
 		!gpusort_is_node((CustomScan *) gm->plan.lefttree) ||
 		gm->plan.qual != NIL || !passes_columns_through(gm) ||
-		!reads_columns_through((CustomScan *) gm->plan.lefttree))
+		!outer_columns_in_order(((CustomScan *) gm->plan.lefttree)->custom_scan_tlist))
 		return NULL;
 	sort = (CustomScan *) gm->plan.lefttree;
 	window = window_node(wagg, sort, WINDOW_OVER_SORTED);
