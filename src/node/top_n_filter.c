@@ -11,9 +11,9 @@
  * the rows kept numbers the first N of each partition as it would over all
  * of them; so whatever the filter keeps beyond them, the node's run
  * condition returns the same rows.  The same holds of rank() <= N, in the
- * window's order, for a row after N earlier rows that are not its peers.  Over rows in no particular order, few
- * enter a partition's first N so far: about N (1 + ln(R / N)) of a
- * partition's R rows.
+ * window's order, for a row after N earlier rows that are not its peers.
+ * Over rows in no particular order, few enter a partition's first N so
+ * far: about N (1 + ln(R / N)) of a partition's R rows.
  *
  * Each partition (its key words) has a heap of the later key words of its
  * first N rows so far, the last on top; a row is kept where it comes before
@@ -21,9 +21,14 @@
  * or, for rank(), where it equals the top.  The words are those of every
  * sort key (for rank(), of the window's), each with its direction, so the
  * filter applies only where those sort keys have exact codecs.
- * Rows with a NULL sort key are kept.  The heaps take at most half the
- * node's memory budget, and the row store what they leave: once they fill
- * their half, rows of partitions not seen yet are kept without a heap.
+ * Rows with a NULL sort key are kept.  The heaps lie in one table of
+ * fixed slots, a partition's key words and its heap each, which takes what
+ * PostgreSQL's hash tables may: the node's memory budget times
+ * hash_mem_multiplier, beside the row store's budget: at PostgreSQL's
+ * defaults 8 MB, for the top 3 by one order key of a partition by one
+ * (40 bytes a slot), about 150,000 partitions, as the table is used up to
+ * 3/4 of its slots.  Once it is full, rows of partitions not seen yet are
+ * kept without a heap.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,7 +37,8 @@
 #include "catalog/pg_opfamily.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/hsearch.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -43,16 +49,12 @@
 #include "node/window.h"
 
 /*
- * A partition's heap of the words after its partition keys; the hash entry
- * starts with those keys.
+ * The partitions' heaps, in one table of slots addressed by a hash of the
+ * partition's key words (open addressing, linear probing).  A slot is the
+ * partition's key words, its rows so far (0: a free slot), then a max-heap
+ * of the later key words of its first N rows so far, nwords words each.
+ * Without PARTITION BY, the table is one slot.
  */
-typedef struct PartitionHeap
-{
-	int			nrows;
-	int			capacity;
-	uint64	   *words;			/* nrows rows of nwords words, a max-heap */
-} PartitionHeap;
-
 struct TopNFilter
 {
 	int64		n;				/* rows kept per partition */
@@ -62,19 +64,25 @@ struct TopNFilter
 								 * window's */
 	const KeyColumn *columns;
 	int			partition_words;	/* the first of them: the partition's
-									 * keys, the heaps' hash key */
+									 * keys, the slots' hash key */
 	int			nwords;			/* the rest: a heap row's */
-	RowStore   *store;			/* the node's, whose budget the heaps share */
-	Size		node_budget;
-	Size		budget;			/* the most the heaps take */
-	MemoryContext cxt;			/* the heaps */
-	HTAB	   *partitions;
-	PartitionHeap single;		/* without PARTITION BY */
-	bool		full;			/* the heaps fill their memory */
+	Size		slot_words;		/* partition_words + 1 + n * nwords */
+	uint64		max_capacity;	/* the most slots the budget allows */
+	MemoryContext cxt;			/* the table */
+	uint64	   *slots;
+	uint64		capacity;		/* slots */
+	uint64		used;
+	bool		full;			/* no room for another partition */
 	uint64	   *row_words;		/* the current row's key words */
 	uint64	   *swap;			/* a heap row's words, to swap two */
 	int64		dropped;		/* rows dropped (EXPLAIN ANALYZE) */
 };
+
+/* Slots are used up to this fraction of the table, then it grows. */
+#define MAX_FILL(capacity)	((capacity) - (capacity) / 4)
+
+/* The most bytes of a new table, which doubles as partitions come. */
+#define FIRST_TABLE_BYTES	(64 * 1024)
 
 /*
  * The rows a run condition keeps: N where it is f <= N (or < N + 1, or the
@@ -179,6 +187,7 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	int			nkeys;
 	int			ncolumns = 0;
 	int			partition_words = 0;
+	double		budget;
 
 	if (clause == NULL || clause->runCondition == NIL || funcs == NIL ||
 		(n = run_condition_rows(clause, funcs, nsorted, &kind)) == 0)
@@ -213,39 +222,47 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	f->columns = state->store.columns;
 	f->partition_words = partition_words;
 	f->nwords = ncolumns - partition_words;
-	/* at most half the node's memory budget, taken from the store's */
-	f->store = &state->store;
-	f->node_budget = state->store.budget;
-	f->budget = f->node_budget / 2;
+
+	/*
+	 * The table takes what PostgreSQL's hash tables may, the node's budget
+	 * times hash_mem_multiplier, beside the row store's; without room for
+	 * two partitions' slots, no filter
+	 */
+	budget = (double) state->store.budget * hash_mem_multiplier;
+	f->slot_words = partition_words + 1 + (Size) n * f->nwords;
+	if ((double) f->slot_words * sizeof(uint64) * 2 > budget)
+	{
+		pfree(f);
+		return NULL;
+	}
+	f->max_capacity = partition_words == 0 ? 1 :
+		(uint64) (budget / (sizeof(uint64) * f->slot_words));
 	f->row_words = palloc(sizeof(uint64) * Max(f->ncolumns, 1));
 	f->swap = palloc(sizeof(uint64) * Max(f->nwords, 1));
 	top_n_filter_reset(f);
 	return f;
 }
 
+/* A table of capacity free slots. */
+static uint64 *
+new_slots(TopNFilter *f, uint64 capacity)
+{
+	return MemoryContextAllocHuge(f->cxt, sizeof(uint64) * f->slot_words * capacity);
+}
+
 void
 top_n_filter_reset(TopNFilter *f)
 {
 	top_n_filter_end(f);
-	/* (blocks of at most 256 kB, so that their sum follows what is used) */
 	f->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort top N",
-								   ALLOCSET_DEFAULT_MINSIZE, ALLOCSET_DEFAULT_INITSIZE,
-								   256 * 1024);
-	f->partitions = NULL;
-	if (f->partition_words > 0)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(uint64) * f->partition_words;
-		ctl.entrysize = ctl.keysize + sizeof(PartitionHeap);
-		ctl.hcxt = f->cxt;
-		f->partitions = hash_create("GpuSort top N partitions", 1024, &ctl,
-									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	memset(&f->single, 0, sizeof(PartitionHeap));
+								   ALLOCSET_DEFAULT_SIZES);
+	f->capacity = Min(f->max_capacity,
+					  Max(2, FIRST_TABLE_BYTES / (sizeof(uint64) * f->slot_words)));
+	f->slots = new_slots(f, f->capacity);
+	memset(f->slots, 0, sizeof(uint64) * f->slot_words * f->capacity);
+	f->used = 0;
 	f->full = false;
 	f->dropped = 0;
-	f->store->budget = f->node_budget;
 }
 
 void
@@ -265,7 +282,7 @@ top_n_filter_dropped(const TopNFilter *f)
 Size
 top_n_filter_memory(const TopNFilter *f)
 {
-	return f->cxt ? MemoryContextMemAllocated(f->cxt, true) : 0;
+	return f->cxt ? sizeof(uint64) * f->slot_words * f->capacity : 0;
 }
 
 /* Are a's words after b's in the sort's order? */
@@ -278,59 +295,147 @@ words_after(const uint64 *a, const uint64 *b, int n)
 	return false;
 }
 
-/* Row i of the heap: its words. */
-#define HEAP_ROW(heap, i, n)	((heap)->words + (Size) (i) * (n))
+/* A slot's rows so far, and row i of its heap: that row's words. */
+#define SLOT_ROWS(f, slot)		((slot)[(f)->partition_words])
+#define HEAP_ROW(f, slot, i)	((slot) + (f)->partition_words + 1 + (Size) (i) * (f)->nwords)
 
 static inline void
-swap_rows(TopNFilter *f, PartitionHeap *heap, int i, int j)
+swap_rows(TopNFilter *f, uint64 *slot, int64 i, int64 j)
 {
 	Size		bytes = sizeof(uint64) * f->nwords;
 
-	memcpy(f->swap, HEAP_ROW(heap, i, f->nwords), bytes);
-	memcpy(HEAP_ROW(heap, i, f->nwords), HEAP_ROW(heap, j, f->nwords), bytes);
-	memcpy(HEAP_ROW(heap, j, f->nwords), f->swap, bytes);
+	memcpy(f->swap, HEAP_ROW(f, slot, i), bytes);
+	memcpy(HEAP_ROW(f, slot, i), HEAP_ROW(f, slot, j), bytes);
+	memcpy(HEAP_ROW(f, slot, j), f->swap, bytes);
 }
 
-/* Moves the heap's top row down to its place. */
+/* Moves the slot's heap's top row down to its place. */
 static void
-sift_down(TopNFilter *f, PartitionHeap *heap)
+sift_down(TopNFilter *f, uint64 *slot)
 {
 	int			n = f->nwords;
-	int			i = 0;
+	int64		nrows = SLOT_ROWS(f, slot);
+	int64		i = 0;
 
 	for (;;)
 	{
-		int			largest = i;
-		int			l = 2 * i + 1;
-		int			r = l + 1;
+		int64		largest = i;
+		int64		l = 2 * i + 1;
+		int64		r = l + 1;
 
-		if (l < heap->nrows && words_after(HEAP_ROW(heap, l, n), HEAP_ROW(heap, largest, n), n))
+		if (l < nrows && words_after(HEAP_ROW(f, slot, l), HEAP_ROW(f, slot, largest), n))
 			largest = l;
-		if (r < heap->nrows && words_after(HEAP_ROW(heap, r, n), HEAP_ROW(heap, largest, n), n))
+		if (r < nrows && words_after(HEAP_ROW(f, slot, r), HEAP_ROW(f, slot, largest), n))
 			largest = r;
 		if (largest == i)
 			return;
-		swap_rows(f, heap, i, largest);
+		swap_rows(f, slot, i, largest);
 		i = largest;
 	}
 }
 
-/* Moves the heap's last row up to its place. */
+/* Moves the slot's heap's last row up to its place. */
 static void
-sift_up(TopNFilter *f, PartitionHeap *heap)
+sift_up(TopNFilter *f, uint64 *slot)
 {
 	int			n = f->nwords;
-	int			i = heap->nrows - 1;
+	int64		i = SLOT_ROWS(f, slot) - 1;
 
 	while (i > 0)
 	{
-		int			parent = (i - 1) / 2;
+		int64		parent = (i - 1) / 2;
 
-		if (!words_after(HEAP_ROW(heap, i, n), HEAP_ROW(heap, parent, n), n))
+		if (!words_after(HEAP_ROW(f, slot, i), HEAP_ROW(f, slot, parent), n))
 			return;
-		swap_rows(f, heap, i, parent);
+		swap_rows(f, slot, i, parent);
 		i = parent;
 	}
+}
+
+/* A 64-bit word's bits mixed (MurmurHash3's finalizer). */
+static inline uint64
+mix_word(uint64 x)
+{
+	x ^= x >> 33;
+	x *= UINT64CONST(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * The slot of the partition whose key words are key in a table of slots,
+ * or the free one where it would go.
+ */
+static uint64 *
+find_slot(TopNFilter *f, const uint64 *slots, uint64 capacity, const uint64 *key)
+{
+	uint64		hash = 0;
+	uint64		i;
+
+	for (int w = 0; w < f->partition_words; w++)
+		hash = hash_combine64(hash, mix_word(key[w]));
+	for (i = hash % capacity;; i = (i + 1 == capacity ? 0 : i + 1))
+	{
+		const uint64 *slot = slots + i * f->slot_words;
+
+		if (SLOT_ROWS(f, slot) == 0 ||
+			memcmp(slot, key, sizeof(uint64) * f->partition_words) == 0)
+			return (uint64 *) slot;
+	}
+}
+
+/* Doubles the table, or less where the budget ends: false at its end. */
+static bool
+grow_slots(TopNFilter *f)
+{
+	uint64		capacity = Min(f->capacity * 2, f->max_capacity);
+	uint64	   *slots;
+
+	if (capacity == f->capacity)
+		return false;
+	slots = new_slots(f, capacity);
+	memset(slots, 0, sizeof(uint64) * f->slot_words * capacity);
+	for (uint64 i = 0; i < f->capacity; i++)
+	{
+		const uint64 *slot = f->slots + i * f->slot_words;
+
+		if (SLOT_ROWS(f, slot) > 0)
+			memcpy(find_slot(f, slots, capacity, slot), slot,
+				   sizeof(uint64) * f->slot_words);
+	}
+	pfree(f->slots);
+	f->slots = slots;
+	f->capacity = capacity;
+	return true;
+}
+
+/*
+ * The slot of the row's partition (its words in row_words), taken for it
+ * if it has none; NULL where there is no room for another partition.
+ */
+static uint64 *
+partition_slot(TopNFilter *f)
+{
+	uint64	   *slot = find_slot(f, f->slots, f->capacity, f->row_words);
+
+	if (SLOT_ROWS(f, slot) > 0)
+		return slot;
+	if (f->full)
+		return NULL;
+	if (f->used + 1 > MAX_FILL(f->capacity) && f->partition_words > 0)
+	{
+		if (!grow_slots(f))
+		{
+			f->full = true;
+			return NULL;
+		}
+		slot = find_slot(f, f->slots, f->capacity, f->row_words);
+	}
+	memcpy(slot, f->row_words, sizeof(uint64) * f->partition_words);
+	f->used++;
+	return slot;
 }
 
 /*
@@ -362,23 +467,13 @@ row_words(TopNFilter *f, TupleTableSlot *slot)
 static bool
 among_first(TopNFilter *f)
 {
-	PartitionHeap *heap = &f->single;
 	int			n = f->nwords;
 	const uint64 *words = f->row_words + f->partition_words;
+	uint64	   *slot = partition_slot(f);
 
-	if (f->partitions)
-	{
-		bool		found;
-		char	   *entry = hash_search(f->partitions, f->row_words,
-										f->full ? HASH_FIND : HASH_ENTER, &found);
-
-		if (entry == NULL)
-			return true;		/* no room for its partition */
-		heap = (PartitionHeap *) (entry + sizeof(uint64) * f->partition_words);
-		if (!found)
-			memset(heap, 0, sizeof(PartitionHeap));
-	}
-	if (heap->nrows == f->n)
+	if (slot == NULL)
+		return true;			/* no room for its partition: kept */
+	if (SLOT_ROWS(f, slot) == f->n)
 	{
 		/*
 		 * full: a row before the last of the first N takes its place; one
@@ -386,28 +481,17 @@ among_first(TopNFilter *f)
 		 * (its place among its equals is anyone's), kept by rank() (its
 		 * rank is theirs)
 		 */
-		if (words_after(HEAP_ROW(heap, 0, n), words, n))
+		if (words_after(HEAP_ROW(f, slot, 0), words, n))
 		{
-			memcpy(HEAP_ROW(heap, 0, n), words, sizeof(uint64) * n);
-			sift_down(f, heap);
+			memcpy(HEAP_ROW(f, slot, 0), words, sizeof(uint64) * n);
+			sift_down(f, slot);
 			return true;
 		}
-		return f->peers_kept && !words_after(words, HEAP_ROW(heap, 0, n), n);
+		return f->peers_kept && !words_after(words, HEAP_ROW(f, slot, 0), n);
 	}
-	if (heap->nrows == heap->capacity)
-	{
-		int			capacity = (int) Min(f->n, Max(8, 2 * (int64) heap->capacity));
-
-		if (f->full)
-			return true;		/* no room to grow: kept, not counted */
-		heap->words = heap->words == NULL ?
-			MemoryContextAlloc(f->cxt, sizeof(uint64) * Max(n, 1) * capacity) :
-			repalloc(heap->words, sizeof(uint64) * Max(n, 1) * capacity);
-		heap->capacity = capacity;
-	}
-	memcpy(HEAP_ROW(heap, heap->nrows, n), words, sizeof(uint64) * n);
-	heap->nrows++;
-	sift_up(f, heap);
+	memcpy(HEAP_ROW(f, slot, SLOT_ROWS(f, slot)), words, sizeof(uint64) * n);
+	SLOT_ROWS(f, slot)++;
+	sift_up(f, slot);
 	return true;
 }
 
@@ -429,16 +513,7 @@ top_n_filter_next(TopNFilter *f, PlanState *outer)
 		if (TupIsNull(slot) || !row_words(f, slot))
 			return slot;		/* the end, or a NULL key: kept */
 		if (among_first(f))
-		{
-			if (!f->full)
-			{
-				Size		used = MemoryContextMemAllocated(f->cxt, true);
-
-				f->full = used > f->budget;
-				f->store->budget = f->node_budget - Min(used, f->budget);
-			}
 			return slot;
-		}
 		f->dropped++;
 	}
 }

@@ -21,8 +21,8 @@ struct GpuSortState;
 /*
  * The filter of a node that computes funcs (all row_number(), or all
  * rank()) under the clause's run condition "rn <= N", over a sorted row of
- * nsorted columns, with half the row store's memory budget; NULL where it
- * does not apply.
+ * nsorted columns, with the node's budget times hash_mem_multiplier;
+ * NULL where it does not apply.
  */
 extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *clause,
 									  List *funcs, int nsorted);
