@@ -37,6 +37,7 @@
 #include "node/window.h"
 #include "node/worker_stats.h"
 #include "settings.h"
+#include "util/big_array.h"
 #include "util/cacheline.h"
 
 /* How far ahead the emit phase prefetches the tuples it will return. */
@@ -456,6 +457,7 @@ gpusort_end(CustomScanState *node)
 	if (state->top_n)
 		top_n_filter_end(state->top_n);
 	MemoryContextDelete(state->store.cxt);
+	big_array_release_kept();
 	ExecEndNode(outerPlanState(node));
 }
 

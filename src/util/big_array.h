@@ -38,9 +38,13 @@ extern void big_array_resize(BigArray *array, Size bytes);
 extern Size big_array_bytes(Size bytes);
 
 /*
- * Unmaps the array, now or, if it is large, soon on a helper thread
- * (prefault_unmap); its handle stays, with data NULL.
+ * Frees the array: its mapping is kept for the next array of its size
+ * (big_array.c), or unmapped, now or, if it is large, soon on a helper
+ * thread (prefault_unmap); its handle stays, with data NULL.
  */
 extern void big_array_free(BigArray *array);
+
+/* Unmaps the mappings that freed arrays left for reuse. */
+extern void big_array_release_kept(void);
 
 #endif							/* BIG_ARRAY_H */
