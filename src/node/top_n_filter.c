@@ -78,8 +78,11 @@ struct TopNFilter
 	int64		dropped;		/* rows dropped (EXPLAIN ANALYZE) */
 };
 
-/* Slots are used up to this fraction of the table, then it grows. */
-#define MAX_FILL(capacity)	((capacity) - (capacity) / 4)
+/*
+ * Slots are used up to 3/4 of the table, then it grows; one is always
+ * free, where a search for a partition not in it ends.
+ */
+#define MAX_FILL(capacity)	Min((capacity) - (capacity) / 4, (capacity) - 1)
 
 /* The most bytes of a new table, which doubles as partitions come. */
 #define FIRST_TABLE_BYTES	(64 * 1024)
@@ -229,7 +232,7 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	 * two partitions' slots, no filter
 	 */
 	budget = (double) state->store.budget * hash_mem_multiplier;
-	f->slot_words = partition_words + 1 + (Size) n * f->nwords;
+	f->slot_words = partition_words + 1 + (Size) Min(n, budget) * f->nwords;
 	if ((double) f->slot_words * sizeof(uint64) * 2 > budget)
 	{
 		pfree(f);

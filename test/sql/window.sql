@@ -331,6 +331,9 @@ SELECT win_check('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c 
 SET gpusort.work_mem = '64kB';
 SELECT win_check('SELECT * FROM (SELECT id, p, row_number() OVER (PARTITION BY p ORDER BY k DESC, id) rn
   FROM (SELECT id, k, id % 5000 AS p FROM win_big) b) s WHERE rn <= 2');
+-- room for two partitions' heaps of 3000 rows: the others keep their rows
+SELECT win_check('SELECT * FROM (SELECT id, p, row_number() OVER (PARTITION BY p ORDER BY k DESC, id) rn
+  FROM (SELECT id, k, id % 10 AS p FROM win_big) b) s WHERE rn <= 3000');
 RESET gpusort.work_mem;
 SET gpusort.work_mem = '64kB';
 SET gpusort.min_run_rows = 0;
