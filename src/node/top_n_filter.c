@@ -40,7 +40,6 @@
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 
 #include "keys/key_column.h"
 #include "node/node_state.h"
@@ -68,11 +67,10 @@ struct TopNFilter
 	int			nwords;			/* the rest: a heap row's */
 	Size		slot_words;		/* partition_words + 1 + n * nwords */
 	uint64		max_capacity;	/* the most slots the budget allows */
-	MemoryContext cxt;			/* the table */
-	uint64	   *slots;
+	MemoryContext cxt;			/* where the table lies */
+	uint64	   *slots;			/* the table, or NULL once ended */
 	uint64		capacity;		/* slots */
 	uint64		used;
-	bool		full;			/* no room for another partition */
 	uint64	   *row_words;		/* the current row's key words */
 	uint64	   *swap;			/* a heap row's words, to swap two */
 	int64		dropped;		/* rows dropped (EXPLAIN ANALYZE) */
@@ -242,6 +240,7 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 		(uint64) (budget / (sizeof(uint64) * f->slot_words));
 	f->row_words = palloc(sizeof(uint64) * Max(f->ncolumns, 1));
 	f->swap = palloc(sizeof(uint64) * Max(f->nwords, 1));
+	f->cxt = CurrentMemoryContext;
 	top_n_filter_reset(f);
 	return f;
 }
@@ -250,30 +249,27 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 static uint64 *
 new_slots(TopNFilter *f, uint64 capacity)
 {
-	return MemoryContextAllocHuge(f->cxt, sizeof(uint64) * f->slot_words * capacity);
+	return MemoryContextAllocExtended(f->cxt, sizeof(uint64) * f->slot_words * capacity,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
 void
 top_n_filter_reset(TopNFilter *f)
 {
 	top_n_filter_end(f);
-	f->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort top N",
-								   ALLOCSET_DEFAULT_SIZES);
 	f->capacity = Min(f->max_capacity,
 					  Max(2, FIRST_TABLE_BYTES / (sizeof(uint64) * f->slot_words)));
 	f->slots = new_slots(f, f->capacity);
-	memset(f->slots, 0, sizeof(uint64) * f->slot_words * f->capacity);
 	f->used = 0;
-	f->full = false;
 	f->dropped = 0;
 }
 
 void
 top_n_filter_end(TopNFilter *f)
 {
-	if (f->cxt)
-		MemoryContextDelete(f->cxt);
-	f->cxt = NULL;
+	if (f->slots)
+		pfree(f->slots);
+	f->slots = NULL;
 }
 
 int64
@@ -285,7 +281,7 @@ top_n_filter_dropped(const TopNFilter *f)
 Size
 top_n_filter_memory(const TopNFilter *f)
 {
-	return f->cxt ? sizeof(uint64) * f->slot_words * f->capacity : 0;
+	return f->slots ? sizeof(uint64) * f->slot_words * f->capacity : 0;
 }
 
 /* Are a's words after b's in the sort's order? */
@@ -399,7 +395,6 @@ grow_slots(TopNFilter *f)
 	if (capacity == f->capacity)
 		return false;
 	slots = new_slots(f, capacity);
-	memset(slots, 0, sizeof(uint64) * f->slot_words * capacity);
 	for (uint64 i = 0; i < f->capacity; i++)
 	{
 		const uint64 *slot = f->slots + i * f->slot_words;
@@ -425,15 +420,11 @@ partition_slot(TopNFilter *f)
 
 	if (SLOT_ROWS(f, slot) > 0)
 		return slot;
-	if (f->full)
-		return NULL;
-	if (f->used + 1 > MAX_FILL(f->capacity) && f->partition_words > 0)
+	/* (without PARTITION BY, the one slot is the table) */
+	if (f->partition_words > 0 && f->used + 1 > MAX_FILL(f->capacity))
 	{
 		if (!grow_slots(f))
-		{
-			f->full = true;
 			return NULL;
-		}
 		slot = find_slot(f, f->slots, f->capacity, f->row_words);
 	}
 	memcpy(slot, f->row_words, sizeof(uint64) * f->partition_words);

@@ -46,8 +46,17 @@
 typedef struct WindowKeyColumn
 {
 	AttrNumber	attno;			/* of the sorted row */
+	int			word;			/* its first word in a row's keys */
 	KeyPart		part;
 } WindowKeyColumn;
+
+/* Which of a row's keys to make: its partition's, its order's, or all. */
+typedef enum RowKeysWanted
+{
+	PARTITION_KEYS,
+	PEER_KEYS,
+	ALL_KEYS
+} RowKeysWanted;
 
 /* One window function, and ntile()'s count in the current partition. */
 typedef struct WindowFuncState
@@ -84,7 +93,8 @@ typedef struct WindowCalc
 	 */
 	int			nkeycolumns;
 	WindowKeyColumn *keycolumns;
-	int			partition_words;	/* the partition columns' words */
+	int			partition_columns;	/* the first of them */
+	int			partition_words;	/* and their words */
 	int			nwords;
 	uint64	   *row_keys;
 	uint64	   *partition_keys;
@@ -142,10 +152,14 @@ compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
 			return;
 		}
 		columns[i].attno = attno;
+		columns[i].word = nwords;
 		columns[i].part = column->part;
 		nwords += 1 + column->codec->words;
 		if (part)
+		{
+			w->partition_columns = i + 1;
 			w->partition_words = nwords;
+		}
 	}
 	w->nkeycolumns = ncolumns;
 	w->keycolumns = columns;
@@ -157,13 +171,13 @@ compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
 	w->ahead_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
 }
 
-/* The keys of a row, into keys. */
+/* The words of a row's key columns from to to (not included), into keys. */
 static void
-make_row_keys(WindowCalc *w, TupleTableSlot *row, uint64 *keys)
+make_row_keys(WindowCalc *w, TupleTableSlot *row, uint64 *keys, int from, int to)
 {
-	uint64	   *k = keys;
+	uint64	   *k = keys + (from < w->nkeycolumns ? w->keycolumns[from].word : 0);
 
-	for (int c = 0; c < w->nkeycolumns; c++)
+	for (int c = from; c < to; c++)
 	{
 		const KeyPart *part = &w->keycolumns[c].part;
 		bool		isnull;
@@ -276,12 +290,19 @@ same_peers(WindowCalc *w, TupleTableSlot *row, const uint64 *keys)
 	return rows_equal(w, w->peer_equal, row, w->peer_first);
 }
 
-/* The keys of row into keys, where rows are compared by keys. */
+/*
+ * Where rows are compared by keys, the words of the row's partition columns
+ * (which same_partition compares), its order columns (same_peers), or all,
+ * into keys.
+ */
 static inline void
-row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys)
+row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys,
+					 RowKeysWanted wanted)
 {
 	if (w->nkeycolumns > 0)
-		make_row_keys(w, row, keys);
+		make_row_keys(w, row, keys,
+					  wanted == PEER_KEYS ? w->partition_columns : 0,
+					  wanted == PARTITION_KEYS ? w->partition_columns : w->nkeycolumns);
 }
 
 /*
@@ -303,13 +324,13 @@ read_partition(GpuSortState *state, WindowCalc *w)
 			return false;
 		}
 		ExecCopySlot(w->partition_first, row);
-		row_keys_if_compared(w, row, w->partition_keys);
+		row_keys_if_compared(w, row, w->partition_keys, PARTITION_KEYS);
 	}
 	else
 	{
 		ExecCopySlot(w->partition_first, w->next_first);
 		if (w->nkeycolumns > 0)
-			memcpy(w->partition_keys, w->next_first_keys, sizeof(uint64) * w->nwords);
+			memcpy(w->partition_keys, w->next_first_keys, sizeof(uint64) * w->partition_words);
 	}
 	ExecClearTuple(w->next_first);
 	tuplestore_puttupleslot(w->partition, w->partition_first);
@@ -323,12 +344,12 @@ read_partition(GpuSortState *state, WindowCalc *w)
 			w->input_done = true;
 			break;
 		}
-		row_keys_if_compared(w, row, w->row_keys);
+		row_keys_if_compared(w, row, w->row_keys, PARTITION_KEYS);
 		if (!same_partition(w, row, w->row_keys))
 		{
 			ExecCopySlot(w->next_first, row);
 			if (w->nkeycolumns > 0)
-				memcpy(w->next_first_keys, w->row_keys, sizeof(uint64) * w->nwords);
+				memcpy(w->next_first_keys, w->row_keys, sizeof(uint64) * w->partition_words);
 			break;
 		}
 		tuplestore_puttupleslot(w->partition, row);
@@ -350,7 +371,7 @@ peer_group_end(WindowCalc *w)
 	while (end < w->partition_rows &&
 		   tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
 	{
-		row_keys_if_compared(w, w->ahead_slot, w->ahead_keys);
+		row_keys_if_compared(w, w->ahead_slot, w->ahead_keys, PEER_KEYS);
 		if (!same_peers(w, w->ahead_slot, w->ahead_keys))
 			break;
 		end++;
@@ -459,14 +480,15 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 		if (!tuplestore_gettupleslot(w->partition, true, false, w->read_slot))
 			elog(ERROR, "GpuSort lost a row of a window partition");
 		row = w->read_slot;
-		row_keys_if_compared(w, row, w->row_keys);
+		/* (its partition is known by its place in it) */
+		row_keys_if_compared(w, row, w->row_keys, PEER_KEYS);
 	}
 	else
 	{
 		row = w->sorted_next(state);
 		if (TupIsNull(row))
 			return false;
-		row_keys_if_compared(w, row, w->row_keys);
+		row_keys_if_compared(w, row, w->row_keys, ALL_KEYS);
 		new_partition = !w->started || !same_partition(w, row, w->row_keys);
 		if (new_partition && w->nkeycolumns > 0)
 			memcpy(w->partition_keys, w->row_keys, sizeof(uint64) * w->partition_words);
