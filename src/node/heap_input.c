@@ -4,14 +4,19 @@
  *	  The node's input read straight from a heap table.
  *
  * Where the node's input is a plain sequential scan of a heap table (no
- * filter, no projection, not parallel), the node reads the scan's tuples
+ * filter, no projection), the node reads the scan's tuples
  * itself, with heap_getnext(), and adds them to the row store while they
  * lie in the scan's pinned buffer: the rows are the ones the scan node would
  * return, in its order, without the executor's work for each (storing it in
  * a slot, pinning its buffer again, the scan node's calls).  The scan is the
  * scan node's own, begun as it would begin it, so that it ends, rescans and
  * goes on reading with the node as always; its EXPLAIN ANALYZE counts the
- * rows read here.
+ * rows read here.  A parallel scan is read the same way: the Gather began it
+ * over the query's shared memory (ExecSeqScanInitializeDSM) before any
+ * participant reads, and heap_getnext() takes its pages in turn with the
+ * other participants, as a parallel CREATE INDEX reads its table.  Where
+ * no Gather began it (no parallel mode), the scan is begun here as SeqNext()
+ * would, over the whole table.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,7 +42,6 @@ heap_input_usable(PlanState *outer)
 		return false;
 	rel = ((SeqScanState *) outer)->ss.ss_currentRelation;
 	return outer->qual == NULL && outer->ps_ProjInfo == NULL &&
-		!outer->plan->parallel_aware &&
 		outer->state->es_epq_active == NULL &&
 		rel->rd_tableam == GetHeapamTableAmRoutine() &&
 		!TransactionIdIsValid(CheckXidAlive);	/* heap_getnext() refuses */

@@ -194,6 +194,12 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT same_as_native('SELECT id, k FROM sp ORDER BY k, id');
+-- whole rows of a parallel scan: each participant reads its pages of the
+-- table itself, every row once
+SELECT same_as_native('SELECT * FROM sp ORDER BY k, id');
+SELECT count(*) > 0 AS pages_read_by_node
+FROM explain_analyze('SELECT * FROM sp ORDER BY k, id') line
+WHERE line ~ 'Input Read: from the table''s pages';
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
