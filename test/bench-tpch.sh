@@ -39,13 +39,18 @@ NAME=bench-tpch-$SCALE${TAG:+-$TAG}-$(nproc)core-${gpu:-cpu}
 OUT=$RESULTS/$NAME.txt
 EXPLAIN=$RESULTS/$NAME-explain.txt
 
-# name|SQL: each query counts the rows its sort returns, so that the
-# client's reading of them is not timed; ctas_ writes a table.
+# name|SQL: each ORDER BY returns whole rows to a Limit whose OFFSET lies past
+# the last, which reads every row and sends none, so that the client's
+# reading of them is not timed; ctas_ writes a table; the windows sum or
+# count what they compute.  (Files of this script before its -whole- ones
+# timed SELECT count(*) FROM (SELECT * ... ORDER BY ... OFFSET 0) s, from
+# whose rows PostgreSQL drops the columns that the count does not read:
+# those sorted the sort keys alone, the other columns NULL.)
 QUERIES=$(cat <<'SQL'
-lineitem_partkey|SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s
-lineitem_ship3|SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber OFFSET 0) s
+lineitem_partkey|SELECT * FROM lineitem ORDER BY l_partkey OFFSET 1000000000000
+lineitem_ship3|SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber OFFSET 1000000000000
 ctas_part_supp|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
-orders_comment|SELECT count(*) FROM (SELECT * FROM orders ORDER BY o_comment OFFSET 0) s
+orders_comment|SELECT * FROM orders ORDER BY o_comment OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
