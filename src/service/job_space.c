@@ -305,13 +305,18 @@ wait_for_jobs(JobSpace *spaces, int n, char **why)
 	return true;
 }
 
+void
+job_spaces_queue(JobSpace *spaces, int n)
+{
+	for (int i = 0; i < n; i++)
+		queue_job(&spaces[i]);
+}
+
 bool
-job_spaces_run(JobSpace *spaces, int n, char **why)
+job_spaces_finish(JobSpace *spaces, int n, char **why)
 {
 	bool		done;
 
-	for (int i = 0; i < n; i++)
-		queue_job(&spaces[i]);
 	PG_TRY();
 	{
 		done = wait_for_jobs(spaces, n, why);
@@ -338,6 +343,13 @@ job_spaces_run(JobSpace *spaces, int n, char **why)
 		}
 	}
 	return true;
+}
+
+bool
+job_spaces_run(JobSpace *spaces, int n, char **why)
+{
+	job_spaces_queue(spaces, n);
+	return job_spaces_finish(spaces, n, why);
 }
 
 void

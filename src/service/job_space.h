@@ -48,6 +48,13 @@ extern bool job_space_prepare(Size bytes, JobSpace *space, char **why);
  */
 extern bool job_spaces_run(JobSpace *spaces, int n, char **why);
 
+/*
+ * job_spaces_run in two steps, for work done between them: queues the jobs
+ * of spaces[0..n); then waits for them, as job_spaces_run.
+ */
+extern void job_spaces_queue(JobSpace *spaces, int n);
+extern bool job_spaces_finish(JobSpace *spaces, int n, char **why);
+
 /* Ends a job, run or not: its slot and its segment go. */
 extern void job_space_end(JobSpace *space);
 

@@ -47,8 +47,11 @@ typedef struct HeldPart
 	int			gpu;			/* the GPU process that holds them */
 	bool		full;			/* it declined a store: add no more here */
 	Size		room;			/* bytes the rows handed back may take */
-	JobSpace	next;			/* those rows, while next_held */
-	bool		next_held;
+	JobSpace	next[2];		/* those rows, in turn: the ones the node
+								 * reads, and the next, while next_held */
+	bool		next_held[2];
+	int			reading;		/* which of next[] the node reads */
+	bool		ahead;			/* the other's job is queued */
 	int64		rows;			/* once sorted: the rows it holds */
 	double		sort_ms;		/* and what its sort took there */
 } HeldPart;
@@ -130,9 +133,12 @@ let_go(void *arg)
 	{
 		HeldPart   *part = &held->parts[p];
 
-		if (part->next_held)
-			job_spaces_abandon(&part->next, 1);
-		part->next_held = false;
+		for (int s = 0; s < 2; s++)
+		{
+			if (part->next_held[s])
+				job_spaces_abandon(&part->next[s], 1);
+			part->next_held[s] = false;
+		}
 		(void) service_send_detached(SERVICE_JOB_HOLD_END, part->gpu, held->id);
 	}
 	held->ended = true;
@@ -396,6 +402,47 @@ held_sort(struct SortStage *stage, char **why)
 	return ok;
 }
 
+/* Ends the spaces of a part's rows handed back, and its job queued ahead. */
+static void
+end_next(HeldPart *part)
+{
+	for (int s = 0; s < 2; s++)
+	{
+		if (part->next_held[s])
+			job_space_end(&part->next[s]);
+		part->next_held[s] = false;
+	}
+	part->ahead = false;
+}
+
+/*
+ * While the node reads the rows of next[reading], the GPU process hands
+ * the next ones back into the other space: queued here, waited for by the
+ * next held_next.  Where no shared memory is left for a second space, the
+ * next rows come when asked, as with one.
+ */
+static void
+queue_ahead(ServiceHeld *held, HeldPart *part)
+{
+	int			s = 1 - part->reading;
+	char	   *why_not;
+
+	if (!part->next_held[s])
+	{
+		if (!job_space_prepare(part->room, &part->next[s], &why_not))
+			return;
+		part->next_held[s] = true;
+	}
+	set_job(held, part, &part->next[s], SERVICE_JOB_HOLD_NEXT, 0, 0, part->room);
+	job_spaces_queue(&part->next[s], 1);
+	part->ahead = true;
+}
+
+/*
+ * The next rows of part p in order, at *rows: their number, 0 after the
+ * last, -1 with why.  One job at a time is on each part's rows, so that
+ * they come back in order.
+ */
 static int64
 held_next(struct SortStage *stage, int p, char **rows, char **why)
 {
@@ -406,31 +453,43 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 	for (;;)
 	{
 		ServiceSlot *slot;
+		int			s = part->ahead ? 1 - part->reading : part->reading;
+		bool		ok;
 
-		if (!part->next_held)
+		if (part->ahead)
 		{
-			if (!job_space_prepare(part->room, &part->next, why))
-				return -1;
-			part->next_held = true;
+			part->ahead = false;
+			ok = job_spaces_finish(&part->next[s], 1, why);
 		}
-		slot = part->next.slot;
-		set_job(held, part, &part->next, SERVICE_JOB_HOLD_NEXT, 0, 0, part->room);
-		if (!job_spaces_run(&part->next, 1, why))
+		else
+		{
+			if (!part->next_held[s])
+			{
+				if (!job_space_prepare(part->room, &part->next[s], why))
+					return -1;
+				part->next_held[s] = true;
+			}
+			set_job(held, part, &part->next[s], SERVICE_JOB_HOLD_NEXT, 0, 0,
+					part->room);
+			ok = job_spaces_run(&part->next[s], 1, why);
+		}
+		if (!ok)
 			break;
+		slot = part->next[s].slot;
 		if (slot->held_rows > 0)
 		{
-			*rows = part->next.base;
+			part->reading = s;
+			queue_ahead(held, part);
+			*rows = part->next[s].base;
 			return slot->held_rows;
 		}
-		job_space_end(&part->next);
-		part->next_held = false;
+		end_next(part);
 		if (slot->held_need == 0)
 			return 0;
-		/* a row larger than the room: more room */
+		/* a row larger than the room: more room, both spaces made anew */
 		part->room = slot->held_need;
 	}
-	job_space_end(&part->next);
-	part->next_held = false;
+	end_next(part);
 	return -1;
 }
 
@@ -461,11 +520,7 @@ held_end(struct SortStage *stage)
 	ServiceHeld *held = (ServiceHeld *) stage;
 
 	for (int p = 0; p < held->nparts; p++)
-	{
-		if (held->parts[p].next_held)
-			job_space_end(&held->parts[p].next);
-		held->parts[p].next_held = false;
-	}
+		end_next(&held->parts[p]);
 	if (!held->joined)
 		let_go(held);
 }
