@@ -455,6 +455,7 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 		ServiceSlot *slot;
 		int			s = part->ahead ? 1 - part->reading : part->reading;
 		bool		ok;
+		Size		need;
 
 		if (part->ahead)
 		{
@@ -483,11 +484,12 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 			*rows = part->next[s].base;
 			return slot->held_rows;
 		}
+		need = slot->held_need;	/* read before the slot goes */
 		end_next(part);
-		if (slot->held_need == 0)
+		if (need == 0)
 			return 0;
 		/* a row larger than the room: more room, both spaces made anew */
-		part->room = slot->held_need;
+		part->room = need;
 	}
 	end_next(part);
 	return -1;
