@@ -176,8 +176,12 @@ pool_alloc(uint32 owner, int need)
 	return first;
 }
 
-bool
-job_space_prepare(Size bytes, JobSpace *space, char **why)
+/*
+ * job_space_prepare, or with optional, only a slot and chunks of the buffer
+ * that are free now: no segment of its own, and no fallback counted.
+ */
+static bool
+prepare_space(Size bytes, JobSpace *space, bool optional, char **why)
 {
 	int			need = (int) ((bytes + POOL_CHUNK - 1) / POOL_CHUNK);
 	ServiceSlot *slot;
@@ -190,13 +194,21 @@ job_space_prepare(Size bytes, JobSpace *space, char **why)
 		exit_callback = true;
 	}
 	if (nheld == SERVICE_MAX_HELD)
+	{
+		if (optional)
+		{
+			*why = "this backend holds as many jobs as it may";
+			return false;
+		}
 		elog(ERROR, "gpusort: a backend holds at most %d jobs of the GPU service",
 			 SERVICE_MAX_HELD);
+	}
 	space->slot = slot = claim_slot(&space->word, &slotno);
 	if (slot == NULL)
 	{
 		*why = "every job slot of the GPU service is taken";
-		service_count_fallback(SERVICE_FALLBACK_QUEUE_FULL);
+		if (!optional)
+			service_count_fallback(SERVICE_FALLBACK_QUEUE_FULL);
 		return false;
 	}
 	held_slot[nheld] = slot;
@@ -213,6 +225,12 @@ job_space_prepare(Size bytes, JobSpace *space, char **why)
 		space->base = pool_base + (Size) first * POOL_CHUNK;
 		return true;
 	}
+	if (optional)
+	{
+		job_space_end(space);
+		*why = "no free chunks of the GPU service's buffer";
+		return false;
+	}
 	/* a sort must not fail for want of a GPU */
 	if (service_room_for_segment(bytes))
 		space->seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
@@ -228,6 +246,20 @@ job_space_prepare(Size bytes, JobSpace *space, char **why)
 	slot->segment_bytes = dsm_segment_map_length(space->seg);
 	space->base = dsm_segment_address(space->seg);
 	return true;
+}
+
+bool
+job_space_prepare(Size bytes, JobSpace *space, char **why)
+{
+	return prepare_space(bytes, space, false, why);
+}
+
+bool
+job_space_prepare_pooled(Size bytes, JobSpace *space)
+{
+	char	   *why_not;
+
+	return prepare_space(bytes, space, true, &why_not);
 }
 
 /* Hands a filled job to the GPU processes. */

@@ -40,6 +40,13 @@ typedef struct JobSpace
 extern bool job_space_prepare(Size bytes, JobSpace *space, char **why);
 
 /*
+ * The same for work that may do without: only where a slot and chunks of
+ * the service's buffer are free now (no segment of its own; nothing counted
+ * as a fallback when not).
+ */
+extern bool job_space_prepare_pooled(Size bytes, JobSpace *space);
+
+/*
  * Queues the jobs of spaces[0..n) and waits for them all on the latch,
  * which keeps answering cancels: true when each holds its result, false
  * with the reason of the first that does not (a failure, its GPU process

@@ -418,18 +418,18 @@ end_next(HeldPart *part)
 /*
  * While the node reads the rows of next[reading], the GPU process hands
  * the next ones back into the other space: queued here, waited for by the
- * next held_next.  Where no shared memory is left for a second space, the
- * next rows come when asked, as with one.
+ * next held_next.  Where no slot or chunks of the service's buffer are
+ * free for a second space (many sessions at once), the next rows come when
+ * asked, as with one, rather than in a segment of their own.
  */
 static void
 queue_ahead(ServiceHeld *held, HeldPart *part)
 {
 	int			s = 1 - part->reading;
-	char	   *why_not;
 
 	if (!part->next_held[s])
 	{
-		if (!job_space_prepare(part->room, &part->next[s], &why_not))
+		if (!job_space_prepare_pooled(part->room, &part->next[s]))
 			return;
 		part->next_held[s] = true;
 	}
