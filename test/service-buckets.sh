@@ -140,10 +140,10 @@ parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows,
 # that is for twice their bytes, but all the processes together have: over
 # half of the 192 MB of a GPU process, and under all of it, where two
 # processes share one GPU, so there twice HELD_ROWS.  On two GPUs, where
-# the device memory that the bucket orders above leave in use counts too,
-# neither 3.5 times nor 2.25 to 3.5 times fell in the window: the first of
-# the sizes from once to 3.5 times HELD_ROWS that EXPLAIN shows held in
-# parts is checked, and the size is printed.)
+# each process has 192 MB of its own, the window lies elsewhere (2.25 to
+# 3.5 times went to sorted runs while the backends counted the processes'
+# cached buffers as taken): the first of the sizes from once to 3.5 times
+# HELD_ROWS that EXPLAIN shows held in parts is checked, and printed.)
 devices=$("${PSQL[@]}" -c "SELECT count(DISTINCT device) FROM gpusort_service WHERE state = 'ready'")
 parts_rows=$((HELD_ROWS * 2))
 if [ "$devices" -ge 2 ]; then

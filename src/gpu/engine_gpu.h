@@ -139,6 +139,14 @@ extern void gpu_stage_end(SortStage *stage);
  */
 extern bool gpu_stage_declined(void);
 
+/*
+ * Device bytes kept for the inputs held here (each one's larger of what it
+ * holds and what it is expected to take): what a new input must fit beside,
+ * where the sorts' buffers and scratch, given back when an input begins,
+ * do not count.
+ */
+extern double gpu_stage_committed_bytes(void);
+
 #endif							/* GPUSORT_WITH_CUDA */
 
 #endif							/* ENGINE_GPU_H */

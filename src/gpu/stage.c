@@ -152,6 +152,12 @@ gpu_stage_declined(void)
 	return declined;
 }
 
+double
+gpu_stage_committed_bytes(void)
+{
+	return committed_bytes;
+}
+
 /* Allocates device memory within stage_fits. */
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)

@@ -383,6 +383,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 			gpu_entry->ns_per_row_key =
 				service_pace(gpu_entry->ns_per_row_key, ms, slot->row_keys);
 		gpu_entry->mem_used = gpu_engine_mem_used();
+		gpu_entry->mem_committed = (Size) gpu_stage_committed_bytes();
 		pg_atomic_fetch_sub_u64(&gpu_entry->running_row_keys, slot->row_keys);
 	}
 	service_slot_finish(slot, word);
@@ -429,6 +430,7 @@ gpu_process_main(int g)
 	gpu_entry->reason[0] = '\0';
 	gpu_entry->mem_limit = gpu_engine_mem_limit();
 	gpu_entry->mem_used = gpu_engine_mem_used();
+	gpu_entry->mem_committed = (Size) gpu_stage_committed_bytes();
 	if (gpu_entry->ns_per_row_key <= 0)
 		gpu_entry->ns_per_row_key = 2.0;
 	pg_atomic_write_u32(&gpu_entry->state, GPU_READY);

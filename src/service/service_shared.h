@@ -169,7 +169,9 @@ typedef struct ServiceGpu
 	GpuDeviceInfo info;			/* info.id: the CUDA device */
 	int			share;			/* processes on that device */
 	Size		mem_limit;
-	Size		mem_used;
+	Size		mem_used;		/* device memory allocated, caches too */
+	Size		mem_committed;	/* kept for held inputs (a new one's room:
+								 * mem_limit - mem_committed) */
 	pg_atomic_uint64 jobs;
 	pg_atomic_uint64 rows;
 	pg_atomic_uint64 busy_us;

@@ -98,12 +98,13 @@ holding_gpus(int max_parts, double expected_bytes, int *gpus)
 	for (int g = 0; g < n; g++)
 	{
 		ServiceGpu *gpu = &service->gpus[g];
-		double		f = (double) gpu->mem_limit - (double) gpu->mem_used;
+		/* the room that a new input gets there (gpu_stage_begin) */
+		double		f = (double) gpu->mem_limit - (double) gpu->mem_committed;
 		int			i;
 
 		if (pg_atomic_read_u32(&gpu->state) != GPU_READY)
 			continue;
-		/* by free device memory, the most first */
+		/* by that room, the most first */
 		i = nready++;
 		for (; i > 0 && free_bytes[i - 1] < f; i--)
 		{
