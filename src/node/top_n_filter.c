@@ -489,23 +489,24 @@ among_first(TopNFilter *f)
 	return true;
 }
 
+/*
+ * The next input row that the node collects: the outer plan's next row
+ * that was among the first N of its partition when it came (or that the
+ * filter keeps without knowing: a NULL sort key, a partition it had no
+ * room for); NULL at the end.
+ */
 TupleTableSlot *
 node_input_next(GpuSortState *state)
 {
-	if (state->top_n)
-		return top_n_filter_next(state->top_n, outerPlanState(state));
-	return ExecProcNode(outerPlanState(state));
-}
+	PlanState  *outer = outerPlanState(state);
+	TopNFilter *f = state->top_n;
 
-TupleTableSlot *
-top_n_filter_next(TopNFilter *f, PlanState *outer)
-{
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 
-		if (TupIsNull(slot) || !row_words(f, slot))
-			return slot;		/* the end, or a NULL key: kept */
+		if (f == NULL || TupIsNull(slot) || !row_words(f, slot))
+			return slot;		/* no filter, the end, or a NULL key: kept */
 		if (among_first(f))
 			return slot;
 		f->dropped++;

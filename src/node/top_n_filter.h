@@ -27,14 +27,6 @@ struct GpuSortState;
 extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *clause,
 									  List *funcs, int nsorted);
 
-/*
- * The next input row that the node collects: the outer plan's next row
- * that was among the first N of its partition when it came (or that the
- * filter keeps without knowing: a NULL sort key, a partition it had no
- * room for); NULL at the end.
- */
-extern TupleTableSlot *top_n_filter_next(TopNFilter *filter, PlanState *outer);
-
 /* Forgets the rows kept, for a new read of the input. */
 extern void top_n_filter_reset(TopNFilter *filter);
 

@@ -417,6 +417,25 @@ end_next(HeldPart *part)
 }
 
 /*
+ * Readies next[s] with the job that hands the part's next rows back, made
+ * first where it is not (only in the service's buffer, if pooled): false,
+ * with why unless pooled, where it cannot be.
+ */
+static bool
+next_job(ServiceHeld *held, HeldPart *part, int s, bool pooled, char **why)
+{
+	if (!part->next_held[s])
+	{
+		if (pooled ? !job_space_prepare_pooled(part->room, &part->next[s]) :
+			!job_space_prepare(part->room, &part->next[s], why))
+			return false;
+		part->next_held[s] = true;
+	}
+	set_job(held, part, &part->next[s], SERVICE_JOB_HOLD_NEXT, 0, 0, part->room);
+	return true;
+}
+
+/*
  * While the node reads the rows of next[reading], the GPU process hands
  * the next ones back into the other space: queued here, waited for by the
  * next held_next.  Where no slot or chunks of the service's buffer are
@@ -428,13 +447,8 @@ queue_ahead(ServiceHeld *held, HeldPart *part)
 {
 	int			s = 1 - part->reading;
 
-	if (!part->next_held[s])
-	{
-		if (!job_space_prepare_pooled(part->room, &part->next[s]))
-			return;
-		part->next_held[s] = true;
-	}
-	set_job(held, part, &part->next[s], SERVICE_JOB_HOLD_NEXT, 0, 0, part->room);
+	if (!next_job(held, part, s, true, NULL))
+		return;
 	job_spaces_queue(&part->next[s], 1);
 	part->ahead = true;
 }
@@ -465,14 +479,8 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 		}
 		else
 		{
-			if (!part->next_held[s])
-			{
-				if (!job_space_prepare(part->room, &part->next[s], why))
-					return -1;
-				part->next_held[s] = true;
-			}
-			set_job(held, part, &part->next[s], SERVICE_JOB_HOLD_NEXT, 0, 0,
-					part->room);
+			if (!next_job(held, part, s, false, why))
+				return -1;
 			ok = job_spaces_run(&part->next[s], 1, why);
 		}
 		if (!ok)

@@ -37,14 +37,21 @@ static int	nkept = 0;
 static Size kept_bytes = 0;
 static bool release_registered = false;
 
+/* Unmaps a mapping: a large one on a helper thread, where one runs. */
+static void
+unmap_mapping(char *data, Size bytes)
+{
+	if (!prefault_unmap(data, bytes))
+		munmap(data, bytes);
+}
+
 void
 big_array_release_kept(void)
 {
 	while (nkept > 0)
 	{
 		nkept--;
-		if (!prefault_unmap(kept[nkept].data, kept[nkept].bytes))
-			munmap(kept[nkept].data, kept[nkept].bytes);
+		unmap_mapping(kept[nkept].data, kept[nkept].bytes);
 	}
 	kept_bytes = 0;
 }
@@ -174,10 +181,9 @@ big_array_free(BigArray *array)
 	 */
 	if (array->data != NULL)
 		prefault_cancel();
-	/* kept, or unmapped (a large one by a helper thread, where one runs) */
-	if (array->data != NULL && !keep_mapping(array->data, array->bytes) &&
-		!prefault_unmap(array->data, array->bytes))
-		munmap(array->data, array->bytes);
+	/* kept for the next array of its size, or unmapped */
+	if (array->data != NULL && !keep_mapping(array->data, array->bytes))
+		unmap_mapping(array->data, array->bytes);
 	array->data = NULL;
 	array->bytes = 0;
 }
