@@ -140,17 +140,18 @@ parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows,
 # that is for twice their bytes, but all the processes together have: over
 # half of the 192 MB of a GPU process, and under all of it, where two
 # processes share one GPU, so there twice HELD_ROWS.  On two GPUs, where
-# each process has 192 MB of its own, the window lies elsewhere (2.25 to
-# 3.5 times went to sorted runs while the backends counted the processes'
-# cached buffers as taken): the first of the sizes from once to 3.5 times
-# HELD_ROWS that EXPLAIN shows held in parts is checked, and printed.)
+# each process has 192 MB of its own, the window lies elsewhere (HELD_ROWS
+# on two H200s): the first of the sizes from once to 3.5 times HELD_ROWS
+# that EXPLAIN shows held in parts is checked; each size tried is printed.)
 devices=$("${PSQL[@]}" -c "SELECT count(DISTINCT device) FROM gpusort_service WHERE state = 'ready'")
 parts_rows=$((HELD_ROWS * 2))
 if [ "$devices" -ge 2 ]; then
 	for eighths in 8 10 12 14 16 18 20 22 24 26 28; do
 		parts_rows=$((HELD_ROWS * eighths / 8))
-		said "$(SETTINGS=$HELD explain "SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k")" \
-			"GPU Service" | grep -Eq "$parts" && break
+		text=$(SETTINGS=$HELD explain "SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k")
+		plan="$(said "$text" "Sort Engine"): $(said "$text" "GPU Service")"
+		echo "   $parts_rows rows: $(said "$text" "Sort Method")${plan:+; $plan}$(said "$text" "Not Held on GPU" | sed 's/^./; &/')"
+		grep -Eq "$parts" <<<"$plan" && break
 	done
 	echo "== held in parts on two GPUs: $parts_rows rows"
 fi
