@@ -16,8 +16,8 @@
 #
 #   test/bench-orders.sh SET [RESULTS_DIR]
 #
-# Reports the median of RUNS executions of "SELECT count(*) FROM (SELECT *
-# ... ORDER BY ... OFFSET 0)" (every row sorted, none sent), each in a new
+# Reports the median of RUNS executions of "SELECT * ... ORDER BY ...
+# OFFSET <rows>" (every row sorted and read, none sent), each in a new
 # session, native and gpusort taking turns, and the ratio native / gpusort
 # (above 1: gpusort is faster).  Writes
 # RESULTS_DIR/bench-SET-<cores>core-<device>.txt, and beside it -explain.txt
@@ -27,10 +27,11 @@
 #
 # Environment: ROWS (default 1000000), RUNS (default 3), DEVICE (gpusort's
 # engine, default cpu), WORK_MEM (default 2GB), ONLY (an extended regular
-# expression: only the orders that match it), WIDE=1 (every column of the
-# rows is sorted, about 170 bytes, as "SELECT * ... ORDER BY ... OFFSET
-# <rows>" runs, where the count leaves only the sort key in them), TAG
-# (added to the results file's name).
+# expression: only the orders that match it), WIDE (default 1: every column
+# of the rows is sorted, about 170 bytes, as "SELECT * ... ORDER BY ...
+# OFFSET <rows>" runs; 0: a count over the sort, which leaves only the sort
+# key in the rows, as the results before 2026-11-28 without "whole rows" in
+# their header measured), TAG (added to the results file's name).
 set -uo pipefail
 SET=${1:?usage: bench-orders.sh ties|types|more [RESULTS_DIR]}
 RESULTS=${2:-test/results}
@@ -41,10 +42,10 @@ WORK_MEM=${WORK_MEM:-2GB}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 mkdir -p "$RESULTS"
 OUTFILE=$RESULTS/bench-$SET${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
-# The statement timed: a count over the sorted rows, or (WIDE) whole rows
-# that the OFFSET skips.
+# The statement timed: whole rows that the OFFSET skips, or (WIDE=0) a
+# count over the sort.
 timed() {
-	if [ "${WIDE:-0}" = 1 ]; then
+	if [ "${WIDE:-1}" = 1 ]; then
 		echo "$1 OFFSET $ROWS"
 	else
 		echo "SELECT count(*) FROM ($1 OFFSET 0) s"
@@ -168,7 +169,7 @@ EXPLAINS=${OUTFILE%.txt}-explain.txt
 : >"$EXPLAINS"
 
 {
-	echo "# bench-orders $SET: $ROWS rows$([ "${WIDE:-0}" = 1 ] && echo " (whole rows)"), median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
+	echo "# bench-orders $SET: $ROWS rows$([ "${WIDE:-1}" = 1 ] && echo " (whole rows)" || echo " (a count over the sort: the keys alone)"), median of $RUNS, work_mem $WORK_MEM, gpusort.device = $DEVICE"
 	echo "# $(psql -X -At -c 'SHOW server_version'), $(nproc) cores, $(date -u +%Y-%m-%d)"
 	printf '%-58s %10s %10s %7s\n' "ORDER BY" "native ms" "gpusort ms" "ratio"
 	while IFS= read -r order; do
