@@ -23,7 +23,9 @@
 #      steps 1-3 run with gpusort.service = off (each backend's own engine;
 #      set with ALTER SYSTEM and a restart, where PGDATA allows);
 #   4. the GPU service (gpusort.service on): the suites that set no
-#      backend's GPU, and the suite service, with gpusort.device = gpu; kill
+#      backend's GPU, and the suite service, with gpusort.device = gpu, and
+#      test/random-orders.py (RANDOM_SEED, default 11; RANDOM_QUERIES,
+#      default 150) with every sort on the GPU; kill
 #      -9 of its processes while 16 sessions sort (test/service-crash.sh);
 #      a parallel query's participants sharing one input (right rows, and
 #      none held after cancels and errors: test/service-shared.sh);
@@ -315,6 +317,13 @@ SQL
 			regress "GPU service: node_plan before the forced run" service-parallel-setup node_plan
 			PGOPTIONS="$PARALLEL_FORCED" REGRESS_OPTS=--use-existing \
 				regress "GPU service: composite, parallel plans forced" service-parallel composite
+			# random tables and orders against Sort, every sort on the GPU
+			if PGOPTIONS="-c gpusort.device=gpu" python3 test/random-orders.py \
+				--seed "${RANDOM_SEED:-11}" --queries "${RANDOM_QUERIES:-150}" >"$RESULTS/random-orders.log" 2>&1; then
+				record "GPU service: random orders against Sort" PASS "$(tail -1 "$RESULTS/random-orders.log")"
+			else
+				record "GPU service: random orders against Sort" FAIL "$(tail -1 "$RESULTS/random-orders.log")"
+			fi
 		fi
 		if [ -n "${SKIP_SERVICE_CHECKS:-}" ]; then
 			record "GPU service: crash, shared input, buckets, no device" SKIP "SKIP_SERVICE_CHECKS"

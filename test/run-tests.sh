@@ -8,7 +8,9 @@
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
 #      that every sort above a few hundred rows spills (SPILL_RERUN=0: not),
 #      and the composite suite with parallel plans wherever the planner can
-#      make them;
+#      make them; then test/random-orders.py, GpuSort against Sort on random
+#      tables and orders (RANDOM_SEED, default 1; RANDOM_QUERIES, default
+#      150; skipped, and said so, without python3);
 #   3. runs the TAP tests (test/t/*.pl, make prove_installcheck: prove, with
 #      clusters of their own from PostgreSQL::Test::Cluster; as root, as the
 #      user gpusort, since initdb refuses root):
@@ -94,6 +96,17 @@ fi
 echo "== the composite suite again with parallel plans wherever the planner can make them"
 PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2" \
 	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
+echo "== random orders: GpuSort against Sort on random tables and orders (test/random-orders.py)"
+if command -v python3 >/dev/null; then
+	if PATH="$("$PG_CONFIG" --bindir):$PATH" python3 test/random-orders.py \
+		--seed "${RANDOM_SEED:-1}" --queries "${RANDOM_QUERIES:-150}"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+else
+	echo "skipped: no python3"
+fi
 cluster_stop
 
 echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its buffer after an immediate stop"
