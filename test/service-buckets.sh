@@ -79,6 +79,8 @@ explain() {
 	"${PSQL[@]}" -c "$SETTINGS" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $1 OFFSET 0"
 }
 said() { sed -n "s/^ *$2: //p" <<<"$1" | head -1; }
+# what the expected notes are matched against: "engine: service note reason"
+engine_says() { echo "$(said "$1" "Sort Engine"): $(said "$1" "GPU Service") $(said "$1" "Fallback Reason")"; }
 
 bad=0
 # the largest bucket within the bound, where the plan has buckets
@@ -98,7 +100,7 @@ check() {
 	echo "== $name: $query"
 	echo "   rows: $([ "$got" = "$want" ] && echo "PostgreSQL's order" || echo "DIFFERENT ($got vs $want)")"
 	echo "   engine: $engine; GPU Service: ${note:-none}${reason:+; Fallback Reason: $reason}"
-	if [ "$got" != "$want" ] || [ -z "$got" ] || ! grep -Eq "$want_note" <<<"$engine: ${note:-} ${reason:-}" ||
+	if [ "$got" != "$want" ] || [ -z "$got" ] || ! grep -Eq "$want_note" <<<"$(engine_says "$plan")" ||
 		! within_bound "${note:-}"; then
 		echo "   ^ FAILED (expected: $want_note)"
 		bad=$((bad + 1))
@@ -149,8 +151,8 @@ if [ "$devices" -ge 2 ]; then
 	for eighths in 8 10 12 14 16 18 20 22 24 26 28; do
 		parts_rows=$((HELD_ROWS * eighths / 8))
 		text=$(SETTINGS=$HELD explain "SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k")
-		plan="$(said "$text" "Sort Engine"): $(said "$text" "GPU Service")"
-		echo "   $parts_rows rows: $(said "$text" "Sort Method")${plan:+; $plan}$(said "$text" "Not Held on GPU" | sed 's/^./; &/')"
+		plan=$(engine_says "$text")
+		echo "   $parts_rows rows: $(said "$text" "Sort Method"); $plan$(said "$text" "Not Held on GPU" | sed 's/^./; &/')"
 		grep -Eq "$parts" <<<"$plan" && break
 	done
 	echo "== held in parts on two GPUs: $parts_rows rows"

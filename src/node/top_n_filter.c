@@ -490,10 +490,10 @@ among_first(TopNFilter *f)
 }
 
 /*
- * The next input row that the node collects: the outer plan's next row
- * that was among the first N of its partition when it came (or that the
- * filter keeps without knowing: a NULL sort key, a partition it had no
- * room for); NULL at the end.
+ * The next input row that the node collects: the outer plan's next row,
+ * or with a filter, the next that was among the first N of its partition
+ * when it came (or that the filter keeps without knowing: a NULL sort key,
+ * a partition it had no room for); NULL at the end.
  */
 TupleTableSlot *
 node_input_next(GpuSortState *state)
@@ -501,12 +501,14 @@ node_input_next(GpuSortState *state)
 	PlanState  *outer = outerPlanState(state);
 	TopNFilter *f = state->top_n;
 
+	if (f == NULL)
+		return ExecProcNode(outer);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 
-		if (f == NULL || TupIsNull(slot) || !row_words(f, slot))
-			return slot;		/* no filter, the end, or a NULL key: kept */
+		if (TupIsNull(slot) || !row_words(f, slot))
+			return slot;		/* the end, or a NULL key: kept */
 		if (among_first(f))
 			return slot;
 		f->dropped++;
