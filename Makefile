@@ -21,7 +21,7 @@ OBJS = $(SRCS:.c=.o)
 # Regression suites: test/sql, test/expected.  They run against any server
 # that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
 # gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
-REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill reliability never_worse no_gpu differential composite window array_sort gpu_info service
+REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill held reliability never_worse no_gpu differential composite window array_sort gpu_info service
 REGRESS_OPTS = --inputdir=test $(GPUSORT_REGRESS_OPTS)
 # the kernel tests' build, which PostgreSQL run-tests.sh last built for, the
 # CUDA objects whether or not this make builds them, run-tests.sh's log

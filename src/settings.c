@@ -35,6 +35,7 @@ int			gpusort_held_gpus = 0;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
+bool		gpusort_debug_hold_rows = false;
 bool		gpusort_huge_pages = false;
 
 /* gpusort.device's values: auto, the engines, the end (gpusort_define_device) */
@@ -312,6 +313,16 @@ gpusort_define_settings(void)
 							0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.debug_hold_rows",
+							 "For tests: inputs over the memory budget are held by the CPU engine, in host memory.",
+							 "Runs the GpuSort node's paths for inputs held by an engine "
+							 "(the GPU's) where there is no GPU; the rows held ignore "
+							 "the memory budget.  Off by default.",
+							 &gpusort_debug_hold_rows,
+							 false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.huge_pages",
 							 "Asks for transparent huge pages for the rows a sort holds.",

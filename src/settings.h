@@ -46,6 +46,7 @@ extern int	gpusort_held_gpus;
 extern int	gpusort_prefault_threads;
 extern int	gpusort_key_threads;
 extern int	gpusort_xfrm_scramble;
+extern bool gpusort_debug_hold_rows;
 extern bool gpusort_huge_pages;
 
 /* Memory budget of one GpuSort node, in kilobytes. */

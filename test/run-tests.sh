@@ -7,10 +7,13 @@
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
 #      that every sort above a few hundred rows spills (SPILL_RERUN=0: not),
+#      the differential and composite suites at 64 kB with every input held
+#      by the CPU engine as the GPU engine holds it (gpusort.debug_hold_rows),
 #      and the composite suite with parallel plans wherever the planner can
 #      make them; then test/random-orders.py, GpuSort against Sort on random
 #      tables and orders (RANDOM_SEED, default 1; RANDOM_QUERIES, default
-#      150; skipped, and said so, without python3);
+#      150), and again with every input held (seed RANDOM_SEED + 1); both
+#      skipped, and said so, without python3;
 #   3. runs the TAP tests (test/t/*.pl, make prove_installcheck: prove, with
 #      clusters of their own from PostgreSQL::Test::Cluster; as root, as the
 #      user gpusort, since initdb refuses root):
@@ -76,6 +79,15 @@ run_suites() {
 	rm -f "$log"
 }
 
+# Drops what the differential suites leave, to run them again in the same
+# database, whose helper functions (node_plan) they use.
+drop_differential() {
+	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
+		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
+		diff_type_results, diff_disk_results, ctx_a, ctx_b, ctx_big;
+		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read, diff_disk_kb, diff_disk; DROP COLLATION IF EXISTS diff_icu"
+}
+
 # The suites run on the engine GPUSORT_DEVICE names (cpu, or gpu on a GPU host).
 export GPUSORT_TEST_DEVICE=${GPUSORT_DEVICE:-cpu}
 
@@ -85,28 +97,33 @@ cluster_start -c shared_preload_libraries=gpusort -c max_worker_processes=8 || e
 run_suites
 if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	echo "== differential suites again with a 64 kB budget: every sort spills"
-	# in the same database, whose helper functions (node_plan) they use
-	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
-		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
-		diff_type_results, diff_disk_results, ctx_a, ctx_b, ctx_big;
-		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read, diff_disk_kb, diff_disk; DROP COLLATION IF EXISTS diff_icu"
+	drop_differential
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
 fi
+echo "== the differential and composite suites again at 64 kB, every input held by the CPU engine as the GPU engine holds it (gpusort.debug_hold_rows)"
+drop_differential
+PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0 -c gpusort.debug_hold_rows=on" \
+	run_suites REGRESS="differential composite" GPUSORT_REGRESS_OPTS=--use-existing
 echo "== the composite suite again with parallel plans wherever the planner can make them"
 PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2" \
 	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
-echo "== random orders: GpuSort against Sort on random tables and orders (test/random-orders.py)"
-if command -v python3 >/dev/null; then
-	if PATH="$("$PG_CONFIG" --bindir):$PATH" python3 test/random-orders.py \
-		--seed "${RANDOM_SEED:-1}" --queries "${RANDOM_QUERIES:-150}"; then
+# GpuSort against Sort on random tables and orders: as configured, then
+# with every input over the budget held (gpusort.debug_hold_rows).
+random_orders() {
+	if ! command -v python3 >/dev/null; then
+		echo "skipped: no python3"
+	elif PATH="$("$PG_CONFIG" --bindir):$PATH" python3 test/random-orders.py "$@"; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
 	fi
-else
-	echo "skipped: no python3"
-fi
+}
+echo "== random orders: GpuSort against Sort on random tables and orders (test/random-orders.py)"
+random_orders --seed "${RANDOM_SEED:-1}" --queries "${RANDOM_QUERIES:-150}"
+echo "== random orders again, every input over the budget held by the CPU engine (gpusort.debug_hold_rows)"
+PGOPTIONS="${PGOPTIONS:-} -c gpusort.debug_hold_rows=on" \
+	random_orders --seed "$((${RANDOM_SEED:-1} + 1))" --queries "${RANDOM_QUERIES:-150}"
 cluster_stop
 
 echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its buffer after an immediate stop"

@@ -408,6 +408,12 @@ sort_engine_holder(int device, char **why)
 	const SortEngine *holder = NULL;
 	const char *missing;
 
+	/* for tests: the CPU engine holds rows in the backend's memory */
+	if (gpusort_debug_hold_rows)
+	{
+		*why = NULL;
+		return sort_engine_get(SORT_ENGINE_CPU);
+	}
 	for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)
 	{
 		const SortEngine *engine = sort_engine_get(id);

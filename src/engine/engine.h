@@ -34,7 +34,7 @@ extern SortEngineId sort_engine_named(const char *name);
 /* Why an engine cannot be used here, or NULL while it may be. */
 extern const char *sort_engine_missing(const SortEngine *engine);
 
-/* The engine whose RowStager that is (the CPU engine: none's). */
+/* The engine whose RowStager that is. */
 extern SortEngineId sort_engine_holding(const RowStager *stager);
 
 /*
@@ -109,6 +109,7 @@ extern const RowStoreUploader *sort_engine_uploader(int device);
  * The engine that may hold the rows of an input larger than the memory
  * budget (row_seams.h's RowStager): the first registered with a stager,
  * else the first beside the CPU's; NULL where the CPU engine is alone.
+ * With gpusort.debug_hold_rows, the CPU engine (host_stager, for tests).
  * *why is NULL where device lets it hold them and it works here, else says
  * why it cannot.
  */
@@ -120,6 +121,9 @@ extern const SortEngine *sort_engine_holder(int device, char **why);
  * setting lets it hold rows is not asked.
  */
 extern const RowStager *sort_engine_sharing_stager(void);
+
+/* The CPU engine's stager, for tests alone (host_stager.c). */
+extern const RowStager host_stager;
 
 /* Per-backend statistics of the sorts, by registered engine. */
 typedef struct EngineStats

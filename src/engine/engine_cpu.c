@@ -26,6 +26,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
+#include "engine/engine.h"
 #include "engine/cost.h"
 #include "engine/sort_job.h"
 #include "keys/key_codec.h"
@@ -218,4 +219,5 @@ const SortEngine cpu_sort_engine = {
 	.sort_job = cpu_sort_job,
 	.sort_values = cpu_sort_values,
 	.estimate_ms = cpu_sort_estimate_ms,
+	.stager = &host_stager,		/* for tests alone: sort_engine_holder */
 };

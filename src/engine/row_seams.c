@@ -40,5 +40,7 @@ stored_rows_places(const StoredRows *rows, const Size *block_places, uint32 firs
 		}
 		places[i] = block_places[*block] + (tuple - rows->block_start[*block]);
 		lengths[i] = rows->rows[first + i]->t_len;
+		if (rows->tail > 0)
+			lengths[i] = MAXALIGN(lengths[i]) + rows->tail;
 	}
 }

@@ -35,6 +35,10 @@ typedef struct StoredRows
 	int			nwords;			/* words of each row's key */
 	const uint64 *keys[HELD_KEY_WORDS]; /* word w of each row's key, in row
 										 * order */
+	Size		tail;			/* bytes that follow each tuple's MAXALIGNed
+								 * end and go with it (its key, for the
+								 * node's order of the rows that tie), or
+								 * 0 */
 	int			nblocks;
 	char	   *const *block_start; /* each block's first tuple */
 	const Size *block_used;		/* the bytes of each that hold tuples */
@@ -50,7 +54,7 @@ extern Size stored_rows_block_places(const StoredRows *rows, Size from,
 
 /*
  * For rows first..first+n-1, each one's place (block_places[] of its block
- * plus its offset there) and length.  *block is where the walk through the
+ * plus its offset there) and length (with its tail).  *block is where the walk through the
  * blocks is (0 at the first row).
  */
 extern void stored_rows_places(const StoredRows *rows, const Size *block_places,

@@ -28,6 +28,9 @@ typedef struct KeyColumn
 										 * collation (keys hold references
 										 * to the values until
 										 * xfrm_make_keys) */
+	bool		fixed;			/* keys of every store compare alike (an
+								 * engine holds them all): never made past
+								 * a shared start or given up */
 	bool		dropped;		/* prefix keys given up: they did not tell
 								 * the rows apart (keys are then 0) */
 	uint32		abbrev_next;	/* rows at which to ask that next */

@@ -359,7 +359,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 	 * cut that the check then finds.
 	 */
 	mk->skip = 0;
-	if (column->shared >= 4 && column->xfrm->locale)
+	if (column->shared >= 4 && column->xfrm->locale && !column->fixed)
 		mk->skip = pg_encoding_mbcliplen(column->xfrm->encoding, column->first,
 										 column->shared, column->shared);
 	column->skipped = mk->skip;
@@ -380,7 +380,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 		 * more (URLs, paths), the keys told nothing: they are made again
 		 * past those bytes, which order the values as the whole keys do.
 		 */
-		if (mk->xfrm->icu && !pg_atomic_read_u32(&mk->failed) &&
+		if (mk->xfrm->icu && !column->fixed && !pg_atomic_read_u32(&mk->failed) &&
 			(mk->icu_skip = icu_shared_bytes(mk, nworkers)) >= 8)
 		{
 			column->skipped = mk->icu_skip;

@@ -217,6 +217,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 				   cscan->scan.plan.plan_rows, state->keys_only,
 				   columns[0].xfrm ? NULL :
 				   sort_engine_uploader(state->settings.device));
+	node_stage_plan_tails(state);
 	/* (the window compares rows by the store's keys where it can) */
 	state->top_n = NULL;
 	if (window_slot != NULL)

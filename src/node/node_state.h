@@ -114,9 +114,11 @@ typedef struct GpuSortState
 	/* or are held by the engine (spill_stage.c) */
 	const RowStager *stager;
 	struct SortStage *stage;
-	Tuplestorestate *stage_nulls;	/* the rows led by a NULL */
-	char	   *stage_row;		/* the next of the rows handed back */
-	int64		stage_left;		/* rows handed back not yet returned */
+	Tuplesortstate *stage_nulls;	/* the rows led by a NULL */
+	int			held_tie_key;	/* the first sort key the held keys leave
+								 * ties in (nkeys: none); the store then
+								 * keeps their words after each tuple */
+	struct StagePart *held_main;	/* the rows held, read in order */
 	int			stage_parts;	/* the parts the engine sorted the rows in;
 								 * several are merged as runs are */
 	struct StagePart *stage_part_runs;	/* they, as runs */
@@ -252,6 +254,7 @@ extern void node_spill_end(GpuSortState *state);
 
 /* spill_stage.c */
 extern bool node_stage_possible(GpuSortState *state);
+extern void node_stage_plan_tails(GpuSortState *state);
 extern bool node_stage_begin(GpuSortState *state);
 extern bool node_stage_store(GpuSortState *state);
 extern void node_stage_to_run(GpuSortState *state);

@@ -224,12 +224,22 @@ gpusort_mark_shared(CustomScan *cscan)
 											   list_nth_oid(ops, i),
 											   list_nth_oid(colls, i));
 
-		if (codec == NULL || !codec->exact)
+		/*
+		 * The engine holds the words of the keys up to a prefix key, a key
+		 * without a codec or HELD_KEY_WORDS words; the comparators order
+		 * the rows those leave tied (spill_stage.c).
+		 */
+		if (codec == NULL && i == 0)
+			return;
+		if (codec == NULL)
+			break;
+		if (!codec->exact && codec->source == KEY_PREFIX_ABBREV)
 			return;
 		words += codec->words;
+		if (!codec->exact || words >= HELD_KEY_WORDS)
+			break;
 	}
-	if (words <= HELD_KEY_WORDS)
-		cscan->scan.plan.parallel_aware = true;
+	cscan->scan.plan.parallel_aware = true;
 }
 
 static Node *

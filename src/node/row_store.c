@@ -202,7 +202,7 @@ double
 row_store_expected_bytes(const RowStore *store, double rows, int width)
 {
 	Size		tuple = store->keys_only ? 0 :
-		MAXALIGN(SizeofMinimalTupleHeader + (Size) width);
+		MAXALIGN(SizeofMinimalTupleHeader + (Size) width) + store->tail;
 
 	return rows * (double) (tuple + store->rowbytes);
 }
@@ -409,6 +409,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 {
 	const char *data = NULL;
 	uint32		len;
+	uint32		room;
 	bool		isnull;
 	Datum		value;
 	MinimalTuple tuple;
@@ -455,7 +456,9 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	else
 		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
 
-	newblock = store->keys_only ? 0 : block_bytes_needed(store, len);
+	/* (a tail, where kept, follows the tuple's MAXALIGNed end) */
+	room = store->tail > 0 ? MAXALIGN(len) + store->tail : len;
+	newblock = store->keys_only ? 0 : block_bytes_needed(store, room);
 	if (store->tuplebytes + newblock +
 		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)
@@ -465,7 +468,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 		tuple = NULL;			/* the key is the row */
 	else
 	{
-		tuple = allocate_tuple(store, len);
+		tuple = allocate_tuple(store, room);
 		/* the hardware prefetcher stops at page boundaries: ask a page ahead */
 		__builtin_prefetch(store->block + BLOCK_PREFETCH_BYTES, 1);
 		if (data)
@@ -587,6 +590,7 @@ row_store_view(const RowStore *store, StoredRows *view)
 	view->nwords = Min(store->ncolumns, HELD_KEY_WORDS);
 	for (int w = 0; w < view->nwords; w++)
 		view->keys[w] = store->columns[w].keys;
+	view->tail = store->tail;
 	view->nblocks = store->nblocks;
 	view->block_start = starts;
 	view->block_used = used;

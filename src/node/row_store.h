@@ -71,6 +71,9 @@ typedef struct RowStore
 	Size		tuplebytes;		/* all blocks allocated so far */
 	Size		tupledata;		/* bytes of the tuples in them */
 	Size		rowbytes;		/* bytes each row costs beyond its tuple */
+	Size		tail;			/* bytes kept after each tuple (from its
+								 * MAXALIGNed end): its held key
+								 * (spill_stage.c), or 0 */
 	Size		budget;			/* bytes the store and its sort may use */
 } RowStore;
 

@@ -39,6 +39,9 @@
 typedef struct NodeShare
 {
 	bool		shared;			/* the participants add to one input */
+	Size		tail;			/* bytes of key after each tuple held
+								 * (spill_stage.c): every participant's
+								 * the same */
 	StageShare	stage;			/* the engine's handle on it */
 	slock_t		mutex;
 	int			ndone;			/* participants that add no more */
@@ -119,6 +122,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 		return;
 	state->shared_stager = stager;
 	share->shared = true;
+	share->tail = state->store.tail;
 	state->sharing = true;
 }
 
@@ -139,7 +143,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	state->share_done = false;
 	state->sharing = share->shared;
 	state->held_shared = false;
-	if (!share->shared || stager == NULL)
+	if (!share->shared || stager == NULL || share->tail != state->store.tail)
 		return;
 	state->shared_stager = stager;
 	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,

@@ -6,22 +6,25 @@
  *	  device memory; engine.h's sort_engine_holder) rather than spilled in
  *	  sorted runs.
  *
- * Where the engine's keys order the rows completely (every sort key has an
- * exact codec: int8, timestamp, float8, ..., one key or several, up to
- * HELD_KEY_WORDS words in all), each full store goes to the engine as it
- * is, unsorted, and is emptied; its key columns are the words of the rows'
- * keys, the NULLs of the later sort keys given keys of their own
- * (held_null_keys).  Rows led by a NULL, equal under a one-key order, go to
- * a tuplestore; in an order of several keys they end the holding (the
- * rows held become the first sorted run), as does a NULL in a later key
- * whose keys leave no room for one; found in the first store, they keep
- * the holding from starting (the input may then fit tuplesort's memory,
- * which runs would write to disk).  Once the input ends, the engine sorts
- * all rows at once and hands them back in order, a buffer at a time.  Where the engine
- * cannot start, or take the first store (the rows expected would not fit
- * beside what it holds for other sorts), the runs of spill.c sort the input
- * instead; where it cannot take a later store, the rows it holds come back
- * sorted as the first of those runs (node_stage_to_run).
+ * Each full store goes to the engine as it is, unsorted, and is emptied;
+ * its key columns are the words of the rows' keys (up to HELD_KEY_WORDS),
+ * the NULLs of the later sort keys given keys of their own
+ * (held_null_keys), strxfrm() and ICU keys made store by store, alike in
+ * every one (KeyColumn's fixed).  Where those words do not order the rows
+ * completely (a prefix key: text, numeric; more words than that; a later
+ * key with no codec), the store keeps each row's words after its tuple,
+ * and the rows the engine hands back are put in order by them and by the
+ * comparators (held_order.h).  Rows led by a NULL go to a tuplesort, which
+ * orders them by the later keys; a NULL in a later key whose keys leave
+ * no room for one ends the holding (the rows held become the first sorted
+ * run), and, found in the first store, keeps it from starting (the input
+ * may then fit tuplesort's memory, which runs would write to disk).  Once
+ * the input ends, the engine sorts all rows at once and hands them back in
+ * order, a buffer at a time.  Where the engine cannot start, or take the
+ * first store (the rows expected would not fit beside what it holds for
+ * other sorts), the runs of spill.c sort the input instead; where it cannot
+ * take a later store, the rows it holds come back sorted as the first of
+ * those runs (node_stage_to_run).
  *
  * The engine may hold the rows in parts (the GPU service's several GPU
  * processes), each sorted on its own: they are then runs that come from the
@@ -42,13 +45,36 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
-#include "utils/tuplestore.h"
+#include "utils/tuplesort.h"
 
 #include "engine/engine.h"
+#include "keys/xfrm_keys.h"
+#include "node/held_order.h"
 #include "node/row_store.h"
 #include "node/sorted_runs.h"
 #include "node/node_state.h"
 #include "settings.h"
+
+/*
+ * The first sort key that the words an engine holds of the rows' keys (at
+ * most HELD_KEY_WORDS) leave ties in: a prefix key, a key whose words do
+ * not all fit, or the key after the last that has a codec; nkeys where
+ * they order the rows completely.
+ */
+static int
+held_tie_key(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	int			nwords = Min(store->ncolumns, HELD_KEY_WORDS);
+	const KeyColumn *last = &store->columns[nwords - 1];
+
+	for (int c = 0; c < nwords; c++)
+		if (!store->columns[c].codec->exact)
+			return store->columns[c].keyno;
+	if (last->word < last->codec->words - 1)
+		return last->keyno;
+	return last->keyno + 1;
+}
 
 /*
  * The engine that may hold this node's rows, as far as the order and
@@ -71,24 +97,52 @@ stager_for(GpuSortState *state, char **why)
 		*why = "the rows are their one sort key: no tuples to hold";
 		return NULL;
 	}
-	if (store->columns[store->ncolumns - 1].keyno != state->nkeys - 1)
-	{
-		*why = "the order has a key of a type that the engine has no keys for";
-		return NULL;
-	}
-	if (store->ncolumns > HELD_KEY_WORDS)
-	{
-		*why = psprintf("the order's keys take more than %d words", HELD_KEY_WORDS);
-		return NULL;
-	}
-	for (int c = 0; c < store->ncolumns; c++)
-		if (!store->columns[c].codec->exact)
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+		if (store->columns[c].codec->source == KEY_PREFIX_ABBREV &&
+			!store->columns[c].codec->exact)
 		{
-			*why = "the order has a key that the engine orders only by a prefix";
+			*why = "the order has a key whose prefix keys each store may give up";
 			return NULL;
 		}
+	if (held_tie_key(state) < state->nkeys && store->tail == 0)
+	{
+		*why = "the order's keys leave ties, and the rows were stored without room for their keys";
+		return NULL;
+	}
 	holder = sort_engine_holder(state->settings.device, why);
 	return *why == NULL ? holder->stager : NULL;
+}
+
+/*
+ * Where the engine's keys would leave ties, has the store keep room after
+ * each tuple for its key words (held_order.h), and the keys made alike in
+ * every store, where the input is expected not to fit (or may be a
+ * parallel query's shared input) and the engine could hold it.
+ */
+void
+node_stage_plan_tails(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Plan	   *plan = state->css.ss.ps.plan;
+	int			nwords = Min(store->ncolumns, HELD_KEY_WORDS);
+	char	   *why;
+
+	state->held_tie_key = held_tie_key(state);
+	if (state->keys_only || state->held_tie_key == state->nkeys)
+		return;
+	/* only where the input is expected not to fit, or may be shared */
+	if (!plan->parallel_aware &&
+		row_store_expected_bytes(store, plan->plan_rows, plan->plan_width) <=
+		(double) state->settings.budget_kb * 1024)
+		return;
+	store->tail = MAXALIGN(sizeof(uint64) * nwords);
+	if (stager_for(state, &why) == NULL)
+	{
+		store->tail = 0;
+		return;
+	}
+	for (int c = 0; c < nwords; c++)
+		store->columns[c].fixed = true;
 }
 
 /* The engine that holds the rows, as messages name it ("GPU"). */
@@ -107,25 +161,21 @@ node_stage_possible(GpuSortState *state)
 }
 
 /*
- * Can the engine's keys order the rows in the store?  Not rows led by a
- * NULL in an order of several keys, nor a NULL of a later key whose keys
- * leave no room for one; false with the reason.
+ * Can the engine's keys order the rows in the store?  Not where a later
+ * key has a NULL that its keys leave no room for, unless the comparators
+ * order the rows from that key on; false with the reason.
  */
 static bool
 store_holdable(GpuSortState *state, char **why)
 {
 	RowStore   *store = &state->store;
 
-	if (state->nkeys > 1 && store->nnullrows > 0)
-	{
-		*why = "rows led by a NULL in an order of several keys";
-		return false;
-	}
-	for (int c = 1; c < store->ncolumns; c++)
+	for (int c = 1; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
 	{
 		const KeyColumn *column = &store->columns[c];
 
-		if (column->word == 0 && column->nulls != NULL && column->codec->bits == 64)
+		if (column->word == 0 && column->nulls != NULL && column->codec->bits == 64 &&
+			column->keyno < state->held_tie_key)
 		{
 			*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
 							column->keyno + 1);
@@ -171,7 +221,11 @@ node_stage_begin(GpuSortState *state)
 	/* the rows go up whole: no early upload of their keys for a sort */
 	row_store_end_upload(store);
 	store->uploader = NULL;
-	state->stage_nulls = tuplestore_begin_heap(false, false, state->settings.budget_kb);
+	/* (sorted by the later keys, which have no codec or no room for them) */
+	state->stage_nulls = tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
+											  state->sortops, state->collations,
+											  state->nullsfirst, state->settings.budget_kb,
+											  NULL, TUPLESORT_NONE);
 	state->stage_why = NULL;
 	return true;
 }
@@ -180,8 +234,10 @@ node_stage_begin(GpuSortState *state)
  * The keys of the NULLs of a later sort key, the same in every store: where
  * its codec's keys stay below 2^bits (bits < 64), NULLS LAST takes 2^bits,
  * and NULLS FIRST 0, the keys of values then moved up by one (in every
- * store, NULL or not).  Returns the column's words, or a copy where they
- * change (store_holdable has ruled out a NULL with no key).
+ * store, NULL or not); where they take all 64 bits (a key that the
+ * comparators order from, as store_holdable allows), NULLS FIRST takes 0
+ * and NULLS LAST the largest key, which values of those keys tie with.
+ * Returns the column's words, or a copy where they change.
  */
 static const uint64 *
 held_null_keys(const KeyColumn *column, uint32 nrows)
@@ -192,13 +248,54 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
 
 	if (column->nulls == NULL && (bits == 64 || !first))
 		return column->keys;
-	Assert(bits < 64);
 	keys = palloc(sizeof(uint64) * Max(nrows, 1));
 	for (uint32 row = 0; row < nrows; row++)
-		keys[row] = key_column_isnull(column, row) ?
-			(first ? 0 : UINT64CONST(1) << bits) :
-			column->keys[row] + (first ? 1 : 0);
+	{
+		bool		isnull = key_column_isnull(column, row);
+
+		if (bits == 64)
+			keys[row] = !isnull ? column->keys[row] : first ? 0 : PG_UINT64_MAX;
+		else
+			keys[row] = isnull ? (first ? 0 : UINT64CONST(1) << bits) :
+				column->keys[row] + (first ? 1 : 0);
+	}
 	return keys;
+}
+
+/*
+ * Makes the keys of the store's strxfrm() and ICU columns, which are made
+ * after the rows come (xfrm_keys.h), the same way in every store
+ * (KeyColumn's fixed).
+ */
+static void
+make_collation_keys(RowStore *store)
+{
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+	{
+		KeyColumn  *column = &store->columns[c];
+
+		if (column->xfrm && column->word == 0 && store->nrows > 0)
+			xfrm_make_keys(column, store->nrows,
+						   MemoryContextAllocHuge(store->cxt,
+												  sizeof(uint64) * store->nrows));
+	}
+}
+
+/*
+ * Writes each row's key words after its tuple, in the tail the store kept,
+ * for the order of the rows whose words tie (held_order.h).
+ */
+static void
+write_tails(const StoredRows *rows)
+{
+	for (uint32 row = 0; row < rows->nrows; row++)
+	{
+		MinimalTuple tuple = rows->rows[row];
+		uint64	   *key = (uint64 *) ((char *) tuple + MAXALIGN(tuple->t_len));
+
+		for (int w = 0; w < rows->nwords; w++)
+			key[w] = rows->keys[w][row];
+	}
 }
 
 /*
@@ -210,15 +307,21 @@ held_view(GpuSortState *state, StoredRows *rows, char **why)
 {
 	RowStore   *store = &state->store;
 
+	make_collation_keys(store);
 	row_store_view(store, rows);
 	if (!store_holdable(state, why))
 		return false;
 	for (int w = 1; w < rows->nwords; w++)
 	{
-		/* a key's later words are of the value its first word had */
-		if (store->columns[w].word == 0)
+		/*
+		 * a key's later words are of the value its first word had, but
+		 * those of a NULL of 64-bit keys are all the first one's
+		 */
+		if (store->columns[w].word == 0 || store->columns[w].codec->bits == 64)
 			rows->keys[w] = held_null_keys(&store->columns[w], rows->nrows);
 	}
+	if (rows->tail > 0)
+		write_tails(rows);
 	return true;
 }
 
@@ -268,8 +371,8 @@ node_stage_store(GpuSortState *state)
 		return false;
 	}
 	for (uint32 i = 0; i < store->nnullrows; i++)
-		tuplestore_puttupleslot(state->stage_nulls,
-								ExecStoreMinimalTuple(store->nullrows[i], slot, false));
+		tuplesort_puttupleslot(state->stage_nulls,
+							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	ExecClearTuple(slot);
 	/* an empty store adds nothing: the engine may hold no input yet */
 	if (store->nrows > 0)
@@ -291,7 +394,7 @@ sort_held(GpuSortState *state)
 	char	   *why = NULL;
 	instr_time	start;
 
-	state->stage_left = 0;
+	tuplesort_performsort(state->stage_nulls);
 	state->nulls_done = false;
 	if (node_share_active(state))
 	{
@@ -324,49 +427,52 @@ sort_held(GpuSortState *state)
 		state->stage_parts = state->stager->parts(state->stage, NULL);
 }
 
-/* A part of the rows the engine holds, read as a run (sorted_runs.h). */
+/*
+ * A part of the rows the engine holds, read in the sort's order
+ * (held_order.h); where it holds several, a run (sorted_runs.h).
+ */
 typedef struct StagePart
 {
 	GpuSortState *state;
 	int			part;
-	char	   *row;			/* the next of the rows handed back */
-	int64		left;			/* rows handed back not yet read */
+	HeldOrder	order;
 	TupleTableSlot *slot;		/* the rows led by a NULL: read into it */
 	SortedRunSource source;
 } StagePart;
 
-/*
- * The next row of part p of what the engine holds, or NULL after its last:
- * *row and *left walk the rows it handed back.
- */
-static MinimalTuple
-held_row(GpuSortState *state, int p, char **row, int64 *left)
+/* The next rows the engine hands back of a part (HeldOrder's next_rows). */
+static int64
+part_rows(void *arg, char **rows)
 {
-	MinimalTuple tuple;
+	StagePart  *part = arg;
+	GpuSortState *state = part->state;
+	char	   *why = NULL;
+	instr_time	start;
+	int64		n;
 
-	if (*left == 0)
-	{
-		char	   *why = NULL;
-		instr_time	start;
-		int64		n;
+	INSTR_TIME_SET_CURRENT(start);
+	n = state->stager->next(state->stage, part->part, rows, &why);
+	state->read_back_ms += ms_since(start);
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuSort could not read back the rows it held on the %s: %s",
+						holder_title(state), why)));
+	return n;
+}
 
-		INSTR_TIME_SET_CURRENT(start);
-		n = state->stager->next(state->stage, p, row, &why);
-		state->read_back_ms += ms_since(start);
+/* Starts reading part p of what the engine holds. */
+static void
+part_begin(GpuSortState *state, StagePart *part, int p)
+{
+	RowStore   *store = &state->store;
 
-		if (n < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("GpuSort could not read back the rows it held on the %s: %s",
-							holder_title(state), why)));
-		if (n == 0)
-			return NULL;
-		*left = n;
-	}
-	tuple = (MinimalTuple) *row;
-	*row += MAXALIGN(tuple->t_len);
-	(*left)--;
-	return tuple;
+	part->state = state;
+	part->part = p;
+	held_order_begin(&part->order, part_rows, part, store->tail,
+					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
+					 state->held_tie_key, &state->ties,
+					 (Size) state->settings.budget_kb * 1024, &state->tied_rows);
 }
 
 /* The next row of a part, or NULL after its last. */
@@ -375,7 +481,7 @@ part_next(void *arg)
 {
 	StagePart  *part = arg;
 
-	return held_row(part->state, part->part, &part->row, &part->left);
+	return held_order_next(&part->order);
 }
 
 /* The next row led by a NULL, or NULL after the last. */
@@ -385,7 +491,7 @@ null_next(void *arg)
 	StagePart  *part = arg;
 	bool		shouldfree;
 
-	if (!tuplestore_gettupleslot(part->state->stage_nulls, true, false, part->slot))
+	if (!tuplesort_gettupleslot(part->state->stage_nulls, true, false, part->slot, NULL))
 		return NULL;
 	return ExecFetchSlotMinimalTuple(part->slot, &shouldfree);
 }
@@ -403,8 +509,7 @@ part_readers(GpuSortState *state)
 	Assert(nparts > 1 && state->stage_part_runs == NULL);
 	for (int p = 0; p <= nparts; p++)
 	{
-		parts[p].state = state;
-		parts[p].part = p;
+		part_begin(state, &parts[p], p);
 		parts[p].source.arg = &parts[p];
 		parts[p].source.next = part_next;
 		parts[p].source.keyed = true;
@@ -518,8 +623,8 @@ node_stage_finish(GpuSortState *state)
 		(void) state->stager->parts(state->stage, &note);
 		state->report.engine_note = MemoryContextStrdup(state->report_cxt, note);
 	}
-	state->radix_keys = state->store.ncolumns;
-	state->engine_keys = state->nkeys;
+	state->radix_keys = Min(state->store.ncolumns, HELD_KEY_WORDS);
+	state->engine_keys = state->held_tie_key;	/* (the rest: held_order.h) */
 	state->tied_rows = 0;
 }
 
@@ -529,7 +634,7 @@ next_null_row(GpuSortState *state, TupleTableSlot *into)
 {
 	if (state->nulls_done)
 		return false;
-	if (tuplestore_gettupleslot(state->stage_nulls, true, false, into))
+	if (tuplesort_gettupleslot(state->stage_nulls, true, false, into, NULL))
 		return true;
 	state->nulls_done = true;
 	return false;
@@ -543,8 +648,12 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 
 	if (state->nullsfirst[0] && next_null_row(state, into))
 		return true;
-	tuple = state->held_empty ? NULL :
-		held_row(state, 0, &state->stage_row, &state->stage_left);
+	if (!state->held_empty && state->held_main == NULL)
+	{
+		state->held_main = palloc0(sizeof(StagePart));
+		part_begin(state, state->held_main, 0);
+	}
+	tuple = state->held_empty ? NULL : held_order_next(&state->held_main->order);
 	if (tuple == NULL)
 		return !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
@@ -566,11 +675,18 @@ node_stage_end(GpuSortState *state)
 	state->stager = NULL;
 	state->held_empty = false;
 	if (state->stage_nulls)
-		tuplestore_end(state->stage_nulls);
+		tuplesort_end(state->stage_nulls);
 	state->stage_nulls = NULL;
-	state->stage_left = 0;
+	if (state->held_main)
+	{
+		held_order_end(&state->held_main->order);
+		pfree(state->held_main);
+	}
+	state->held_main = NULL;
 	if (state->stage_part_runs)
 	{
+		for (int p = 0; p <= state->stage_parts; p++)
+			held_order_end(&state->stage_part_runs[p].order);
 		ExecDropSingleTupleTableSlot(state->stage_part_runs[state->stage_parts].slot);
 		pfree(state->stage_part_runs);
 	}

@@ -130,9 +130,10 @@ SELECT same_ids('SELECT id FROM g1m ORDER BY k8') AS k8,
        same_kn('SELECT id, kn FROM g1m ORDER BY kn DESC NULLS LAST') AS kn_desc_nulls_last,
        same_ids('SELECT id FROM g1m ORDER BY a, id') AS a_id_runs;
 SELECT spill_lines('SELECT id, kn FROM g1m ORDER BY kn NULLS FIRST');
--- Orders of several such keys (up to 4 words) are held too, the NULLs of a
--- later int4 key given keys of their own in every direction.  A NULL of a
--- later int8 key (no key is free for it) or rows led by a NULL end the
+-- Orders of several such keys are held too, the NULLs of a later int4 key
+-- given keys of their own in every direction, the rows led by a NULL
+-- sorted apart by the later keys, the keys past 4 words left to the
+-- comparators.  A NULL of a later int8 key (no key is free for it) ends the
 -- holding: from the first store, or after some (those held become the
 -- first sorted run); and the rows are still Sort's.
 SELECT same_ids('SELECT id FROM g1m ORDER BY a, k8, id') AS a_k8_id,

@@ -1,0 +1,107 @@
+-- Inputs over the memory budget that the engine holds (spill_stage.c), with
+-- keys that leave ties: text, numeric, keys past four words, keys that no
+-- codec encodes.  The store keeps each row's key words after its tuple,
+-- and the rows the engine hands back are put in order by them and by the
+-- comparators (held_order.h).  gpusort.debug_hold_rows has the CPU engine
+-- hold the rows in host memory, as the GPU engine holds them in device
+-- memory, so that these paths run on machines without a GPU too.
+SET gpusort.min_rows = 0;
+SET gpusort.min_run_rows = 0;
+SET gpusort.debug_hold_rows = on;
+SET work_mem = '64kB';
+SET max_parallel_workers_per_gather = 0;
+SELECT coalesce((SELECT collcollate FROM pg_collation
+                 WHERE collprovider = 'c' AND collcollate IN ('en_US.utf8', 'en_US.UTF-8')
+                 ORDER BY collcollate LIMIT 1), 'C.UTF-8') AS libc_locale \gset
+CREATE COLLATION held_libc (provider = libc, locale = :'libc_locale');
+
+-- Text sharing long starts (ties of their 8-byte keys under "C" and of
+-- their 24-byte strxfrm() keys), equal values, empty strings, long values,
+-- NULLs in every column; numeric of no typmod (a prefix key); a key that no
+-- codec encodes (an array).
+CREATE TABLE held_t (id int, t text, tl text COLLATE held_libc, n numeric,
+                     a int4, b int8, c int8, d int4, arr int[]);
+INSERT INTO held_t
+  SELECT g,
+         CASE WHEN g % 17 = 0 THEN NULL
+              WHEN g % 13 = 0 THEN ''
+              WHEN g % 5 = 0 THEN 'https://example.com/shared/start/' || (g % 97)
+              WHEN g % 7 = 0 THEN repeat('z', 400) || (g % 11)
+              ELSE md5((g % 300)::text) END,
+         CASE WHEN g % 19 = 0 THEN NULL
+              WHEN g % 3 = 0 THEN 'carefully final deposits ' || (g % 41)
+              ELSE 'Carefully ' || md5((g % 50)::text) END,
+         CASE WHEN g % 23 = 0 THEN NULL ELSE (g % 400) / 7.0 END,
+         CASE WHEN g % 29 = 0 THEN NULL ELSE g % 3 END,
+         (g * 7919) % 5, (g * 104729) % 4, g % 2,
+         ARRAY[g % 3, g % 7]
+  FROM generate_series(1, 8000) g;
+ANALYZE held_t;
+
+-- The lines of EXPLAIN ANALYZE that tell how the rows were held.
+CREATE FUNCTION held_lines(query text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line ~ '(Engine Choice|Sort Method|Held Key Width|Not Held|Sort Key Kinds):' THEN
+      RETURN NEXT regexp_replace(trim(line), 'held \d+ stores', 'held N stores');
+    END IF;
+  END LOOP;
+END
+$$;
+
+-- Each order is Sort's, the rows held with their keys.
+SELECT same_as_native('SELECT * FROM held_t ORDER BY t, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY t COLLATE "C" DESC, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY t NULLS FIRST, id DESC');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY tl, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY tl DESC NULLS LAST, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY n, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY n DESC NULLS LAST, t, id');
+SELECT same_as_native('SELECT t, length(t) FROM held_t ORDER BY t');
+SELECT held_lines('SELECT * FROM held_t ORDER BY t, id');
+SELECT held_lines('SELECT * FROM held_t ORDER BY tl, id');
+
+-- Rows led by a NULL, in an order of several keys, are sorted apart by
+-- the later keys; a NULL in a later prefix key ties with the ends of its
+-- keys, where the comparators order it.
+SELECT same_as_native('SELECT * FROM held_t ORDER BY a, t, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY a NULLS FIRST, tl DESC, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY a DESC, n NULLS FIRST, id DESC');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b, tl DESC NULLS LAST, id');
+SELECT held_lines('SELECT * FROM held_t ORDER BY a, tl DESC NULLS LAST, id');
+
+-- Keys past four words, and a key that no codec encodes, are the
+-- comparators'.
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b, c, d, a, id DESC');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b, arr, id');
+SELECT held_lines('SELECT * FROM held_t ORDER BY b, c, d, a, id DESC');
+SELECT held_lines('SELECT * FROM held_t ORDER BY b, arr, id');
+
+-- A group of rows tied on their keys larger than the memory budget is
+-- ordered by tuplesort.
+SELECT same_as_native('SELECT * FROM held_t ORDER BY d, arr, id DESC');
+SELECT same_as_native('SELECT id, repeat(t, 40) FROM held_t ORDER BY b, t, id');
+
+-- Where strxfrm() and strcoll() disagree (wrong keys put in by
+-- gpusort.xfrm_scramble), the check between groups stops the query before
+-- it returns the pair: rows returned cannot be ordered again.
+SET gpusort.xfrm_scramble = 3;
+SELECT count(*) FROM (SELECT * FROM held_t ORDER BY tl, id OFFSET 0) s;
+RESET gpusort.xfrm_scramble;
+
+-- Without room kept for the keys (the planner expected the input to fit),
+-- the rows go to sorted runs, and the plan says why.
+CREATE TABLE held_small (id int, t text);
+INSERT INTO held_small VALUES (1, 'a');
+ANALYZE held_small;
+INSERT INTO held_small SELECT g, md5(g::text) FROM generate_series(2, 5000) g;
+SELECT held_lines('SELECT * FROM held_small ORDER BY t');
+SELECT same_as_native('SELECT * FROM held_small ORDER BY t');
+
+DROP TABLE held_t, held_small;
+DROP FUNCTION held_lines;
+DROP COLLATION held_libc;
+RESET ALL;
