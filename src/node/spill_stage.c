@@ -263,21 +263,47 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
 }
 
 /*
- * Makes the keys of the store's strxfrm() and ICU columns, which are made
+ * Makes the keys of the store's strxfrm() or ICU column, which are made
  * after the rows come (xfrm_keys.h), the same way in every store
- * (KeyColumn's fixed).
+ * (KeyColumn's fixed); returns the references to the values that they
+ * replace (put_back_references), or NULL where there is no such column.
+ * (The columns end at a prefix key: there is one at most.)
  */
-static void
+static uint64 *
 make_collation_keys(RowStore *store)
 {
 	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
 	{
 		KeyColumn  *column = &store->columns[c];
+		uint64	   *refs;
 
-		if (column->xfrm && column->word == 0 && store->nrows > 0)
-			xfrm_make_keys(column, store->nrows,
-						   MemoryContextAllocHuge(store->cxt,
-												  sizeof(uint64) * store->nrows));
+		if (column->xfrm == NULL || column->word != 0 || store->nrows == 0)
+			continue;
+		refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+		xfrm_make_keys(column, store->nrows, refs);
+		return refs;
+	}
+	return NULL;
+}
+
+/*
+ * The rows of a store that the engine did not take are sorted as a run,
+ * which makes their collation keys itself: their key column holds the
+ * references again.
+ */
+static void
+put_back_references(RowStore *store, const uint64 *refs)
+{
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+	{
+		KeyColumn  *column = &store->columns[c];
+
+		if (column->xfrm == NULL || column->word != 0)
+			continue;
+		for (uint32 row = 0; row < store->nrows; row++)
+			if (!key_column_isnull(column, row))
+				column->keys[row] = refs[row];
+		return;
 	}
 }
 
@@ -299,18 +325,19 @@ write_tails(const StoredRows *rows)
 }
 
 /*
- * The store as the engine sees it; false with the reason where its keys
- * cannot order it (store_holdable).
+ * The store as the engine sees it, and in *refs what make_collation_keys
+ * returns; false with the reason where its keys cannot order it
+ * (store_holdable).
  */
 static bool
-held_view(GpuSortState *state, StoredRows *rows, char **why)
+held_view(GpuSortState *state, StoredRows *rows, uint64 **refs, char **why)
 {
 	RowStore   *store = &state->store;
 
-	make_collation_keys(store);
 	row_store_view(store, rows);
 	if (!store_holdable(state, why))
 		return false;
+	*refs = make_collation_keys(store);
 	for (int w = 1; w < rows->nwords; w++)
 	{
 		/*
@@ -338,13 +365,16 @@ node_stage_store(GpuSortState *state)
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 	char	   *why = NULL;
 	StoredRows	rows;
+	uint64	   *refs = NULL;
 	bool		added;
 	instr_time	start;
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	INSTR_TIME_SET_CURRENT(start);
-	added = held_view(state, &rows, &why) &&
+	added = held_view(state, &rows, &refs, &why) &&
 		(rows.nrows == 0 || state->stager->add(state->stage, &rows, &why));
+	if (!added && refs)
+		put_back_references(store, refs);
 	state->hold_ms += ms_since(start);
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
@@ -356,11 +386,13 @@ node_stage_store(GpuSortState *state)
 		state->stage_why = why;
 		if (node_share_active(state))
 		{
-			/* the others' rows stay: the leader turns them into a run */
+			/*
+			 * the others' rows stay: the leader turns them into a run once
+			 * all have added theirs; a worker's own rows led by a NULL
+			 * become its first run now (node_stage_to_run)
+			 */
 			node_share_done(state, state->staged_batches, state->staged_rows);
-			if (IsParallelWorker())
-				node_stage_end(state);
-			else
+			if (!IsParallelWorker())
 			{
 				state->closed_stage = state->stage;
 				state->stage = NULL;

@@ -331,9 +331,9 @@ SELECT temp_bytes() AS bytes3 \gset
 :by_text \gset
 SELECT temp_bytes() AS bytes4 \gset
 RESET gpusort.enabled;
--- (the text order spills wherever it runs; a GPU holds the int8 order's
--- rows, which then write nothing)
-SELECT :bytes2 - :bytes1 > 0 AS spilled,
+-- (Sort spills the text order; a GPU holds GpuSort's rows, which then
+-- write nothing)
+SELECT :bytes4 - :bytes3 > 0 AS spilled,
        :bytes1 - :bytes0 <= :bytes3 - :bytes2 AS int8_gpusort_bytes_le_sort_bytes,
        :bytes2 - :bytes1 <= :bytes4 - :bytes3 AS text_gpusort_bytes_le_sort_bytes;
 -- so a query that Sort completes under temp_file_limit completes with GpuSort
