@@ -43,6 +43,12 @@
 /* Rows a loop hands out at a time. */
 #define XFRM_CHUNK			(16 * 1024)
 
+/*
+ * The chunks of a store held on the GPU, of a few thousand rows at 4 MB,
+ * are smaller, so that all the threads share it: at least this many rows.
+ */
+#define XFRM_MIN_CHUNK		1024
+
 /* Suspect pairs each worker keeps. */
 #define XFRM_FOUND_PER_PART	256
 
@@ -345,6 +351,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 {
 	MakeKeys   *mk = palloc(sizeof(MakeKeys));
 	int			nworkers = Min(parallel_workers(), lengthof(mk->min));
+	uint64		chunk = Max(XFRM_MIN_CHUNK, Min(XFRM_CHUNK, nrows / Max(nworkers, 1) + 1));
 
 	mk->column = column;
 	mk->nwords = column->codec->words;
@@ -373,7 +380,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 		pg_atomic_write_u32(&mk->failed, 1);
 	else
 	{
-		parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+		parallel_for(nrows, chunk, nworkers, make_keys_body, mk);
 
 		/*
 		 * Where the sort keys of all values start with 8 bytes alike or
@@ -385,7 +392,7 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 		{
 			column->skipped = mk->icu_skip;
 			clear_ranges(mk);
-			parallel_for(nrows, XFRM_CHUNK, nworkers, make_keys_body, mk);
+			parallel_for(nrows, chunk, nworkers, make_keys_body, mk);
 		}
 	}
 	icu_close_collators(mk, nworkers);

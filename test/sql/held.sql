@@ -16,7 +16,7 @@ SELECT coalesce((SELECT collcollate FROM pg_collation
 CREATE COLLATION held_libc (provider = libc, locale = :'libc_locale');
 
 -- Text sharing long starts (ties of their 8-byte keys under "C" and of
--- their 24-byte strxfrm() keys), equal values, empty strings, long values,
+-- their 32-byte strxfrm() keys), equal values, empty strings, long values,
 -- NULLs in every column; numeric of no typmod (a prefix key); a key that no
 -- codec encodes (an array).
 CREATE TABLE held_t (id int, t text, tl text COLLATE held_libc, n numeric,

@@ -100,7 +100,7 @@ SELECT line FROM explain_analyze('SELECT id FROM kl_url ORDER BY url COLLATE kl'
 WHERE line ~ 'Kinds|Skipped';
 
 -- Text whose first characters repeat (as TPC-H's comments): the keys' words
--- after the first (24 bytes of strxfrm() in all) tell the rows apart, and
+-- after the first (32 bytes of strxfrm() in all) tell the rows apart, and
 -- few are left to the comparator; keys made wrong are still repaired.
 CREATE TABLE kl_words AS
   SELECT g AS id, (ARRAY['ab', 'cd', 'ef'])[1 + g % 3] || ' ' ||
