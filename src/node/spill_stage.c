@@ -104,13 +104,15 @@ stager_for(GpuSortState *state, char **why)
 			*why = "the order has a key whose prefix keys each store may give up";
 			return NULL;
 		}
+	holder = sort_engine_holder(state->settings.device, why);
+	if (*why != NULL)
+		return NULL;
 	if (held_tie_key(state) < state->nkeys && store->tail == 0)
 	{
 		*why = "the order's keys leave ties, and the rows were stored without room for their keys";
 		return NULL;
 	}
-	holder = sort_engine_holder(state->settings.device, why);
-	return *why == NULL ? holder->stager : NULL;
+	return holder->stager;
 }
 
 /*
@@ -263,27 +265,35 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
 }
 
 /*
- * Makes the keys of the store's strxfrm() or ICU column, which are made
- * after the rows come (xfrm_keys.h), the same way in every store
- * (KeyColumn's fixed); returns the references to the values that they
- * replace (put_back_references), or NULL where there is no such column.
+ * The first column of the store's strxfrm() or ICU key among the words
+ * held, whose keys are made after the rows come (xfrm_keys.h), or NULL.
  * (The columns end at a prefix key: there is one at most.)
+ */
+static KeyColumn *
+collation_column(RowStore *store)
+{
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+		if (store->columns[c].xfrm && store->columns[c].word == 0)
+			return &store->columns[c];
+	return NULL;
+}
+
+/*
+ * Makes the keys of the store's collation column, the same way in every
+ * store (KeyColumn's fixed); returns the references to the values that
+ * they replace (put_back_references), or NULL where there is none.
  */
 static uint64 *
 make_collation_keys(RowStore *store)
 {
-	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
-	{
-		KeyColumn  *column = &store->columns[c];
-		uint64	   *refs;
+	KeyColumn  *column = collation_column(store);
+	uint64	   *refs;
 
-		if (column->xfrm == NULL || column->word != 0 || store->nrows == 0)
-			continue;
-		refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
-		xfrm_make_keys(column, store->nrows, refs);
-		return refs;
-	}
-	return NULL;
+	if (column == NULL || store->nrows == 0)
+		return NULL;
+	refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+	xfrm_make_keys(column, store->nrows, refs);
+	return refs;
 }
 
 /*
@@ -294,17 +304,11 @@ make_collation_keys(RowStore *store)
 static void
 put_back_references(RowStore *store, const uint64 *refs)
 {
-	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
-	{
-		KeyColumn  *column = &store->columns[c];
+	KeyColumn  *column = collation_column(store);
 
-		if (column->xfrm == NULL || column->word != 0)
-			continue;
-		for (uint32 row = 0; row < store->nrows; row++)
-			if (!key_column_isnull(column, row))
-				column->keys[row] = refs[row];
-		return;
-	}
+	for (uint32 row = 0; row < store->nrows; row++)
+		if (!key_column_isnull(column, row))
+			column->keys[row] = refs[row];
 }
 
 /*
