@@ -91,6 +91,9 @@ SELECT held_lines('SELECT * FROM held_t ORDER BY b, arr, id');
 -- ordered by tuplesort.
 SELECT same_as_native('SELECT * FROM held_t ORDER BY d, arr, id DESC');
 SELECT same_as_native('SELECT id, repeat(t, 40) FROM held_t ORDER BY b, t, id');
+-- (two groups of some 3,800 rows tied on their strxfrm() keys, checked
+-- with strcoll() where one ends and the next begins)
+SELECT same_as_native('SELECT * FROM held_t ORDER BY lower(substr(tl, 1, 8)) || (id % 2), id DESC');
 
 -- Where strxfrm() and strcoll() disagree (wrong keys put in by
 -- gpusort.xfrm_scramble), the check between groups stops the query before
