@@ -6,9 +6,10 @@
 #   2. starts a cluster with shared_preload_libraries = gpusort and runs the
 #      regression suites, the differential test among them (make installcheck),
 #      then the differential suites again with gpusort.work_mem = 64 (kB), so
-#      that every sort above a few hundred rows spills (SPILL_RERUN=0: not),
-#      the differential and composite suites at 64 kB with every input held
-#      by the CPU engine as the GPU engine holds it (gpusort.debug_hold_rows),
+#      that every sort above a few hundred rows spills, and the differential
+#      and composite suites at 64 kB with every input held by the CPU engine
+#      as the GPU engine holds it (gpusort.debug_hold_rows) (SPILL_RERUN=0:
+#      neither),
 #      and the composite suite with parallel plans wherever the planner can
 #      make them; then test/random-orders.py, GpuSort against Sort on random
 #      tables and orders (RANDOM_SEED, default 1; RANDOM_QUERIES, default
@@ -100,11 +101,11 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 	drop_differential
 	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0" run_suites \
 		REGRESS="differential node_contexts" GPUSORT_REGRESS_OPTS=--use-existing
+	echo "== the differential and composite suites again at 64 kB, every input held by the CPU engine as the GPU engine holds it (gpusort.debug_hold_rows)"
+	drop_differential
+	PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0 -c gpusort.debug_hold_rows=on" \
+		run_suites REGRESS="differential composite" GPUSORT_REGRESS_OPTS=--use-existing
 fi
-echo "== the differential and composite suites again at 64 kB, every input held by the CPU engine as the GPU engine holds it (gpusort.debug_hold_rows)"
-drop_differential
-PGOPTIONS="${PGOPTIONS:-} -c gpusort.work_mem=64 -c gpusort.min_run_rows=0 -c gpusort.debug_hold_rows=on" \
-	run_suites REGRESS="differential composite" GPUSORT_REGRESS_OPTS=--use-existing
 echo "== the composite suite again with parallel plans wherever the planner can make them"
 PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2" \
 	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
