@@ -24,6 +24,9 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   subquery  the order of a subquery with LIMIT ALL, read whole;
   group   GROUP BY or DISTINCT over one column, hash aggregation off (the
           sort's rows are their one key), in a random direction;
+  keys    1 to 3 columns whose equal values print alike, ordered by them
+          alone (the last key not followed by id: rows tied on every key
+          print alike);
 
 each at a random budget (work_mem 64kB, 256kB, 4MB or 1GB: in memory, in
 sorted runs, held on the GPU where one is) and with parallel query off or
@@ -142,7 +145,13 @@ def random_query(rnd, names):
 
     keys = rnd.sample(names, rnd.randint(1, 5))
     order = ", ".join(item(c) for c in keys)
-    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group"])
+    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys"])
+    if kind == "keys":
+        # the sort keys alone, the last not followed by id: rows that tie on
+        # every key print alike, whatever their order
+        keys = rnd.sample(sorted(c for c in names if c in PRINTED_ALIKE), rnd.randint(1, 3))
+        return kind, ("SELECT %s FROM rt ORDER BY %s"
+                      % (", ".join(keys), ", ".join(item(c) for c in keys)))
     if kind == "group":
         # rows that are their one key (no tuples), a group's value printed
         # from any of its rows: types whose equal values print alike

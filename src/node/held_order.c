@@ -18,6 +18,9 @@
 /* Rows of a group between interrupt checks. */
 #define GROUP_CHECK_ROWS	(64 * 1024)
 
+/* The most rows of a batch of groups ordered on threads (fill_batch). */
+#define BATCH_ROWS			(32 * 1024)
+
 void
 held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 				 int nwords, const KeyColumn *columns, int tie_key,
@@ -37,6 +40,8 @@ held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 	if (tail > 0)
 		order->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort held ties",
 										   ALLOCSET_DEFAULT_SIZES);
+	order->batched = tail > 0 &&
+		text_ties_init(&order->text, ties, columns, nwords, tie_key);
 }
 
 /* The key words that follow a held tuple. */
@@ -93,6 +98,34 @@ keep_ahead(HeldOrder *order)
 				  order->ahead, size);
 }
 
+/* A pair of rows that strxfrm() keys put in the wrong order: an error. */
+static void
+report_inversion(int keyno)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("GpuSort found strxfrm() and strcoll() disagreeing on the order of two values of sort key %d",
+					keyno + 1),
+			 errdetail("The rows were held with strxfrm() keys, and those already returned cannot be ordered again."),
+			 errhint("Sort by this column under an ICU collation, or set gpusort.device = cpu for this query.")));
+}
+
+/*
+ * The column of the first of a's key words that b's differ in (the last
+ * word where none does).
+ */
+static const KeyColumn *
+first_difference(HeldOrder *order, MinimalTuple a, MinimalTuple b)
+{
+	const uint64 *ka = row_key(a);
+	const uint64 *kb = row_key(b);
+	int			w = 0;
+
+	while (w < order->nwords - 1 && ka[w] == kb[w])
+		w++;
+	return &order->columns[w];
+}
+
 /*
  * a and b, next to each other, hold different key words: where the first
  * that differs is of a strxfrm() key, is a before b by the comparator too?
@@ -100,24 +133,13 @@ keep_ahead(HeldOrder *order)
 static void
 check_pair(HeldOrder *order, MinimalTuple a, MinimalTuple b)
 {
-	const uint64 *ka = row_key(a);
-	const uint64 *kb = row_key(b);
-	const KeyColumn *column;
-	int			w = 0;
+	const KeyColumn *column = first_difference(order, a, b);
 
-	while (w < order->nwords - 1 && ka[w] == kb[w])
-		w++;
-	column = &order->columns[w];
 	if (column->xfrm == NULL || column->xfrm->icu)
 		return;
 	/* the words before are equal: compare from the key they belong to */
 	if (tie_order_compare(order->ties, a, b, column->keyno) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuSort found strxfrm() and strcoll() disagreeing on the order of two values of sort key %d",
-						column->keyno + 1),
-				 errdetail("The rows were held with strxfrm() keys, and those already returned cannot be ordered again."),
-				 errhint("Sort by this column under an ICU collation, or set gpusort.device = cpu for this query.")));
+		report_inversion(column->keyno);
 }
 
 /* A group over the budget: its rows so far go to tuplesort. */
@@ -240,6 +262,94 @@ big_next(HeldOrder *order)
 	return NULL;
 }
 
+/* Starts a group of the batch at its next row; check: see HeldOrder. */
+static void
+start_batch_group(HeldOrder *order, bool check)
+{
+	if (order->ngroups + 1 >= order->groups_capacity)
+	{
+		order->groups_capacity = Max(256, 2 * order->groups_capacity);
+		order->starts = order->starts ?
+			repalloc(order->starts, sizeof(uint32) * order->groups_capacity) :
+			MemoryContextAlloc(order->cxt, sizeof(uint32) * order->groups_capacity);
+		order->check = order->check ?
+			repalloc(order->check, sizeof(bool) * order->groups_capacity) :
+			MemoryContextAlloc(order->cxt, sizeof(bool) * order->groups_capacity);
+	}
+	order->starts[order->ngroups] = order->ngroup;
+	order->check[order->ngroups] = check;
+	order->ngroups++;
+}
+
+/*
+ * Reads whole groups into the batch (group[]), up to BATCH_ROWS rows or
+ * half the budget, and orders them on threads; a group over the budget
+ * takes the batch to tuplesort (order->big).  Checks the pair of the last
+ * batch's last row and this one's first.
+ */
+static void
+fill_batch(HeldOrder *order)
+{
+	Size		keybytes = sizeof(uint64) * order->nwords;
+	bool		prev = order->ngroup > 0;
+	MinimalTuple tuple;
+	uint32		bad;
+
+	if (prev)
+	{
+		MinimalTuple last = order->group[order->ngroup - 1];
+		Size		size = MAXALIGN(last->t_len) + order->tail;
+
+		memcpy(buffer_for(order, &order->prev_last, &order->prev_last_size, size),
+			   last, size);
+	}
+	MemoryContextReset(order->cxt);
+	order->group = NULL;
+	order->ngroup = 0;
+	order->capacity = 0;
+	order->next = 0;
+	order->group_bytes = 0;
+	order->starts = NULL;
+	order->check = NULL;
+	order->ngroups = 0;
+	order->groups_capacity = 0;
+	while (order->ngroup < BATCH_ROWS && order->group_bytes < order->budget / 2)
+	{
+		if (order->ahead == NULL && (order->ahead = read_row(order)) == NULL)
+			break;
+		/* (the pair before a group is checked where it first differs in the text) */
+		start_batch_group(order, order->ngroup > 0 &&
+						  first_difference(order, order->group[order->ngroup - 1],
+										   order->ahead)->keyno == order->text.column->keyno);
+		memcpy(order->key, row_key(order->ahead), keybytes);
+		group_add(order, order->ahead);
+		while ((tuple = read_row(order)) != NULL &&
+			   memcmp(row_key(tuple), order->key, keybytes) == 0)
+		{
+			group_add(order, tuple);
+			CHECK_FOR_INTERRUPTS();
+		}
+		order->ahead = tuple;
+		if (order->big)
+		{
+			tuplesort_performsort(order->big);
+			return;
+		}
+	}
+	if (order->ngroup == 0)
+		return;
+	order->starts[order->ngroups] = order->ngroup;
+	for (uint32 g = 0; g < order->ngroups; g++)
+		if (order->starts[g + 1] - order->starts[g] > 1)
+			*order->tied_rows += order->starts[g + 1] - order->starts[g];
+	bad = text_ties_order(&order->text, order->group, order->ngroup, order->starts,
+						  order->check, order->ngroups, order->cxt);
+	if (bad > 0)
+		report_inversion(order->text.column->keyno);
+	if (prev)
+		check_pair(order, (MinimalTuple) order->prev_last, order->group[0]);
+}
+
 MinimalTuple
 held_order_next(HeldOrder *order)
 {
@@ -250,6 +360,15 @@ held_order_next(HeldOrder *order)
 		return read_row(order);
 	if (order->next < order->ngroup)
 		return order->group[order->next++];
+	if (order->batched)
+	{
+		if (order->big && (first = big_next(order)) != NULL)
+			return first;
+		fill_batch(order);
+		if (order->big)
+			return big_next(order);
+		return order->next < order->ngroup ? order->group[order->next++] : NULL;
+	}
 	if (order->big && (first = big_next(order)) != NULL)
 		return first;
 
@@ -290,6 +409,9 @@ held_order_end(HeldOrder *order)
 	if (order->big_last)
 		pfree(order->big_last);
 	order->big_last = NULL;
+	if (order->prev_last)
+		pfree(order->prev_last);
+	order->prev_last = NULL;
 	order->ahead = NULL;
 	order->left = 0;
 	order->ngroup = 0;

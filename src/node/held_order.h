@@ -13,7 +13,9 @@
  * engine hands back by those words: a group of one is returned as it is; a
  * larger one is copied, ordered by the comparators from the first sort key
  * the words leave tied, and returned (a group larger than the memory budget
- * is ordered by tuplesort instead).  Between groups whose words differ
+ * is ordered by tuplesort instead); where the tied key is the last and is
+ * text under a libc collation, whole groups are read in batches and
+ * ordered on threads (text_ties.h).  Between groups whose words differ
  * first in a strxfrm() key, the comparator checks the order (xfrm_keys.h):
  * a pair strxfrm() got backwards stops the query with an error before
  * either row is returned, as rows already returned cannot be taken back.
@@ -27,6 +29,7 @@
 
 #include "engine/row_seams.h"
 #include "keys/key_column.h"
+#include "node/text_ties.h"
 #include "node/tie_order.h"
 #include "utils/tuplesort.h"
 
@@ -69,6 +72,21 @@ typedef struct HeldOrder
 								 * key */
 	Size		big_last_size;
 	int64	   *tied_rows;		/* counts the rows in groups of two or more */
+
+	/*
+	 * Where the tied key is the last and is text under a libc collation
+	 * (text_ties.h): the rows come in batches of whole groups, their groups
+	 * ordered on threads; the batch's rows are group[], its groups start
+	 * at starts[].
+	 */
+	bool		batched;
+	TextTies	text;
+	uint32	   *starts;
+	bool	   *check;			/* per group: is the pair before it checked? */
+	uint32		ngroups;
+	uint32		groups_capacity;
+	char	   *prev_last;		/* a copy of the last batch's last row */
+	Size		prev_last_size;
 } HeldOrder;
 
 /*
