@@ -193,6 +193,22 @@ group_add(HeldOrder *order, MinimalTuple tuple)
 		group_to_tuplesort(order);
 }
 
+/* Frees the rows of the group (or batch) returned, to read the next. */
+static void
+empty_group(HeldOrder *order)
+{
+	MemoryContextReset(order->cxt);
+	order->group = NULL;
+	order->ngroup = 0;
+	order->capacity = 0;
+	order->next = 0;
+	order->group_bytes = 0;
+	order->starts = NULL;
+	order->check = NULL;
+	order->ngroups = 0;
+	order->groups_capacity = 0;
+}
+
 /*
  * Reads the group that starts with first, whose key is the next row's too
  * (second), and the row after it, and orders the group.
@@ -203,12 +219,7 @@ read_group(HeldOrder *order, MinimalTuple first, MinimalTuple second)
 	MinimalTuple tuple = second;
 	Size		keybytes = sizeof(uint64) * order->nwords;
 
-	MemoryContextReset(order->cxt);
-	order->group = NULL;
-	order->ngroup = 0;
-	order->capacity = 0;
-	order->next = 0;
-	order->group_bytes = 0;
+	empty_group(order);
 	memcpy(order->key, row_key(first), keybytes);
 	group_add(order, first);
 	do
@@ -303,16 +314,7 @@ fill_batch(HeldOrder *order)
 		memcpy(buffer_for(order, &order->prev_last, &order->prev_last_size, size),
 			   last, size);
 	}
-	MemoryContextReset(order->cxt);
-	order->group = NULL;
-	order->ngroup = 0;
-	order->capacity = 0;
-	order->next = 0;
-	order->group_bytes = 0;
-	order->starts = NULL;
-	order->check = NULL;
-	order->ngroups = 0;
-	order->groups_capacity = 0;
+	empty_group(order);
 	while (order->ngroup < BATCH_ROWS && order->group_bytes < order->budget / 2)
 	{
 		if (order->ahead == NULL && (order->ahead = read_row(order)) == NULL)
