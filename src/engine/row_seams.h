@@ -54,8 +54,8 @@ extern Size stored_rows_block_places(const StoredRows *rows, Size from,
 
 /*
  * For rows first..first+n-1, each one's place (block_places[] of its block
- * plus its offset there) and length (with its tail).  *block is where the walk through the
- * blocks is (0 at the first row).
+ * plus its offset there) and length (with its tail).  *block is where the
+ * walk through the blocks is (0 at the first row).
  */
 extern void stored_rows_places(const StoredRows *rows, const Size *block_places,
 							   uint32 first, uint32 n, int *block,

@@ -22,10 +22,8 @@
 static Tuplesortstate *
 begin_tuplesort(GpuSortState *state)
 {
-	return tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
-								state->sortops, state->collations,
-								state->nullsfirst, state->settings.budget_kb, NULL,
-								state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	return tie_order_tuplesort(&state->ties, state->settings.budget_kb,
+							   state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
 }
 
 /* Hands a row of the row store to tuplesort (row_store_drain). */

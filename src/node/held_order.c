@@ -148,10 +148,7 @@ group_to_tuplesort(HeldOrder *order)
 {
 	TieOrder   *ties = order->ties;
 
-	order->big = tuplesort_begin_heap(ties->desc, ties->nkeys, (AttrNumber *) ties->attnos,
-									  (Oid *) ties->sortops, (Oid *) ties->collations,
-									  (bool *) ties->nullsfirst,
-									  (int) (order->budget / 1024), NULL, TUPLESORT_NONE);
+	order->big = tie_order_tuplesort(ties, (int) (order->budget / 1024), TUPLESORT_NONE);
 	if (order->big_slot == NULL)
 		order->big_slot = MakeSingleTupleTableSlot(ties->desc, &TTSOpsMinimalTuple);
 	for (uint32 i = 0; i < order->ngroup; i++)

@@ -457,7 +457,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 		len = minimal_tuple_size(slot, &hasnull, &hoff, &datalen);
 
 	/* (a tail, where kept, follows the tuple's MAXALIGNed end) */
-	room = store->tail > 0 ? MAXALIGN(len) + store->tail : len;
+	room = MAXALIGN(len) + store->tail;
 	newblock = store->keys_only ? 0 : block_bytes_needed(store, room);
 	if (store->tuplebytes + newblock +
 		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||

@@ -78,10 +78,11 @@ held_tie_key(GpuSortState *state)
 
 /*
  * The engine that may hold this node's rows, as far as the order and
- * gpusort.device tell; else NULL with the reason in *why.
+ * gpusort.device tell, whether or not the store kept room for the keys
+ * that the order needs with them; else NULL with the reason in *why.
  */
 static const RowStager *
-stager_for(GpuSortState *state, char **why)
+engine_stager(GpuSortState *state, char **why)
 {
 	RowStore   *store = &state->store;
 	const SortEngine *holder;
@@ -105,14 +106,21 @@ stager_for(GpuSortState *state, char **why)
 			return NULL;
 		}
 	holder = sort_engine_holder(state->settings.device, why);
-	if (*why != NULL)
-		return NULL;
-	if (held_tie_key(state) < state->nkeys && store->tail == 0)
+	return *why == NULL ? holder->stager : NULL;
+}
+
+/* engine_stager's, where the store kept what the order needs held too. */
+static const RowStager *
+stager_for(GpuSortState *state, char **why)
+{
+	const RowStager *stager = engine_stager(state, why);
+
+	if (stager != NULL && state->held_tie_key < state->nkeys && state->store.tail == 0)
 	{
 		*why = "the order's keys leave ties, and the rows were stored without room for their keys";
 		return NULL;
 	}
-	return holder->stager;
+	return stager;
 }
 
 /*
@@ -137,12 +145,9 @@ node_stage_plan_tails(GpuSortState *state)
 		row_store_expected_bytes(store, plan->plan_rows, plan->plan_width) <=
 		(double) state->settings.budget_kb * 1024)
 		return;
-	store->tail = MAXALIGN(sizeof(uint64) * nwords);
-	if (stager_for(state, &why) == NULL)
-	{
-		store->tail = 0;
+	if (engine_stager(state, &why) == NULL)
 		return;
-	}
+	store->tail = MAXALIGN(sizeof(uint64) * nwords);
 	for (int c = 0; c < nwords; c++)
 		store->columns[c].fixed = true;
 }
@@ -224,10 +229,8 @@ node_stage_begin(GpuSortState *state)
 	row_store_end_upload(store);
 	store->uploader = NULL;
 	/* (sorted by the later keys, which have no codec or no room for them) */
-	state->stage_nulls = tuplesort_begin_heap(state->indesc, state->nkeys, state->attnos,
-											  state->sortops, state->collations,
-											  state->nullsfirst, state->settings.budget_kb,
-											  NULL, TUPLESORT_NONE);
+	state->stage_nulls = tie_order_tuplesort(&state->ties, state->settings.budget_kb,
+											 TUPLESORT_NONE);
 	state->stage_why = NULL;
 	return true;
 }

@@ -77,6 +77,14 @@ tie_order_done(TieOrder *order)
 	order->capacity = 0;
 }
 
+Tuplesortstate *
+tie_order_tuplesort(const TieOrder *order, int work_mem_kb, int sortopt)
+{
+	return tuplesort_begin_heap(order->desc, order->nkeys, (AttrNumber *) order->attnos,
+								(Oid *) order->sortops, (Oid *) order->collations,
+								(bool *) order->nullsfirst, work_mem_kb, NULL, sortopt);
+}
+
 /* The comparator of key k as the first key of a sort, abbreviating. */
 static SortSupport
 lead_comparator(TieOrder *order, int k)

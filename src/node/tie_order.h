@@ -13,6 +13,7 @@
 
 #include "access/htup_details.h"
 #include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
 
 typedef struct TiedRow TiedRow;
 
@@ -57,6 +58,13 @@ extern void tie_order_sort(TieOrder *order, MinimalTuple *rows, uint32 *index,
 /* Compares two rows by the sort keys from firstkey on, as Sort would. */
 extern int	tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b,
 							  int firstkey);
+
+/*
+ * A tuplesort that orders rows by all the sort keys, as the Sort node's
+ * would, within work_mem_kb; sortopt as tuplesort_begin_heap takes it.
+ */
+extern Tuplesortstate *tie_order_tuplesort(const TieOrder *order, int work_mem_kb,
+										   int sortopt);
 
 /* Frees the scratch memory of the sorts, once all are done. */
 extern void tie_order_done(TieOrder *order);
