@@ -27,6 +27,13 @@ held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 				 TieOrder *ties, Size budget, int64 *tied_rows)
 {
 	memset(order, 0, sizeof(HeldOrder));
+	/*
+	 * The rows are grouped by the words up to the tie key's: a NULL that a
+	 * key's words leave no room for ties with the end of its range
+	 * (store_holdable), whatever the later words say.
+	 */
+	while (nwords > 1 && columns[nwords - 1].keyno > tie_key)
+		nwords--;
 	order->next_rows = next_rows;
 	order->arg = arg;
 	order->tail = tail;

@@ -10,7 +10,9 @@
  * not (a prefix key: text, numeric; keys of more words; a later key that no
  * codec encodes), each held tuple carries its key words after its
  * MAXALIGNed end (the store's tail), and the reader groups the rows the
- * engine hands back by those words: a group of one is returned as it is; a
+ * engine hands back by those words, up to the tie key's (a later key's
+ * NULL its words leave no room for moves the tie key down to that key:
+ * store_holdable in spill_stage.c): a group of one is returned as it is; a
  * larger one is copied, ordered by the comparators from the first sort key
  * the words leave tied, and returned (a group larger than the memory budget
  * is ordered by tuplesort instead); where the tied key is the last and is

@@ -168,9 +168,13 @@ node_stage_possible(GpuSortState *state)
 }
 
 /*
- * Can the engine's keys order the rows in the store?  Not where a later
- * key has a NULL that its keys leave no room for, unless the comparators
- * order the rows from that key on; false with the reason.
+ * Can the engine's keys order the rows in the store?  A later key with a
+ * NULL that its keys leave no room for ties the NULL with the end of the
+ * key's range, which the comparators then order from that key on: where
+ * the rows are held with their key words (the store's tail) and by this
+ * backend alone, the comparators start there from now on, for the rows of
+ * every store (held_tie_key only moves down, and the rows are read back
+ * after the last store); else false with the reason.
  */
 static bool
 store_holdable(GpuSortState *state, char **why)
@@ -181,8 +185,12 @@ store_holdable(GpuSortState *state, char **why)
 	{
 		const KeyColumn *column = &store->columns[c];
 
-		if (column->word == 0 && column->nulls != NULL && column->codec->bits == 64 &&
-			column->keyno < state->held_tie_key)
+		if (column->word != 0 || column->nulls == NULL || column->codec->bits < 64 ||
+			column->keyno >= state->held_tie_key)
+			continue;
+		if (store->tail > 0 && !state->held_shared)
+			state->held_tie_key = column->keyno;
+		else
 		{
 			*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
 							column->keyno + 1);

@@ -35,7 +35,8 @@ INSERT INTO held_t
          CASE WHEN g % 29 = 0 THEN NULL ELSE g % 3 END,
          (g * 7919) % 5, (g * 104729) % 4, g % 2,
          ARRAY[g % 3, g % 7],
-         CASE WHEN g > 7000 AND g % 3 = 0 THEN NULL ELSE g % 11 END
+         CASE WHEN g > 7000 AND g % 3 = 0 THEN NULL
+              WHEN g % 5 = 0 THEN 9223372036854775807 ELSE g % 11 END
   FROM generate_series(1, 8000) g;
 ANALYZE held_t;
 
@@ -84,10 +85,17 @@ SELECT same_as_native('SELECT * FROM held_t ORDER BY b, tl DESC NULLS LAST, id')
 SELECT held_lines('SELECT * FROM held_t ORDER BY a, tl DESC NULLS LAST, id');
 
 -- A NULL of a later int8 key before the prefix key (no key is free for
--- it) ends the holding where it comes: the rows held become the first
--- sorted run, the store's rows (their collation keys not made) the next.
+-- it) ties with the end of that key's range (int8's largest value is in
+-- the data), and the comparators order the tied rows from that key on,
+-- in the stores held before it came too.
 SELECT same_as_native('SELECT * FROM held_t ORDER BY b, late, tl, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b DESC, late DESC, tl, id');
 SELECT held_lines('SELECT * FROM held_t ORDER BY b, late, tl, id');
+-- Where every key is exact, the rows are held without their keys, and
+-- such a NULL ends the holding where it comes: the rows held become the
+-- first sorted run, the store's rows the next.
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b, late, id');
+SELECT held_lines('SELECT * FROM held_t ORDER BY b, late, id');
 
 -- Keys past four words, and a key that no codec encodes, are the
 -- comparators'.
