@@ -8,12 +8,18 @@
  *	  "partition" times gs_bucket_partition alone (the sample sort's bucket
  *	  step) into each of --buckets counts (default 64), on the same input,
  *	  and the table gives its rate against the radix sort's.
+ *	  Keys of 128 and 256 bits (two and four words, as a composite order's
+ *	  or a text key's): "words" sorts them as the GPU engine sorts a key of
+ *	  several words (gpu_sort_by_column: a stable 64-bit radix sort of
+ *	  each word, the least significant first, over the order so far),
+ *	  "cub_merge" is CUB's merge sort with the lexicographic comparator;
+ *	  full: every word uniform; fewlead: the first word of 7 values.
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
  *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]
  *	               [--algo NAME[,...]]   (auto, radix, counting, warpsort,
- *	                                      samplesort, partition, cub_radix,
- *	                                      cub_merge)
+ *	                                      samplesort, partition, words,
+ *	                                      cub_radix, cub_merge)
  *	               [--buckets NB[,...]]  (the partition's bucket counts)
  */
 #include <stdio.h>
@@ -269,6 +275,161 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 	gs_context_release_scratch(ctx);
 }
 
+/* A key of W 64-bit words, the first the most significant. */
+template <int W>
+struct WideKey
+{
+	uint64_t	w[W];
+};
+
+struct WideLess
+{
+	template <int W>
+	__device__ bool operator()(const WideKey<W> &a, const WideKey<W> &b) const
+	{
+		for (int i = 0; i < W; i++)
+			if (a.w[i] != b.w[i])
+				return a.w[i] < b.w[i];
+		return false;
+	}
+};
+
+/* Is perm a permutation that orders the keys (words[w][row]) stably? */
+template <int W>
+static bool
+verify_wide(const std::vector<uint64_t> *words, const uint32_t *d_perm, uint64_t n)
+{
+	std::vector<uint32_t> perm(n);
+	std::vector<uint8_t> seen(n, 0);
+
+	CU(cudaMemcpy(perm.data(), d_perm, n * 4, cudaMemcpyDeviceToHost));
+	for (uint64_t i = 0; i < n; i++)
+	{
+		if (perm[i] >= n || seen[perm[i]])
+			return false;
+		seen[perm[i]] = 1;
+		if (i == 0)
+			continue;
+		int			c = 0;
+
+		for (int w = 0; w < W && c == 0; w++)
+			c = (words[w][perm[i - 1]] > words[w][perm[i]]) -
+				(words[w][perm[i - 1]] < words[w][perm[i]]);
+		if (c > 0 || (c == 0 && perm[i - 1] > perm[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * n keys of W words: the GPU engine's sort by word columns ("words")
+ * against CUB's merge sort of the whole keys ("cub_merge"), each giving
+ * the rows' order.
+ */
+template <int W>
+static void
+bench_wide(uint64_t n, const char *dist, int lead_g, std::vector<Result> &results,
+		   FILE *csv, const char *device)
+{
+	const int	bits = 64 * W;
+	std::vector<uint64_t> words[W];
+	std::vector<WideKey<W>> hk(n);
+	uint64_t   *cols[W];
+	uint64_t   *scratch;
+	uint32_t   *perm,
+			   *next,
+			   *vals;
+
+	for (int w = 0; w < W; w++)
+	{
+		gen_keys(words[w], n, 64, w == 0 ? lead_g : 0, 777 + w);
+		CU(cudaMalloc(&cols[w], n * 8));
+		CU(cudaMemcpy(cols[w], words[w].data(), n * 8, cudaMemcpyHostToDevice));
+		for (uint64_t i = 0; i < n; i++)
+			hk[i].w[w] = words[w][i];
+	}
+	CU(cudaMalloc(&scratch, n * 8));
+	CU(cudaMalloc(&perm, n * 4));
+	CU(cudaMalloc(&next, n * 4));
+	CU(cudaMalloc(&vals, n * 4));
+
+	auto		record = [&](const char *algo, std::vector<double> &ms, bool ok) {
+		Result		r{bits, n, dist, algo, algo, W, ms[ms.size() / 2], ms[0],
+			n / 1e3 / ms[ms.size() / 2], ok};
+
+		results.push_back(r);
+		fprintf(csv, "%s,%d,%llu,%s,%s,%s,%d,%.4f,%.4f,%.1f,%d\n", device, bits,
+				(unsigned long long) n, dist, algo, algo, W, r.median_ms, r.min_ms,
+				r.mps, ok);
+		fflush(csv);
+		printf("  %3d-bit n=%-10llu %-8s %-11s %9.3f ms %9.1f Mkeys/s %s\n", bits,
+			   (unsigned long long) n, dist, algo, r.median_ms, r.mps, ok ? "ok" : "WRONG");
+		fflush(stdout);
+	};
+
+	if (wanted("words"))
+	{
+		std::vector<double> ms;
+		gs_status	st = GS_OK;
+
+		time_runs([&] {
+			gs_status s = gs_fill_iota(ctx, perm, n);
+
+			/* gpu_sort_by_column, each word from the least significant */
+			for (int w = W - 1; w >= 0 && s == GS_OK; w--)
+			{
+				if ((s = gs_gather_u64(ctx, scratch, cols[w], perm, n)) != GS_OK ||
+					(s = gs_fill_iota(ctx, vals, n)) != GS_OK ||
+					(s = gs_sort_pairs(ctx, 64, scratch, vals, scratch, vals, n,
+									   GS_ALGO_AUTO, NULL)) != GS_OK ||
+					(s = gs_gather_u32(ctx, next, perm, vals, n)) != GS_OK)
+					break;
+				std::swap(perm, next);
+			}
+			if (s == GS_OK)
+				s = gs_synchronize(ctx);
+			if (s != GS_OK)
+				st = s;
+		}, ms);
+		if (st != GS_OK)
+			printf("  words failed: %s: %s\n", gs_status_name(st), gs_last_error(ctx));
+		else
+			record("words", ms, verify_wide<W>(words, perm, n));
+	}
+	if (wanted("cub_merge"))
+	{
+		WideKey<W> *kin,
+				   *kout;
+		void	   *tmp = NULL;
+		size_t		tmp_bytes = 0;
+		std::vector<double> ms;
+
+		CU(cudaMalloc(&kin, n * sizeof(WideKey<W>)));
+		CU(cudaMalloc(&kout, n * sizeof(WideKey<W>)));
+		CU(cudaMemcpy(kin, hk.data(), n * sizeof(WideKey<W>), cudaMemcpyHostToDevice));
+		if (gs_fill_iota(ctx, vals, n) != GS_OK || gs_synchronize(ctx) != GS_OK)
+			exit(2);
+		CU(cub::DeviceMergeSort::SortPairsCopy(tmp, tmp_bytes, kin, vals, kout, perm,
+											   (int64_t) n, WideLess()));
+		CU(cudaMalloc(&tmp, tmp_bytes));
+		time_runs([&] {
+			CU(cub::DeviceMergeSort::SortPairsCopy(tmp, tmp_bytes, kin, vals, kout, perm,
+												   (int64_t) n, WideLess()));
+		}, ms);
+		record("cub_merge", ms, verify_wide<W>(words, perm, n));
+		CU(cudaFree(tmp));
+		CU(cudaFree(kin));
+		CU(cudaFree(kout));
+	}
+	for (int w = 0; w < W; w++)
+		cudaFree(cols[w]);
+	cudaFree(scratch);
+	cudaFree(perm);
+	cudaFree(next);
+	cudaFree(vals);
+	gs_context_release_scratch(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -308,6 +469,7 @@ main(int argc, char **argv)
 				gs_algorithm a;
 
 				if (strncmp(name, "cub_", 4) != 0 && strcmp(name, "partition") != 0 &&
+					strcmp(name, "words") != 0 &&
 					gs_algorithm_from_name(name, &a) != GS_OK)
 				{
 					fprintf(stderr, "%s\n", gs_last_error(NULL));
@@ -349,26 +511,40 @@ main(int argc, char **argv)
 		   di.name, di.multiprocessors, runs);
 
 	std::vector<Result> res;
-	const struct
+	struct Dist
 	{
 		const char *name;
 		int			g;
-	}			dists[] = {{"full", 0}, {"bits24", 9}, {"range1k", 7}};
+	};
+	const std::vector<Dist> dists = {{"full", 0}, {"bits24", 9}, {"range1k", 7}};
+	const std::vector<Dist> wide_dists = {{"full", 0}, {"fewlead", 4}};
 
-	for (int bits : {32, 64})
+	/* runs bench(bits, n, dist) over the sizes and dists --case and --max-n let */
+	auto		each_case = [&](int bits, const std::vector<Dist> &ds, auto bench) {
 		for (uint64_t n : {1000000ull, 10000000ull, 100000000ull})
-			for (auto &d : dists)
+			for (auto &d : ds)
 			{
 				if (n > max_n)
 					continue;
 				if (!only.empty() && ("," + only + ",").find("," + std::to_string(bits) + ":" +
 														   std::to_string(n) + ":" + d.name + ",") == std::string::npos)
 					continue;
-				if (bits == 32)
-					bench_case<uint32_t>(bits, n, d.name, d.g, res, csv, di.name);
-				else
-					bench_case<uint64_t>(bits, n, d.name, d.g, res, csv, di.name);
+				bench(n, d);
 			}
+	};
+
+	each_case(32, dists, [&](uint64_t n, const Dist &d) {
+		bench_case<uint32_t>(32, n, d.name, d.g, res, csv, di.name);
+	});
+	each_case(64, dists, [&](uint64_t n, const Dist &d) {
+		bench_case<uint64_t>(64, n, d.name, d.g, res, csv, di.name);
+	});
+	each_case(128, wide_dists, [&](uint64_t n, const Dist &d) {
+		bench_wide<2>(n, d.name, d.g, res, csv, di.name);
+	});
+	each_case(256, wide_dists, [&](uint64_t n, const Dist &d) {
+		bench_wide<4>(n, d.name, d.g, res, csv, di.name);
+	});
 	fclose(csv);
 
 	/* the table: Mpairs/s per algorithm, and the ratios the targets name */
@@ -430,6 +606,16 @@ main(int argc, char **argv)
 				   "radix %.0f Mpairs/s; partition/radix %.3f\n", r.bits,
 				   (unsigned long long) r.n, r.dist.c_str(), r.passes, r.mps, r.median_ms,
 				   m[key + "radix"], r.mps / m[key + "radix"]);
+	}
+	/* the wide keys: ours against CUB's merge sort */
+	for (auto &r : res)
+	{
+		std::string key = std::to_string(r.bits) + "/" + std::to_string(r.n) + "/" + r.dist + "/";
+
+		if (r.bits > 64 && r.algo == "words" && m.count(key + "cub_merge"))
+			printf("%d-bit keys n=%llu %s: words %.0f Mkeys/s, cub_merge %.0f Mkeys/s; "
+				   "words/cub_merge %.2f\n", r.bits, (unsigned long long) r.n,
+				   r.dist.c_str(), r.mps, m[key + "cub_merge"], r.mps / m[key + "cub_merge"]);
 	}
 	printf("benchmark results %s\n", all_ok ? "all verified" : "HAVE WRONG OUTPUTS");
 	gs_context_destroy(ctx);
