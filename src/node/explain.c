@@ -232,7 +232,9 @@ method_shown(GpuSortState *state)
 
 /*
  * An input larger than the memory budget: held on the engine that holds
- * rows (the GPU), in batches; or in sorted runs, with why that engine did
+ * rows (the GPU), in batches, with the disk that the tuplesorts of its tied
+ * groups over the budget and of its rows led by a NULL took, if any; or in
+ * sorted runs, with why that engine did
  * not hold it, how many runs another engine than the CPU's sorted, the disk
  * they took (as Sort shows an external sort's), and the runs merged into
  * one before the rows were returned.
@@ -240,6 +242,8 @@ method_shown(GpuSortState *state)
 static void
 explain_spill(GpuSortState *state, ExplainState *es)
 {
+	int64		disk_kb;
+
 	ExplainPropertyText("Sort Method", method_shown(state), es);
 	if (state->staged_batches > 0)
 	{
@@ -248,6 +252,10 @@ explain_spill(GpuSortState *state, ExplainState *es)
 							   NULL, state->staged_batches, es);
 		ExplainPropertyInteger("Held Key Width", "bytes",
 							   state->radix_keys * sizeof(uint64), es);
+		disk_kb = state->held_disk_kb + (state->stage_nulls ?
+										 tie_order_tuplesort_disk_kb(state->stage_nulls) : 0);
+		if (disk_kb > 0)
+			ExplainPropertyInteger("Disk Used", "kB", disk_kb, es);
 		return;
 	}
 	if (state->stage_why)

@@ -24,7 +24,7 @@
 void
 held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 				 int nwords, const KeyColumn *columns, int tie_key,
-				 TieOrder *ties, Size budget, int64 *tied_rows)
+				 TieOrder *ties, Size budget, int64 *tied_rows, int64 *disk_kb)
 {
 	memset(order, 0, sizeof(HeldOrder));
 	/*
@@ -43,6 +43,7 @@ held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 	order->ties = ties;
 	order->budget = budget;
 	order->tied_rows = tied_rows;
+	order->disk_kb = disk_kb;
 	order->home = CurrentMemoryContext;
 	if (tail > 0)
 		order->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort held ties",
@@ -270,7 +271,7 @@ big_next(HeldOrder *order)
 		memcpy(last + MAXALIGN(tuple->t_len), order->key, keybytes);
 		return tuple;
 	}
-	tuplesort_end(order->big);
+	*order->disk_kb += tie_order_tuplesort_end(order->big);
 	order->big = NULL;
 	if (order->ahead != NULL && order->big_last != NULL)
 		check_pair(order, (MinimalTuple) order->big_last, order->ahead);
@@ -401,7 +402,7 @@ void
 held_order_end(HeldOrder *order)
 {
 	if (order->big)
-		tuplesort_end(order->big);
+		*order->disk_kb += tie_order_tuplesort_end(order->big);
 	order->big = NULL;
 	if (order->big_slot)
 		ExecDropSingleTupleTableSlot(order->big_slot);

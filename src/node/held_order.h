@@ -74,6 +74,7 @@ typedef struct HeldOrder
 								 * key */
 	Size		big_last_size;
 	int64	   *tied_rows;		/* counts the rows in groups of two or more */
+	int64	   *disk_kb;		/* adds what the groups over the budget wrote */
 
 	/*
 	 * Where the tied key is the last and is text under a libc collation
@@ -99,7 +100,7 @@ typedef struct HeldOrder
 extern void held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg,
 							 Size tail, int nwords, const KeyColumn *columns,
 							 int tie_key, TieOrder *ties, Size budget,
-							 int64 *tied_rows);
+							 int64 *tied_rows, int64 *disk_kb);
 
 /* The next row in the sort's order, valid until the next call; or NULL. */
 extern MinimalTuple held_order_next(HeldOrder *order);

@@ -151,6 +151,9 @@ typedef struct GpuSortState
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
 	int64		tied_rows;		/* rows the comparators then ordered */
+	int64		held_disk_kb;	/* what the tuplesorts of held rows wrote to
+								 * disk: tied groups over the budget, rows
+								 * led by a NULL */
 	uint64		xfrm_inversions;	/* pairs the strxfrm() keys put out of
 									 * order, found by the check */
 	Size		memory_used;

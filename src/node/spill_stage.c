@@ -519,7 +519,8 @@ part_begin(GpuSortState *state, StagePart *part, int p)
 	held_order_begin(&part->order, part_rows, part, store->tail,
 					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
 					 state->held_tie_key, &state->ties,
-					 (Size) state->settings.budget_kb * 1024, &state->tied_rows);
+					 (Size) state->settings.budget_kb * 1024, &state->tied_rows,
+					 &state->held_disk_kb);
 }
 
 /* The next row of a part, or NULL after its last. */
@@ -673,6 +674,7 @@ node_stage_finish(GpuSortState *state)
 	state->radix_keys = Min(state->store.ncolumns, HELD_KEY_WORDS);
 	state->engine_keys = state->held_tie_key;	/* (the rest: held_order.h) */
 	state->tied_rows = 0;
+	state->held_disk_kb = 0;
 }
 
 /* The NULL-led rows, where they come: false when there are no more. */
@@ -722,7 +724,7 @@ node_stage_end(GpuSortState *state)
 	state->stager = NULL;
 	state->held_empty = false;
 	if (state->stage_nulls)
-		tuplesort_end(state->stage_nulls);
+		state->held_disk_kb += tie_order_tuplesort_end(state->stage_nulls);
 	state->stage_nulls = NULL;
 	if (state->held_main)
 	{

@@ -85,6 +85,24 @@ tie_order_tuplesort(const TieOrder *order, int work_mem_kb, int sortopt)
 								(bool *) order->nullsfirst, work_mem_kb, NULL, sortopt);
 }
 
+int64
+tie_order_tuplesort_disk_kb(Tuplesortstate *sort)
+{
+	TuplesortInstrumentation stats;
+
+	tuplesort_get_stats(sort, &stats);
+	return stats.spaceType == SORT_SPACE_TYPE_DISK ? stats.spaceUsed : 0;
+}
+
+int64
+tie_order_tuplesort_end(Tuplesortstate *sort)
+{
+	int64		disk_kb = tie_order_tuplesort_disk_kb(sort);
+
+	tuplesort_end(sort);
+	return disk_kb;
+}
+
 /* The comparator of key k as the first key of a sort, abbreviating. */
 static SortSupport
 lead_comparator(TieOrder *order, int k)

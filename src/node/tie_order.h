@@ -66,6 +66,12 @@ extern int	tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b,
 extern Tuplesortstate *tie_order_tuplesort(const TieOrder *order, int work_mem_kb,
 										   int sortopt);
 
+/* Ends such a sort; returns the kB it wrote to disk (0 if it stayed in memory). */
+extern int64 tie_order_tuplesort_end(Tuplesortstate *sort);
+
+/* The kB a sort that has not ended wrote to disk so far (0 in memory). */
+extern int64 tie_order_tuplesort_disk_kb(Tuplesortstate *sort);
+
 /* Frees the scratch memory of the sorts, once all are done. */
 extern void tie_order_done(TieOrder *order);
 
