@@ -458,10 +458,22 @@ typedef struct FindSuspects
 	uint64		nfound[64];
 } FindSuspects;
 
+int
+xfrm_varstr_cmp(const char *a, int alen, const char *b, int blen, locale_t locale)
+{
+	int			cmp;
+
+	if (alen == blen && memcmp(a, b, alen) == 0)
+		return 0;
+	cmp = strcoll_l(a, b, locale);
+	if (cmp == 0)
+		cmp = strcmp(a, b);
+	return cmp;
+}
+
 /*
- * Compares two values as PostgreSQL compares text under a libc collation
- * (varstr_cmp): equal bytes are equal; otherwise strcoll(), and strcmp()
- * where strcoll() finds them equal.  Returns 0 where it cannot tell.
+ * Compares two values by reference as xfrm_varstr_cmp() does; 0 where it
+ * cannot tell (no memory for their copies with a NUL).
  */
 static int
 xfrm_compare(FindSuspects *fs, uint64 a, uint64 b, ThreadBuffer *abuf,
@@ -471,16 +483,10 @@ xfrm_compare(FindSuspects *fs, uint64 a, uint64 b, ThreadBuffer *abuf,
 	int			blen;
 	const char *as = ref_text(a, fs->bpchar, &alen);
 	const char *bs = ref_text(b, fs->bpchar, &blen);
-	int			cmp;
 
-	if (alen == blen && memcmp(as, bs, alen) == 0)
-		return 0;
 	if (!buffer_cstring(abuf, as, alen) || !buffer_cstring(bbuf, bs, blen))
 		return 0;
-	cmp = strcoll_l(abuf->data, bbuf->data, fs->locale);
-	if (cmp == 0)
-		cmp = strcmp(abuf->data, bbuf->data);
-	return cmp;
+	return xfrm_varstr_cmp(abuf->data, alen, bbuf->data, blen, fs->locale);
 }
 
 static void

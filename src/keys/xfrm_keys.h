@@ -47,6 +47,15 @@ extern void xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs);
 extern bool xfrm_first_word_ties(const KeyColumn *column, uint32 nrows);
 
 /*
+ * Compares two values (NUL-terminated, of alen and blen bytes) as
+ * PostgreSQL's varstr_cmp() compares text under a libc collation: equal
+ * bytes are equal; otherwise strcoll_l(), and strcmp() where that finds
+ * them equal.  Threads may call it.
+ */
+extern int	xfrm_varstr_cmp(const char *a, int alen, const char *b, int blen,
+							locale_t locale);
+
+/*
  * Positions i (1..n-1) of perm where the rows perm[i-1] and perm[i], equal
  * in the columns before column, differ in its key (any of its words: column
  * and those after it) but are not found in

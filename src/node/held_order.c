@@ -214,6 +214,33 @@ empty_group(HeldOrder *order)
 	order->groups_capacity = 0;
 }
 
+/* Starts the group (or the batch's next group) with first, and its key. */
+static void
+group_start(HeldOrder *order, MinimalTuple first)
+{
+	memcpy(order->key, row_key(first), sizeof(uint64) * order->nwords);
+	group_add(order, first);
+}
+
+/*
+ * Adds next (read already, or NULL) and the rows after it to the group
+ * while they have its key words; returns the row after them, or NULL.
+ */
+static MinimalTuple
+group_rest(HeldOrder *order, MinimalTuple next)
+{
+	Size		keybytes = sizeof(uint64) * order->nwords;
+
+	while (next != NULL && memcmp(row_key(next), order->key, keybytes) == 0)
+	{
+		group_add(order, next);
+		if ((order->ngroup + 1) % GROUP_CHECK_ROWS == 0)
+			CHECK_FOR_INTERRUPTS();
+		next = read_row(order);
+	}
+	return next;
+}
+
 /*
  * Reads the group that starts with first, whose key is the next row's too
  * (second), and the row after it, and orders the group.
@@ -221,19 +248,11 @@ empty_group(HeldOrder *order)
 static void
 read_group(HeldOrder *order, MinimalTuple first, MinimalTuple second)
 {
-	MinimalTuple tuple = second;
-	Size		keybytes = sizeof(uint64) * order->nwords;
+	MinimalTuple tuple;
 
 	empty_group(order);
-	memcpy(order->key, row_key(first), keybytes);
-	group_add(order, first);
-	do
-	{
-		group_add(order, tuple);
-		if ((order->ngroup + 1) % GROUP_CHECK_ROWS == 0)
-			CHECK_FOR_INTERRUPTS();
-		tuple = read_row(order);
-	} while (tuple != NULL && memcmp(row_key(tuple), order->key, keybytes) == 0);
+	group_start(order, first);
+	tuple = group_rest(order, second);
 	order->ahead = tuple;
 	if (order->big)
 	{
@@ -306,9 +325,7 @@ start_batch_group(HeldOrder *order, bool check)
 static void
 fill_batch(HeldOrder *order)
 {
-	Size		keybytes = sizeof(uint64) * order->nwords;
 	bool		prev = order->ngroup > 0;
-	MinimalTuple tuple;
 	uint32		bad;
 
 	if (prev)
@@ -328,15 +345,9 @@ fill_batch(HeldOrder *order)
 		start_batch_group(order, order->ngroup > 0 &&
 						  first_difference(order, order->group[order->ngroup - 1],
 										   order->ahead)->keyno == order->text.column->keyno);
-		memcpy(order->key, row_key(order->ahead), keybytes);
-		group_add(order, order->ahead);
-		while ((tuple = read_row(order)) != NULL &&
-			   memcmp(row_key(tuple), order->key, keybytes) == 0)
-		{
-			group_add(order, tuple);
-			CHECK_FOR_INTERRUPTS();
-		}
-		order->ahead = tuple;
+		/* (ahead is copied into the group before the next read) */
+		group_start(order, order->ahead);
+		order->ahead = group_rest(order, read_row(order));
 		if (order->big)
 		{
 			tuplesort_performsort(order->big);

@@ -15,7 +15,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 
-#include "keys/collation.h"
+#include "keys/xfrm_keys.h"
 #include "node/text_ties.h"
 #include "util/minimal_tuple.h"
 #include "util/parallel.h"
@@ -76,11 +76,7 @@ text_cmp(const TextValue *a, const TextValue *b, TextLoop *loop)
 			return 0;
 		return (a->s == NULL) == loop->text->nulls_first ? -1 : 1;
 	}
-	if (a->len == b->len && memcmp(a->s, b->s, a->len) == 0)
-		return 0;
-	cmp = strcoll_l(a->s, b->s, loop->locale);
-	if (cmp == 0)
-		cmp = strcmp(a->s, b->s);
+	cmp = xfrm_varstr_cmp(a->s, a->len, b->s, b->len, loop->locale);
 	return loop->text->descending ? -cmp : cmp;
 }
 

@@ -121,6 +121,29 @@ verify(const std::vector<uint64_t> &keys, const K *d_k, const uint32_t *d_v,
 	return true;
 }
 
+/*
+ * Keeps a timed result (ms sorted: the median, the minimum), writes its CSV
+ * line and prints it.
+ */
+static void
+record_result(std::vector<Result> &results, FILE *csv, const char *device, int bits,
+			  uint64_t n, const char *dist, const char *algo, const char *ran,
+			  int passes, const std::vector<double> &ms, bool ok)
+{
+	Result		r{bits, n, dist, algo, ran, passes, ms[ms.size() / 2], ms[0],
+		n / 1e3 / ms[ms.size() / 2], ok};
+
+	results.push_back(r);
+	fprintf(csv, "%s,%d,%llu,%s,%s,%s,%d,%.4f,%.4f,%.1f,%d\n", device, bits,
+			(unsigned long long) n, dist, algo, ran, passes, r.median_ms,
+			r.min_ms, r.mps, ok);
+	fflush(csv);
+	printf("  %3d-bit n=%-10llu %-8s %-11s (%s, %d passes) %9.3f ms %9.1f Mpairs/s %s\n",
+		   bits, (unsigned long long) n, dist, algo, ran, passes, r.median_ms,
+		   r.mps, ok ? "ok" : "WRONG");
+	fflush(stdout);
+}
+
 template <typename K>
 static void
 bench_case(int bits, uint64_t n, const char *dist, int g,
@@ -147,18 +170,7 @@ bench_case(int bits, uint64_t n, const char *dist, int g,
 
 	auto		record = [&](const char *algo, const char *ran, int passes,
 							 std::vector<double> &ms, bool ok) {
-		Result		r{bits, n, dist, algo, ran, passes, ms[ms.size() / 2], ms[0],
-			n / 1e3 / ms[ms.size() / 2], ok};
-
-		results.push_back(r);
-		fprintf(csv, "%s,%d,%llu,%s,%s,%s,%d,%.4f,%.4f,%.1f,%d\n", device, bits,
-				(unsigned long long) n, dist, algo, ran, passes, r.median_ms,
-				r.min_ms, r.mps, ok);
-		fflush(csv);
-		printf("  %2d-bit n=%-10llu %-8s %-11s (%s, %d passes) %9.3f ms %9.1f Mpairs/s %s\n",
-			   bits, (unsigned long long) n, dist, algo, ran, passes, r.median_ms,
-			   r.mps, ok ? "ok" : "WRONG");
-		fflush(stdout);
+		record_result(results, csv, device, bits, n, dist, algo, ran, passes, ms, ok);
 	};
 
 	/* the dispatcher and every algorithm of its table, forced */
@@ -353,18 +365,9 @@ bench_wide(uint64_t n, const char *dist, int lead_g, std::vector<Result> &result
 	CU(cudaMalloc(&next, n * 4));
 	CU(cudaMalloc(&vals, n * 4));
 
+	/* (passes: the key's words) */
 	auto		record = [&](const char *algo, std::vector<double> &ms, bool ok) {
-		Result		r{bits, n, dist, algo, algo, W, ms[ms.size() / 2], ms[0],
-			n / 1e3 / ms[ms.size() / 2], ok};
-
-		results.push_back(r);
-		fprintf(csv, "%s,%d,%llu,%s,%s,%s,%d,%.4f,%.4f,%.1f,%d\n", device, bits,
-				(unsigned long long) n, dist, algo, algo, W, r.median_ms, r.min_ms,
-				r.mps, ok);
-		fflush(csv);
-		printf("  %3d-bit n=%-10llu %-8s %-11s %9.3f ms %9.1f Mkeys/s %s\n", bits,
-			   (unsigned long long) n, dist, algo, r.median_ms, r.mps, ok ? "ok" : "WRONG");
-		fflush(stdout);
+		record_result(results, csv, device, bits, n, dist, algo, algo, W, ms, ok);
 	};
 
 	if (wanted("words"))
