@@ -21,7 +21,8 @@
 # max_parallel_workers_per_gather to it: 0 for serial plans; default: as
 # the server has it, PostgreSQL's 2 unless changed); EXPLAIN_TIMING (ON:
 # the plans' EXPLAIN ANALYZE with TIMING, and their phase times: Collect,
-# Sort, Emit, Hold and Read Back Time).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
+# Sort, Emit, Hold and Read Back Time); EXPLAIN_PLANS (0: no EXPLAIN ANALYZE
+# run after the timed runs).  Writes RESULTS_DIR/bench-tpch-<scale>[-TAG]-<cores>core-<gpu>.txt
 # and, beside it, -explain.txt: what GpuSort's plan said of each query.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,7 +118,11 @@ for line in os.environ["DUCK_QUERIES"].strip().splitlines():
 PY
 }
 
-tpch_load lineitem orders || exit 1
+# the tables that the queries chosen read
+tables=$(while IFS='|' read -r name sql; do
+	[[ $name =~ $ONLY ]] && grep -o -w -E 'lineitem|orders' <<<"$sql"
+done <<<"$QUERIES" | sort -u)
+tpch_load $tables || exit 1
 duck=""
 if [ "${DUCKDB:-1}" != 0 ] && python3 -c 'import duckdb' 2>/dev/null &&
 	ls "$TPCH_DIR"/lineitem/*.csv "$TPCH_DIR"/orders/*.csv >/dev/null 2>&1; then
@@ -146,6 +151,7 @@ for wm in $WORK_MEMS; do
 		ratio=$(awk -v n="$n" -v g="$g" 'BEGIN { if (n > 0 && g > 0) printf "%.2fx", n / g }')
 		d=$(echo "$duck" | awk -v q="$name" -v wm="$wm" '$1 == q && wm == "default" { print $2 }')
 		printf '%-18s %-8s %10s %10s %8s %10s\n' "$name" "$wm" "$n" "$g" "$ratio" "${d:--}" | tee -a "$OUT"
+		[ "${EXPLAIN_PLANS:-1}" = 0 ] && continue
 		# the plan of the query's last statement, after those before it
 		pre="" last=$sql
 		if [[ $sql == *"; "* ]]; then

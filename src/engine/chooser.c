@@ -234,18 +234,25 @@ sorted_elsewhere(SortJob *job, SortValues *values, int device,
 	return false;
 }
 
-/* Counts a finished sort in the statistics of the engine that ran it. */
-static void
-count_sort(SortJobReport *report, uint32 nrows, int nkeys, instr_time start)
+void
+sort_engine_count_sort(SortJobReport *report, int64 nrows, double ms)
 {
 	EngineStats *stats = &engine_stats[report->engine];
-	double		ms = ms_since(start);
 
 	if (!(report->counted & COUNTED_SORT(report->engine)))
 		stats->sorts++;
 	report->counted |= COUNTED_SORT(report->engine);
 	stats->rows += nrows;
 	stats->total_ms += ms;
+}
+
+/* Counts a finished job in the statistics of the engine that ran it. */
+static void
+count_sort(SortJobReport *report, uint32 nrows, int nkeys, instr_time start)
+{
+	double		ms = ms_since(start);
+
+	sort_engine_count_sort(report, nrows, ms);
 	if (report->engine == SORT_ENGINE_CPU && report->fallback_reason == NULL)
 	{
 		for (SortEngineId id = SORT_ENGINE_CPU + 1; id < sort_engine_count(); id++)

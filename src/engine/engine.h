@@ -139,6 +139,12 @@ typedef struct EngineStats
 } EngineStats;
 
 extern const EngineStats *sort_engine_stats(SortEngineId engine);
+/*
+ * Counts a sort of nrows that took ms in report's engine's statistics, once
+ * for the sort that report follows however many jobs it takes (sort_job_run
+ * counts its own; a node counts the rows an engine held, RowStager).
+ */
+extern void sort_engine_count_sort(SortJobReport *report, int64 nrows, double ms);
 extern void sort_engine_stats_reset(void);
 
 #endif							/* GPUSORT_ENGINE_H */

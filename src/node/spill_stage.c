@@ -655,6 +655,8 @@ node_stage_closed_to_run(GpuSortState *state)
 void
 node_stage_finish(GpuSortState *state)
 {
+	double		ms_before = state->sort_ms;
+
 	sort_held(state);
 
 	/* what EXPLAIN ANALYZE tells: the engine's keys ordered the sort keys */
@@ -671,6 +673,10 @@ node_stage_finish(GpuSortState *state)
 		(void) state->stager->parts(state->stage, &note);
 		state->report.engine_note = MemoryContextStrdup(state->report_cxt, note);
 	}
+	/* gpusort_stats() counts the sort, where this process ran it */
+	if (!state->held_empty)
+		sort_engine_count_sort(&state->report, state->spilled_rows,
+							   state->sort_ms - ms_before);
 	state->radix_keys = Min(state->store.ncolumns, HELD_KEY_WORDS);
 	state->engine_keys = state->held_tie_key;	/* (the rest: held_order.h) */
 	state->tied_rows = 0;

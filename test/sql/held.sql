@@ -65,6 +65,10 @@ SELECT same_as_native('SELECT * FROM held_t ORDER BY n DESC NULLS LAST, t, id');
 SELECT same_as_native('SELECT t, length(t) FROM held_t ORDER BY t');
 SELECT held_lines('SELECT * FROM held_t ORDER BY t, id');
 SELECT held_lines('SELECT * FROM held_t ORDER BY tl, id');
+-- gpusort_stats() counts a sort of held rows, once, with all its rows.
+SELECT gpusort_stats_reset();
+SELECT count(*) FROM (SELECT * FROM held_t ORDER BY t, id OFFSET 0) s;
+SELECT engine, sorts, rows FROM gpusort_stats() WHERE sorts > 0;
 
 -- Where the tied key is the last and is text under a libc collation, the
 -- tied groups are ordered in batches on threads (text_ties.h): both

@@ -42,6 +42,9 @@ SET gpusort.device = :'device';
 -- run's "input below gpusort.min_rows".
 CREATE TABLE nw_r AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 300000) g;
 ANALYZE nw_r;
+-- (These are the choices of sorted runs, the CPU engine's: an engine that
+-- holds rows, a GPU's, holds such inputs instead, as the suite held checks.)
+SET gpusort.device = cpu;
 RESET gpusort.min_rows;
 SELECT gpusort_stats_reset();
 SELECT regexp_replace(line, '\m(cpu|gpu)\M', '<engine>', 'g') AS line
@@ -169,6 +172,7 @@ END
 $$;
 SELECT nw_scroll('on') AS gpusort, nw_scroll('on') = nw_scroll('off') AS same_as_sort;
 RESET gpusort.work_mem;
+SET gpusort.device = :'device';
 
 -- Parallel EXPLAIN (VERBOSE, FORMAT JSON): what each worker's GpuSort did
 -- is the node's "GpuSort Workers", not a second "Workers" key beside
