@@ -130,7 +130,7 @@ typedef struct EngineStats
 {
 	int64		sorts;			/* jobs this engine produced */
 	int64		rows;			/* rows of those jobs */
-	double		total_ms;		/* time in sort_job_run for them */
+	double		total_ms;		/* time their sorts took */
 	int64		fallbacks;		/* the CPU engine: jobs with a fallback
 								 * reason (not those that the choice sent
 								 * there); the others: their attempts that

@@ -237,13 +237,16 @@ gpusort_mark_shared(CustomScan *cscan)
 			return;
 
 		/*
-		 * Rows tied on collation keys (strxfrm(), ICU) are ordered by
-		 * strcoll() as they are returned: by the leader alone, for one
-		 * input, TPC-H's o_comment at scale 10 took 75 s on an H200, where
-		 * each participant's own rows held and merged took 51 s
-		 * (test/results/bench-tpch-10-comment-held-*).
+		 * Rows tied on ICU keys are ordered by the comparator as they are
+		 * returned, and for one input by the leader alone: each
+		 * participant holds its own.  Those tied on strxfrm() keys are
+		 * ordered on threads (text_ties.h), and one input pays: TPC-H's
+		 * o_comment at scale 10 at the defaults took 25.2 s on an H200,
+		 * against 44.1 s with each participant's rows held apart and
+		 * merged by strcoll() in the Gather Merge
+		 * (test/results/ab-keys-held-xfrm-shared-16core-NVIDIA_H200.txt).
 		 */
-		if (codec->source == KEY_PREFIX_XFRM || codec->source == KEY_PREFIX_ICU)
+		if (codec->source == KEY_PREFIX_ICU)
 			return;
 		words += codec->words;
 		if (!codec->exact || words >= HELD_KEY_WORDS)
