@@ -137,7 +137,7 @@ fi
 	echo "# medians of $RUNS runs (native: ${NATIVE_RUNS:-$RUNS}), ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
 	printf '%-18s %-8s %10s %10s %8s %10s\n' query work_mem native gpusort ratio duckdb
 } | tee "$OUT"
-: >"$EXPLAIN"
+[ "${EXPLAIN_PLANS:-1}" = 0 ] || : >"$EXPLAIN"
 for wm in $WORK_MEMS; do
 	while IFS='|' read -r name sql; do
 		[[ $name =~ $ONLY ]] || continue

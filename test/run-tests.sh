@@ -11,7 +11,8 @@
 #      as the GPU engine holds it (gpusort.debug_hold_rows) (SPILL_RERUN=0:
 #      neither),
 #      and the composite suite with parallel plans wherever the planner can
-#      make them; then test/random-orders.py, GpuSort against Sort on random
+#      make them, as it is and at 64 kB with every input held (the
+#      participants sharing one input); then test/random-orders.py, GpuSort against Sort on random
 #      tables and orders (RANDOM_SEED, default 1; RANDOM_QUERIES, default
 #      150), and again with every input held (seed RANDOM_SEED + 1); both
 #      skipped, and said so, without python3;
@@ -107,7 +108,11 @@ if [ "${SPILL_RERUN:-1}" != 0 ]; then
 		run_suites REGRESS="differential composite" GPUSORT_REGRESS_OPTS=--use-existing
 fi
 echo "== the composite suite again with parallel plans wherever the planner can make them"
-PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2" \
+parallel="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2"
+PGOPTIONS="${PGOPTIONS:-} $parallel" \
+	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
+echo "== and at 64 kB, every input held by the CPU engine: a parallel plan's participants share one input, as they share one that the GPU service holds"
+PGOPTIONS="${PGOPTIONS:-} $parallel -c gpusort.work_mem=64 -c gpusort.min_run_rows=0 -c gpusort.debug_hold_rows=on" \
 	run_suites REGRESS=composite GPUSORT_REGRESS_OPTS=--use-existing
 # GpuSort against Sort on random tables and orders: as configured, then
 # with every input over the budget held (gpusort.debug_hold_rows).

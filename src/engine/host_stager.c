@@ -13,12 +13,21 @@
  * then by arrival, and hands them back a buffer at a time, MAXALIGNed
  * back to back.
  *
+ * The participants of a parallel query share one input as they share one
+ * that the GPU service holds (begin_shared, join): each store a process
+ * adds is written to a file of a file set in shared memory that the
+ * leader made, and the leader reads them all back when it sorts.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "lib/sort_template.h"
 #include "miscadmin.h"
+#include "storage/buffile.h"
+#include "storage/dsm.h"
+#include "storage/sharedfileset.h"
 #include "utils/memutils.h"
 
 #include "engine/engine.h"
@@ -46,6 +55,14 @@ struct SortStage
 	uint64		next;			/* once sorted: the next row to hand back */
 	char	   *chunk;
 	Size		chunk_size;
+
+	/* one input of a parallel query's participants (NULL: this one's own) */
+	dsm_segment *seg;			/* its file set's, mapped for the session */
+	SharedFileSet *fileset;
+	int			participant;	/* 0: the leader, else its worker's number
+								 * plus one */
+	int			nfiles;			/* the stores this process wrote */
+	MemoryContextCallback detach;
 };
 
 static SortStage *
@@ -60,6 +77,122 @@ host_begin(Size host_bytes, double expected_bytes, int nparts, char **why)
 	return stage;
 }
 
+/* A store's file in the shared file set: its participant, its number. */
+static void
+store_file_name(char *name, int participant, int number)
+{
+	snprintf(name, MAXPGPATH, "held.%d.%d", participant, number);
+}
+
+/* The key words of the stores held: as many in each, at most HELD_KEY_WORDS. */
+static void
+take_key_words(SortStage *stage, int nwords)
+{
+	if ((stage->nwords != 0 && stage->nwords != nwords) || nwords > HELD_KEY_WORDS)
+		elog(ERROR, "GpuSort held stores of %d and %d key words", stage->nwords,
+			 nwords);
+	stage->nwords = nwords;
+}
+
+/*
+ * Appends a row to the rows held (arrival: as they come), its key words,
+ * its bytes where they lie.
+ */
+static void
+append_row(SortStage *stage, const uint64 *key, char *bytes, uint32 length)
+{
+	HostRow    *row;
+
+	if (stage->nrows == stage->capacity)
+	{
+		stage->capacity = Max(1024, 2 * stage->capacity);
+		stage->rows = stage->rows ?
+			repalloc_huge(stage->rows, sizeof(HostRow) * stage->capacity) :
+			MemoryContextAllocHuge(stage->cxt, sizeof(HostRow) * stage->capacity);
+	}
+	row = &stage->rows[stage->nrows];
+	memcpy(row->key, key, sizeof(uint64) * stage->nwords);
+	row->arrival = stage->nrows++;
+	row->bytes = bytes;
+	row->length = length;
+}
+
+/*
+ * Writes the rows of a store, laid out in arena, to a file of the shared
+ * set: how many and their key words, then each row's key, length and bytes.
+ */
+static void
+write_store(SortStage *stage, const StoredRows *rows, const char *arena,
+			const uint64 *places, const uint32 *lengths)
+{
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	uint32		header[2] = {rows->nrows, (uint32) rows->nwords};
+
+	store_file_name(name, stage->participant, stage->nfiles++);
+	file = BufFileCreateFileSet(&stage->fileset->fs, name);
+	BufFileWrite(file, header, sizeof(header));
+	for (uint32 i = 0; i < rows->nrows; i++)
+	{
+		uint64		key[HELD_KEY_WORDS];
+
+		CHECK_FOR_INTERRUPTS();
+		for (int w = 0; w < rows->nwords; w++)
+			key[w] = rows->keys[w][i];
+		BufFileWrite(file, key, sizeof(uint64) * rows->nwords);
+		BufFileWrite(file, (void *) &lengths[i], sizeof(uint32));
+		BufFileWrite(file, (void *) (arena + places[i]), lengths[i]);
+	}
+	BufFileClose(file);
+}
+
+static void
+read_exactly(BufFile *file, void *into, size_t size)
+{
+	if (BufFileRead(file, into, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("GpuSort could not read a held store back from its temporary file")));
+}
+
+/* The leader: every store that the participants wrote, as rows held. */
+static void
+read_stores(SortStage *stage)
+{
+	char		name[MAXPGPATH];
+
+	/* the leader is 0, each worker its number plus one */
+	for (int participant = 0; participant <= max_worker_processes; participant++)
+	{
+		for (int number = 0;; number++)
+		{
+			BufFile    *file;
+			uint32		header[2];
+
+			store_file_name(name, participant, number);
+			file = BufFileOpenFileSet(&stage->fileset->fs, name, O_RDONLY, true);
+			if (file == NULL)
+				break;
+			read_exactly(file, header, sizeof(header));
+			take_key_words(stage, (int) header[1]);
+			for (uint32 i = 0; i < header[0]; i++)
+			{
+				uint64		key[HELD_KEY_WORDS];
+				uint32		length;
+				char	   *bytes;
+
+				CHECK_FOR_INTERRUPTS();
+				read_exactly(file, key, sizeof(uint64) * stage->nwords);
+				read_exactly(file, &length, sizeof(uint32));
+				bytes = MemoryContextAllocHuge(stage->cxt, Max(length, 1));
+				read_exactly(file, bytes, length);
+				append_row(stage, key, bytes, length);
+			}
+			BufFileClose(file);
+		}
+	}
+}
+
 static bool
 host_add(SortStage *stage, const StoredRows *rows, char **why)
 {
@@ -70,32 +203,29 @@ host_add(SortStage *stage, const StoredRows *rows, char **why)
 	char	   *arena = MemoryContextAllocHuge(stage->cxt, Max(bytes, 1));
 	int			block = 0;
 
-	if (stage->nwords != 0 && stage->nwords != rows->nwords)
-		elog(ERROR, "GpuSort held stores of %d and %d key words", stage->nwords,
-			 rows->nwords);
-	stage->nwords = rows->nwords;
+	take_key_words(stage, rows->nwords);
 	for (int b = 0; b < rows->nblocks; b++)
 		memcpy(arena + block_places[b], rows->block_start[b], rows->block_used[b]);
 	stored_rows_places(rows, block_places, 0, rows->nrows, &block, places, lengths);
-	if (stage->nrows + rows->nrows > stage->capacity)
-	{
-		stage->capacity = Max(stage->nrows + rows->nrows, 2 * stage->capacity);
-		stage->rows = stage->rows ?
-			repalloc_huge(stage->rows, sizeof(HostRow) * stage->capacity) :
-			MemoryContextAllocHuge(stage->cxt, sizeof(HostRow) * stage->capacity);
-	}
 	for (uint32 i = 0; i < rows->nrows; i++)
-	{
-		HostRow    *row = &stage->rows[stage->nrows];
-
-		CHECK_FOR_INTERRUPTS();
 		if (places[i] + lengths[i] > bytes)
 			elog(ERROR, "GpuSort held row %u lies outside its store's blocks", i);
-		for (int w = 0; w < rows->nwords; w++)
-			row->key[w] = rows->keys[w][i];
-		row->arrival = stage->nrows++;
-		row->bytes = arena + places[i];
-		row->length = lengths[i];
+	if (stage->fileset)
+	{
+		write_store(stage, rows, arena, places, lengths);
+		pfree(arena);
+	}
+	else
+	{
+		for (uint32 i = 0; i < rows->nrows; i++)
+		{
+			uint64		key[HELD_KEY_WORDS];
+
+			CHECK_FOR_INTERRUPTS();
+			for (int w = 0; w < rows->nwords; w++)
+				key[w] = rows->keys[w][i];
+			append_row(stage, key, arena + places[i], lengths[i]);
+		}
 	}
 	pfree(block_places);
 	pfree(places);
@@ -123,6 +253,8 @@ host_row_cmp(const HostRow *a, const HostRow *b, int *nwords)
 static bool
 host_sort(SortStage *stage, char **why)
 {
+	if (stage->fileset)
+		read_stores(stage);
 	host_sort_rows(stage->rows, stage->nrows, &stage->nwords);
 	stage->next = 0;
 	return true;
@@ -164,10 +296,73 @@ host_end(SortStage *stage)
 	MemoryContextDelete(stage->cxt);
 }
 
+/*
+ * The shared file set's segment goes with the stage's memory, on error
+ * too (it is mapped for the session, not the resource owner); the files
+ * go once every participant has let go of it.
+ */
+static void
+detach_share(void *arg)
+{
+	SortStage  *stage = arg;
+
+	if (stage->seg)
+		dsm_detach(stage->seg);
+	stage->seg = NULL;
+}
+
+/* A stage on the shared file set of segment seg, mapped for the session. */
+static SortStage *
+share_stage(dsm_segment *seg, Size host_bytes)
+{
+	SortStage  *stage = host_begin(host_bytes, 0, 0, NULL);
+
+	dsm_pin_mapping(seg);
+	stage->seg = seg;
+	stage->fileset = dsm_segment_address(seg);
+	stage->participant = IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+	stage->detach.func = detach_share;
+	stage->detach.arg = stage;
+	MemoryContextRegisterResetCallback(stage->cxt, &stage->detach);
+	return stage;
+}
+
+static SortStage *
+host_begin_shared(Size host_bytes, double expected_bytes, int nparts,
+				  StageShare *share, char **why)
+{
+	dsm_segment *seg = dsm_create(sizeof(SharedFileSet), 0);
+	SortStage  *stage;
+
+	SharedFileSetInit(dsm_segment_address(seg), seg);
+	stage = share_stage(seg, host_bytes);
+	memset(share, 0, sizeof(StageShare));
+	share->words[0] = dsm_segment_handle(seg);
+	return stage;
+}
+
+static SortStage *
+host_join(Size host_bytes, const StageShare *share, char **why)
+{
+	dsm_segment *seg = dsm_attach((dsm_handle) share->words[0]);
+	SortStage  *stage;
+
+	if (seg == NULL)
+	{
+		*why = "the leader's held input is gone";
+		return NULL;
+	}
+	stage = share_stage(seg, host_bytes);
+	SharedFileSetAttach(stage->fileset, seg);
+	return stage;
+}
+
 const RowStager host_stager = {
 	.begin = host_begin,
 	.add = host_add,
 	.sort = host_sort,
 	.next = host_next,
 	.end = host_end,
+	.begin_shared = host_begin_shared,
+	.join = host_join,
 };
