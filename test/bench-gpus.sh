@@ -11,7 +11,14 @@
 # ALL_GPUS (default 0: as many GPU processes as have room for the rows; the
 # number of them to hold parts whatever the size).  Set
 # gpusort.service_memory below the rows' size (ALTER SYSTEM and a restart,
-# before) to measure an input that one GPU cannot hold.  Prints a table (ms;
+# before) to measure an input that one GPU cannot hold: a GPU process holds
+# a part where it has room for twice the part's expected bytes
+# (PART_DEVICE_FACTOR, src/service/stager.c), and EXPLAIN of the serial plan
+# (max_parallel_workers_per_gather = 0) gives the input's expected bytes N
+# ("Expected to Exceed Memory Budget: yes (about N kB ..."), so a
+# service_memory between N and 2N per GPU process has one process unable to
+# hold the rows and two able to (1 GB at 10M rows was below N: neither held
+# them).  Prints a table (ms;
 # native over each, and one GPU over all) and what EXPLAIN ANALYZE said of
 # each order; writes it to RESULTS_DIR.
 #
