@@ -118,12 +118,11 @@ append_row(SortStage *stage, const uint64 *key, char *bytes, uint32 length)
 }
 
 /*
- * Writes the rows of a store, laid out in arena, to a file of the shared
- * set: how many and their key words, then each row's key, length and bytes.
+ * A new file of the shared set for a store's rows: how many and their key
+ * words, then each row's key, length and bytes (write_row).
  */
-static void
-write_store(SortStage *stage, const StoredRows *rows, const char *arena,
-			const uint64 *places, const uint32 *lengths)
+static BufFile *
+store_file(SortStage *stage, const StoredRows *rows)
 {
 	char		name[MAXPGPATH];
 	BufFile    *file;
@@ -132,18 +131,15 @@ write_store(SortStage *stage, const StoredRows *rows, const char *arena,
 	store_file_name(name, stage->participant, stage->nfiles++);
 	file = BufFileCreateFileSet(&stage->fileset->fs, name);
 	BufFileWrite(file, header, sizeof(header));
-	for (uint32 i = 0; i < rows->nrows; i++)
-	{
-		uint64		key[HELD_KEY_WORDS];
+	return file;
+}
 
-		CHECK_FOR_INTERRUPTS();
-		for (int w = 0; w < rows->nwords; w++)
-			key[w] = rows->keys[w][i];
-		BufFileWrite(file, key, sizeof(uint64) * rows->nwords);
-		BufFileWrite(file, (void *) &lengths[i], sizeof(uint32));
-		BufFileWrite(file, (void *) (arena + places[i]), lengths[i]);
-	}
-	BufFileClose(file);
+static void
+write_row(BufFile *file, uint64 *key, int nwords, char *bytes, uint32 length)
+{
+	BufFileWrite(file, key, sizeof(uint64) * nwords);
+	BufFileWrite(file, &length, sizeof(uint32));
+	BufFileWrite(file, bytes, length);
 }
 
 static void
@@ -202,30 +198,32 @@ host_add(SortStage *stage, const StoredRows *rows, char **why)
 	Size		bytes = stored_rows_block_places(rows, 0, block_places);
 	char	   *arena = MemoryContextAllocHuge(stage->cxt, Max(bytes, 1));
 	int			block = 0;
+	BufFile    *file;
 
 	take_key_words(stage, rows->nwords);
 	for (int b = 0; b < rows->nblocks; b++)
 		memcpy(arena + block_places[b], rows->block_start[b], rows->block_used[b]);
 	stored_rows_places(rows, block_places, 0, rows->nrows, &block, places, lengths);
+	/* shared: to a file, which the leader reads back; else kept here */
+	file = stage->fileset ? store_file(stage, rows) : NULL;
 	for (uint32 i = 0; i < rows->nrows; i++)
+	{
+		uint64		key[HELD_KEY_WORDS];
+
+		CHECK_FOR_INTERRUPTS();
 		if (places[i] + lengths[i] > bytes)
 			elog(ERROR, "GpuSort held row %u lies outside its store's blocks", i);
-	if (stage->fileset)
-	{
-		write_store(stage, rows, arena, places, lengths);
-		pfree(arena);
-	}
-	else
-	{
-		for (uint32 i = 0; i < rows->nrows; i++)
-		{
-			uint64		key[HELD_KEY_WORDS];
-
-			CHECK_FOR_INTERRUPTS();
-			for (int w = 0; w < rows->nwords; w++)
-				key[w] = rows->keys[w][i];
+		for (int w = 0; w < rows->nwords; w++)
+			key[w] = rows->keys[w][i];
+		if (file)
+			write_row(file, key, rows->nwords, arena + places[i], lengths[i]);
+		else
 			append_row(stage, key, arena + places[i], lengths[i]);
-		}
+	}
+	if (file)
+	{
+		BufFileClose(file);
+		pfree(arena);
 	}
 	pfree(block_places);
 	pfree(places);
