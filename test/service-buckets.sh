@@ -140,23 +140,19 @@ SUB="(SELECT * FROM bk_t WHERE id <= $HELD_ROWS) b"
 parts='^gpu: rows held on [0-9]+ GPU processes, merged; GPU [0-9]+: [0-9]+ rows, sorted in [0-9.]+ ms; GPU [0-9]+: [0-9]+ rows'
 # (gpusort.held_gpus = 0: parts where one GPU process has no room for them,
 # that is for twice their bytes, but all the processes together have: over
-# half of the 192 MB of a GPU process, and under all of it, where two
-# processes share one GPU, so there twice HELD_ROWS.  On two GPUs, where
-# each process has 192 MB of its own, the window lies elsewhere (HELD_ROWS
-# on two H200s): the first of the sizes from once to 3.5 times HELD_ROWS
-# that EXPLAIN shows held in parts is checked; each size tried is printed.)
-devices=$("${PSQL[@]}" -c "SELECT count(DISTINCT device) FROM gpusort_service WHERE state = 'ready'")
-parts_rows=$((HELD_ROWS * 2))
-if [ "$devices" -ge 2 ]; then
-	for eighths in 8 10 12 14 16 18 20 22 24 26 28; do
-		parts_rows=$((HELD_ROWS * eighths / 8))
-		text=$(SETTINGS=$HELD explain "SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k")
-		plan=$(engine_says "$text")
-		echo "   $parts_rows rows: $(said "$text" "Sort Method"); $plan$(said "$text" "Not Held on GPU" | sed 's/^./; &/')"
-		grep -Eq "$parts" <<<"$plan" && break
-	done
-	echo "== held in parts on two GPUs: $parts_rows rows"
-fi
+# half of a GPU process's share and under all of it.  Where the processes
+# share one GPU, or each has a GPU of its own, the window lies elsewhere, as
+# the bytes of a row held do: the first of the sizes from once to 3.5 times
+# HELD_ROWS that EXPLAIN shows held in parts is checked; each size tried is
+# printed.)
+for eighths in 8 10 12 14 16 18 20 22 24 26 28; do
+	parts_rows=$((HELD_ROWS * eighths / 8))
+	text=$(SETTINGS=$HELD explain "SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k")
+	plan=$(engine_says "$text")
+	echo "   $parts_rows rows: $(said "$text" "Sort Method"); $plan$(said "$text" "Not Held on GPU" | sed 's/^./; &/')"
+	grep -Eq "$parts" <<<"$plan" && break
+done
+echo "== held in parts on two GPU processes: $parts_rows rows"
 SETTINGS=$HELD check "held in parts, too large for one GPU process: one key" \
 	"SELECT id FROM bk_t WHERE id <= $parts_rows ORDER BY k" "$parts"
 HELD="$HELD SET gpusort.held_gpus = 2;"

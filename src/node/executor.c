@@ -31,6 +31,7 @@
 
 #include "engine/engine.h"
 #include "node/emit_ring.h"
+#include "node/mark_rows.h"
 #include "node/node_state.h"
 #include "node/row_keys.h"
 #include "node/top_n_filter.h"
@@ -45,6 +46,7 @@
 
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
+static TupleTableSlot *marked_next(GpuSortState *state);
 static void gpusort_end(CustomScanState *node);
 static void gpusort_rescan(CustomScanState *node);
 static void gpusort_mark(CustomScanState *node);
@@ -88,6 +90,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	KeyColumn  *columns;
 	int			ncolumns = 0;
 	Size		rowbytes;
+	int			mark_flags = eflags;	/* as asked, before those we take off */
 
 	state->settings.enabled = gpusort_enabled;
 	state->settings.spill = gpusort_spill;
@@ -183,6 +186,20 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1 &&
 						columns[0].codec->roundtrip && columns[0].codec->words == 1);
+
+	/*
+	 * A merge join's inner input, marked and restored but neither rewound
+	 * nor read backward: rows that are their one key are kept from the mark
+	 * (mark_rows.c), and the runs are merged on the fly as without a mark.
+	 */
+	state->marks = NULL;
+	if (state->keys_only && window_funcs == NIL &&
+		(mark_flags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) ==
+		EXEC_FLAG_MARK)
+	{
+		state->marks = mark_rows_create();
+		state->random_access = false;
+	}
 	if (state->keys_only)
 		state->sort_slot = ExecAllocTableSlot(&estate->es_tupleTable, scandesc,
 											  &TTSOpsMinimalTuple);
@@ -337,7 +354,29 @@ gpusort_exec(CustomScanState *node)
 
 	if (state->window)
 		return node_window_next(state);
+	if (state->marks)
+		return marked_next(state);
 	return node_sorted_next(state);
+}
+
+/*
+ * The next row where a merge join marks and restores: given again from the
+ * rows kept since the mark, or read anew and kept.  Rows sorted in memory
+ * are gone back to by their place instead (gpusort_mark).
+ */
+static TupleTableSlot *
+marked_next(GpuSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	if (state->phase == PHASE_SORTED)
+		return node_sorted_next(state);
+	if (mark_rows_replay(state->marks, slot) != NULL)
+		return slot;
+	slot = node_sorted_next(state);
+	if (!TupIsNull(slot) && state->phase != PHASE_SORTED)
+		mark_rows_add(state->marks, slot);
+	return slot;
 }
 
 /* The next (or previous) sorted row, in the scan slot. */
@@ -436,6 +475,8 @@ forget_rows(GpuSortState *state)
 	memset(&state->report, 0, sizeof(state->report));	/* a new sort */
 	if (state->top_n)
 		top_n_filter_reset(state->top_n);
+	if (state->marks)
+		mark_rows_reset(state->marks);
 	state->perm = NULL;
 	state->sorted = NULL;
 	state->ring = NULL;
@@ -535,7 +576,9 @@ gpusort_mark(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->phase == PHASE_TUPLESORT)
+	if (state->marks && state->phase != PHASE_SORTED)
+		mark_rows_mark(state->marks);
+	else if (state->phase == PHASE_TUPLESORT)
 		tuplesort_markpos(state->tuplesort);
 	else if (state->phase == PHASE_MERGE)
 		tuplestore_copy_read_pointer(state->merged, 0, 1);
@@ -548,7 +591,9 @@ gpusort_restore(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->phase == PHASE_TUPLESORT)
+	if (state->marks && state->phase != PHASE_SORTED)
+		mark_rows_restore(state->marks);
+	else if (state->phase == PHASE_TUPLESORT)
 		tuplesort_restorepos(state->tuplesort);
 	else if (state->phase == PHASE_MERGE)
 		tuplestore_copy_read_pointer(state->merged, 1, 0);

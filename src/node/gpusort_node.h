@@ -18,6 +18,7 @@ extern void gpusort_node_init(void);
 
 /* Can GpuSort run this Sort?  Its leading key must be one the engines sort. */
 extern bool gpusort_sort_supported(Sort *sort);
+extern bool gpusort_rows_are_key(CustomScan *cscan);
 
 /* Is this custom scan a GpuSort? */
 extern bool gpusort_is_node(CustomScan *cscan);

@@ -103,6 +103,9 @@ typedef struct GpuSortState
 								 * NULL */
 	struct WindowCalc *window;	/* window functions computed as the rows
 								 * are returned (window_calc.c), or NULL */
+	struct MarkRows *marks;		/* a merge join's rows since its mark, kept
+								 * for rows that are their one key
+								 * (mark_rows.c), or NULL */
 
 	/* inputs larger than the memory budget (spill.c) */
 	bool		spilling;		/* rows go to sorted runs */

@@ -63,6 +63,24 @@ gpusort_sort_supported(Sort *sort)
 }
 
 /*
+ * Are the node's rows nothing but their one sort key, a one-word key that
+ * decodes to the value (the executor's keys_only)?
+ */
+bool
+gpusort_rows_are_key(CustomScan *cscan)
+{
+	List	   *cols = linitial(cscan->custom_private);
+	const KeyCodec *codec;
+
+	if (list_length(cols) != 1 || list_length(cscan->custom_scan_tlist) != 1)
+		return false;
+	codec = sort_key_codec(cscan->custom_scan_tlist, linitial_int(cols),
+						   linitial_oid(lsecond(cscan->custom_private)),
+						   linitial_oid(lthird(cscan->custom_private)));
+	return codec != NULL && codec->roundtrip && codec->words == 1;
+}
+
+/*
  * Builds the GpuSort node that takes the place of a Sort, after set_plan_refs:
  * the Sort's input becomes the node's outer plan, the Sort's targetlist its
  * scan tuple, and its own targetlist returns the scan tuple unchanged.

@@ -120,6 +120,20 @@ replace_sorts(Plan *plan, bool bounded)
 				gpusort_is_node((CustomScan *) plan->lefttree))
 				gpusort_mark_shared((CustomScan *) plan->lefttree);
 			break;
+		case T_MergeJoin:
+
+			/*
+			 * The planner puts a Material above an inner Sort expected to
+			 * spill, so that the sort merges its runs on the fly; a GpuSort
+			 * whose rows are their one key keeps the rows since the merge
+			 * join's mark itself (mark_rows.c) and needs no copy of them all.
+			 */
+			if (IsA(plan->righttree, Material) &&
+				IsA(plan->righttree->lefttree, CustomScan) &&
+				gpusort_is_node((CustomScan *) plan->righttree->lefttree) &&
+				gpusort_rows_are_key((CustomScan *) plan->righttree->lefttree))
+				plan->righttree = plan->righttree->lefttree;
+			break;
 		case T_Sort:
 			if (!bounded && worth_replacing((Sort *) plan))
 				return (Plan *) gpusort_make_node((Sort *) plan);

@@ -139,10 +139,10 @@ RESET enable_material;
 
 -- Rows that are their one key go to runs of keys, their NULLs counted (all
 -- alike): merged early at 64kB, with the last run in memory at 384kB; in
--- both directions, NULLs first and last.  In a merge join, under the
--- Materialize that marks and restores (64kB), and directly below the merge
--- join, which then marks and restores the GpuSort itself (tuplesort over
--- the budget, as the plan reads backward; the sorted keys in memory).
+-- both directions, NULLs first and last.  In a merge join, directly below
+-- it (the planner's Materialize dropped), the node keeping the rows since
+-- the join's mark (64kB, with and without enable_material; the sorted keys
+-- in memory, gone back to by their place).
 CREATE TABLE sp_keys AS
   SELECT CASE WHEN g % 13 = 0 THEN NULL ELSE (g * 7919) % 5003 - 2500 END::int8 AS k,
          date '2020-01-01' + (g * 31) % 3000 AS d
@@ -178,6 +178,18 @@ SET enable_material = off;
 SELECT line FROM explain_analyze(:'keys_join') line
 WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method|Engine Choice: the';
 SELECT same_as_native(:'keys_join');
+RESET enable_material;
+-- groups of 8,500 rows (int4 keys), each given again to the three rows of
+-- the outer group after the first
+CREATE TABLE sp_groups AS
+  SELECT CASE WHEN g % 7 = 0 THEN NULL ELSE g % 3 END::int4 AS k
+  FROM generate_series(1, 30000) g;
+ANALYZE sp_groups;
+\set groups_join 'SELECT count(*), sum(a.k * 10 + b.k) FROM (SELECT (g % 4)::int4 AS k FROM generate_series(1, 16) g) a JOIN (SELECT k FROM sp_groups WHERE k > 0) b ON a.k = b.k'
+SELECT line FROM explain_analyze(:'groups_join') line
+WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method';
+SELECT same_as_native(:'groups_join');
+SET enable_material = off;
 SET work_mem = '64MB';
 RESET gpusort.work_mem;
 SELECT line FROM explain_analyze(:'keys_join') line
@@ -185,6 +197,7 @@ WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method';
 SELECT same_as_native(:'keys_join');
 SET gpusort.work_mem = 64;
 RESET enable_material;
+DROP TABLE sp_groups;
 RESET enable_hashjoin;
 RESET enable_nestloop;
 
