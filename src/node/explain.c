@@ -22,6 +22,7 @@
 
 #include "compat.h"
 #include "engine/engine.h"
+#include "node/mark_rows.h"
 #include "node/node_state.h"
 #include "node/top_n_filter.h"
 #include "node/window.h"
@@ -462,11 +463,15 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->ran == RUN_SPILLED)
 			explain_spill(state, es);
 	}
+	if (state->marks && state->phase != PHASE_SORTED)
+		ExplainPropertyInteger("Rows Returned Again by Restores", NULL,
+							   mark_rows_replayed(state->marks), es);
 	if (state->heap_input)
 		ExplainPropertyText("Input Read", "from the table's pages, by the node", es);
 	ExplainPropertyInteger("Memory Used", "kB",
 						   (state->memory_used +
-							(state->top_n ? top_n_filter_memory(state->top_n) : 0) + 1023) / 1024,
+							(state->top_n ? top_n_filter_memory(state->top_n) : 0) +
+							(state->marks ? mark_rows_memory(state->marks) : 0) + 1023) / 1024,
 						   es);
 	if (es->timing)
 	{

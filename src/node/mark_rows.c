@@ -40,6 +40,7 @@ struct MarkRows
 	int			next;			/* replaying: the run of the next row, and */
 	int64		offset;			/* its rows given already; reading anew:
 								 * next is nruns and offset 0 */
+	int64		replayed;		/* rows given again, in all */
 };
 
 MarkRows *
@@ -101,6 +102,7 @@ mark_rows_replay(MarkRows *marks, TupleTableSlot *slot)
 	slot->tts_values[0] = run->value;
 	slot->tts_isnull[0] = run->isnull;
 	ExecStoreVirtualTuple(slot);
+	marks->replayed++;
 	if (++marks->offset == run->count)
 	{
 		marks->next++;
@@ -136,6 +138,12 @@ mark_rows_add(MarkRows *marks, TupleTableSlot *slot)
 	marks->runs[marks->nruns].count = 1;
 	marks->nruns++;
 	marks->next = marks->nruns;
+}
+
+int64
+mark_rows_replayed(const MarkRows *marks)
+{
+	return marks->replayed;
 }
 
 Size

@@ -37,6 +37,9 @@ extern TupleTableSlot *mark_rows_replay(MarkRows *marks, TupleTableSlot *slot);
 /* Records a row read anew (the slot's one column), once a mark is set. */
 extern void mark_rows_add(MarkRows *marks, TupleTableSlot *slot);
 
+/* The rows given again since the record was made. */
+extern int64 mark_rows_replayed(const MarkRows *marks);
+
 /* The memory the record holds. */
 extern Size mark_rows_memory(const MarkRows *marks);
 
