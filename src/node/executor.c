@@ -194,6 +194,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	state->marks = NULL;
 	if (state->keys_only && window_funcs == NIL &&
+		TupleDescAttr(state->indesc, 0)->attbyval &&
 		(mark_flags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) ==
 		EXEC_FLAG_MARK)
 	{

@@ -18,6 +18,8 @@ extern void gpusort_node_init(void);
 
 /* Can GpuSort run this Sort?  Its leading key must be one the engines sort. */
 extern bool gpusort_sort_supported(Sort *sort);
+
+/* Are a GpuSort's rows nothing but their one sort key (keys_only)? */
 extern bool gpusort_rows_are_key(CustomScan *cscan);
 
 /* Is this custom scan a GpuSort? */

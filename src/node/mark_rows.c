@@ -32,7 +32,6 @@ typedef struct ValueRun
 
 struct MarkRows
 {
-	MemoryContext cxt;
 	bool		marked;			/* rows are recorded from the mark on */
 	ValueRun   *runs;			/* the rows since the mark */
 	int			nruns;
@@ -48,7 +47,6 @@ mark_rows_create(void)
 {
 	MarkRows   *marks = palloc0(sizeof(MarkRows));
 
-	marks->cxt = CurrentMemoryContext;
 	marks->maxruns = 4;
 	marks->runs = palloc(sizeof(ValueRun) * marks->maxruns);
 	return marks;
