@@ -247,6 +247,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		state->top_n = top_n_filter_begin(state, gpusort_window_clause(cscan),
 										  window_funcs, scandesc->natts);
 	}
+	/* (a top N filter must see each row first) */
+	state->heap_input = state->top_n == NULL ?
+		heap_input_begin(outerPlanState(node)) : NULL;
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
 	/* the statistics of this node's workers in an earlier run are gone */
@@ -258,13 +261,13 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 static void
 collect_and_sort(GpuSortState *state)
 {
-	PlanState  *outer = outerPlanState(state);
 	RowStore   *store = &state->store;
 	instr_time	start;
 	instr_time	sort_start;
 	const char *choice;
 
 	INSTR_TIME_SET_CURRENT(start);
+	state->heap_read = false;
 
 	if (!state->settings.enabled)
 	{
@@ -279,13 +282,13 @@ collect_and_sort(GpuSortState *state)
 		node_sort_with_tuplesort(state, node_input_next(state), choice, NULL, start);
 		return;
 	}
-	state->heap_input = state->top_n == NULL && heap_input_usable(outer);
+	state->heap_read = state->heap_input != NULL;
 	for (;;)
 	{
 		TupleTableSlot *slot;	/* a row the store refused; none at the end */
 
-		if (state->heap_input)
-			slot = heap_input_fill(outer, store);
+		if (state->heap_read)
+			slot = heap_input_fill(state->heap_input, store);
 		else
 		{
 			slot = node_input_next(state);

@@ -466,7 +466,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (state->marks && state->phase != PHASE_SORTED)
 		ExplainPropertyInteger("Rows Returned Again by Restores", NULL,
 							   mark_rows_replayed(state->marks), es);
-	if (state->heap_input)
+	if (state->heap_read)
 		ExplainPropertyText("Input Read", "from the table's pages, by the node", es);
 	ExplainPropertyInteger("Memory Used", "kB",
 						   (state->memory_used +

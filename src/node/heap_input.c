@@ -4,11 +4,14 @@
  *	  The node's input read straight from a heap table.
  *
  * Where the node's input is a plain sequential scan of a heap table (no
- * filter, no projection), the node reads the scan's tuples
- * itself, with heap_getnext(), and adds them to the row store while they
- * lie in the scan's pinned buffer: the rows are the ones the scan node would
- * return, in its order, without the executor's work for each (storing it in
- * a slot, pinning its buffer again, the scan node's calls).  The scan is the
+ * filter; the whole rows, or some of their columns as they are), the node
+ * reads the scan's tuples itself, with heap_getnext(), and adds them to the
+ * row store while they lie in the scan's pinned buffer: the rows are the
+ * ones the scan node would return, in its order, without the executor's
+ * work for each (storing it in a slot, pinning its buffer again, the scan
+ * node's calls, its projection).  Whole rows are copied as they lie; of
+ * others, the columns up to the last one returned are deformed and the ones
+ * returned stored, as the scan's projection would return them.  The scan is the
  * scan node's own, begun as it would begin it, so that it ends, rescans and
  * goes on reading with the node as always; its EXPLAIN ANALYZE counts the
  * rows read here.  A parallel scan is read the same way: the Gather began it
@@ -32,19 +35,106 @@
 
 #include "node/node_state.h"
 
-/* Whether outer is a scan whose rows heap_input_fill can read. */
-bool
-heap_input_usable(PlanState *outer)
+/* A scan whose rows the node reads itself (heap_input_begin). */
+struct HeapInput
 {
-	Relation	rel;
+	SeqScanState *scan;
+	int			ncolumns;		/* columns returned, where the scan projects */
+	AttrNumber *attnos;			/* their table columns; NULL: whole rows */
+	TupleDesc	deformed;		/* the table's columns up to the last of them */
+	Datum	   *values;			/* those columns of a row */
+	bool	   *isnull;
+};
 
-	if (!IsA(outer, SeqScanState))
-		return false;
-	rel = ((SeqScanState *) outer)->ss.ss_currentRelation;
-	return outer->qual == NULL && outer->ps_ProjInfo == NULL &&
-		outer->state->es_epq_active == NULL &&
-		rel->rd_tableam == GetHeapamTableAmRoutine() &&
-		!TransactionIdIsValid(CheckXidAlive);	/* heap_getnext() refuses */
+/*
+ * The table columns that the scan returns, one by one, as plain column
+ * references that need no missing value filled in (a column added with a
+ * default after rows were stored); or NIL where it returns anything else.
+ */
+static List *
+projected_columns(SeqScanState *node)
+{
+	TupleDesc	desc = RelationGetDescr(node->ss.ss_currentRelation);
+	Index		scanrelid = ((Scan *) node->ss.ps.plan)->scanrelid;
+	List	   *attnos = NIL;
+	ListCell   *lc;
+
+	foreach(lc, node->ss.ps.plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (tle->resjunk || !IsA(var, Var) || var->varno != scanrelid ||
+			var->varlevelsup != 0 || var->varattno <= 0 ||
+			var->varattno > desc->natts ||
+			TupleDescAttr(desc, var->varattno - 1)->atthasmissing)
+			return NIL;
+		attnos = lappend_int(attnos, var->varattno);
+	}
+	return attnos;
+}
+
+/*
+ * The reading of outer's rows by the node, or NULL where outer is not a
+ * plain scan of a heap table whose rows the node can read so.
+ */
+HeapInput *
+heap_input_begin(PlanState *outer)
+{
+	SeqScanState *node = (SeqScanState *) outer;
+	HeapInput  *input;
+	List	   *attnos = NIL;
+	TupleDesc	desc;
+	AttrNumber	last = 0;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (!IsA(outer, SeqScanState) || outer->qual != NULL ||
+		outer->state->es_epq_active != NULL ||
+		node->ss.ss_currentRelation->rd_tableam != GetHeapamTableAmRoutine() ||
+		TransactionIdIsValid(CheckXidAlive))	/* heap_getnext() refuses */
+		return NULL;
+	if (outer->ps_ProjInfo != NULL &&
+		(attnos = projected_columns(node)) == NIL)
+		return NULL;
+
+	input = palloc0(sizeof(HeapInput));
+	input->scan = node;
+	if (attnos == NIL)
+		return input;			/* whole rows */
+	input->ncolumns = list_length(attnos);
+	input->attnos = palloc(sizeof(AttrNumber) * input->ncolumns);
+	foreach(lc, attnos)
+	{
+		input->attnos[i++] = lfirst_int(lc);
+		last = Max(last, lfirst_int(lc));
+	}
+	desc = RelationGetDescr(node->ss.ss_currentRelation);
+	input->deformed = CreateTemplateTupleDesc(last);
+	for (AttrNumber a = 1; a <= last; a++)
+		TupleDescCopyEntry(input->deformed, a, desc, a);
+	input->values = palloc(sizeof(Datum) * last);
+	input->isnull = palloc(sizeof(bool) * last);
+	return input;
+}
+
+/*
+ * The columns of a heap tuple that the scan returns, in its projection's
+ * slot (the values may point into the tuple's buffer).
+ */
+static TupleTableSlot *
+project_row(HeapInput *input, HeapTuple tuple)
+{
+	TupleTableSlot *slot = input->scan->ss.ps.ps_ResultTupleSlot;
+
+	heap_deform_tuple(tuple, input->deformed, input->values, input->isnull);
+	ExecClearTuple(slot);
+	for (int i = 0; i < input->ncolumns; i++)
+	{
+		slot->tts_values[i] = input->values[input->attnos[i] - 1];
+		slot->tts_isnull[i] = input->isnull[input->attnos[i] - 1];
+	}
+	return ExecStoreVirtualTuple(slot);
 }
 
 /*
@@ -53,9 +143,10 @@ heap_input_usable(PlanState *outer)
  * The next rows come from here again, or from the scan node.
  */
 TupleTableSlot *
-heap_input_fill(PlanState *outer, RowStore *store)
+heap_input_fill(HeapInput *input, RowStore *store)
 {
-	SeqScanState *node = (SeqScanState *) outer;
+	SeqScanState *node = input->scan;
+	PlanState  *outer = &node->ss.ps;
 	TableScanDesc scan = node->ss.ss_currentScanDesc;
 	TupleDesc	desc = RelationGetDescr(node->ss.ss_currentRelation);
 	TupleTableSlot *refused = NULL;
@@ -77,7 +168,19 @@ heap_input_fill(PlanState *outer, RowStore *store)
 
 		CHECK_FOR_INTERRUPTS();
 		rows++;
-		if (!row_store_add_heap(store, desc, tuple, BufferGetPage(buffer)))
+		if (input->attnos != NULL)
+		{
+			TupleTableSlot *slot = project_row(input, tuple);
+
+			if (!row_store_add(store, slot))
+			{
+				/* (its values leave the buffer with it) */
+				ExecMaterializeSlot(slot);
+				refused = slot;
+				break;
+			}
+		}
+		else if (!row_store_add_heap(store, desc, tuple, BufferGetPage(buffer)))
 		{
 			refused = ExecStoreBufferHeapTuple(tuple, node->ss.ss_ScanTupleSlot,
 											   buffer);

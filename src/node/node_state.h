@@ -84,7 +84,10 @@ typedef struct GpuSortState
 	TupleDesc	indesc;			/* the input's tuple descriptor */
 	bool		random_access;	/* backward scan, mark or rewind wanted */
 	bool		keys_only;		/* the row is its one sort key */
-	bool		heap_input;		/* rows read from the heap (heap_input.c) */
+	struct HeapInput *heap_input;	/* the input's rows readable by the
+									 * node from the heap (heap_input.c),
+									 * or NULL */
+	bool		heap_read;		/* and read so, by the last collect */
 
 	NodePhase	phase;
 	RowStore	store;
@@ -242,8 +245,9 @@ extern void node_sort_with_tuplesort(GpuSortState *state,
 									 instr_time start);
 
 /* heap_input.c */
-extern bool heap_input_usable(PlanState *outer);
-extern TupleTableSlot *heap_input_fill(PlanState *outer, RowStore *store);
+typedef struct HeapInput HeapInput;
+extern HeapInput *heap_input_begin(PlanState *outer);
+extern TupleTableSlot *heap_input_fill(HeapInput *input, RowStore *store);
 
 /* spill.c */
 #define NODE_TUPLESORT_HOLDS \
