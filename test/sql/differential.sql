@@ -200,6 +200,28 @@ FROM (VALUES ('k4, id'), ('k8 DESC, id'), ('k8, k4 NULLS FIRST, id')) o(ob),
      LATERAL format('SELECT * FROM diff_layout ORDER BY %s', ob) q
 ORDER BY ob;
 
+-- Some of their columns, read from the table's pages where the scan returns
+-- them as they are: past the dropped column, behind the column of variable
+-- length, and past a column added with a default that the rows stored
+-- before it lack (not returned: its value is not needed); a column with
+-- such a default that is returned is filled in by the scan node, which then
+-- reads the table.
+CREATE TABLE diff_added (a int);
+INSERT INTO diff_added SELECT g FROM generate_series(1, 3000) g;
+ALTER TABLE diff_added ADD COLUMN b int DEFAULT 5;
+ALTER TABLE diff_added ADD COLUMN c int;
+INSERT INTO diff_added SELECT g, g % 3, hashint4(g) % 100 FROM generate_series(3001, 6000) g;
+ANALYZE diff_added;
+SELECT q, result_text(q) = native_text(q) AS same,
+       EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
+FROM (VALUES ('SELECT id, k4 FROM diff_layout ORDER BY k4, id'),
+             ('SELECT k4, t FROM diff_layout ORDER BY t DESC, k4, id'),
+             ('SELECT id, k8 FROM diff_layout ORDER BY k8, id'),
+             ('SELECT a, c FROM diff_added ORDER BY c NULLS FIRST, a'),
+             ('SELECT c, a FROM diff_added ORDER BY c DESC, a'),
+             ('SELECT a, b FROM diff_added ORDER BY b, a')) v(q)
+ORDER BY q;
+
 -- Keys past columns of variable length, short and long (1- and 4-byte
 -- headers, then aligned), read from heap tuples as the scan returns them
 -- (no dropped column: the scan does not project), in rows with and without
