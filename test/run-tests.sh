@@ -85,7 +85,7 @@ run_suites() {
 # database, whose helper functions (node_plan) they use.
 drop_differential() {
 	psql -X -q -d contrib_regression -c "DROP TABLE IF EXISTS diff_data, diff_orders,
-		diff_results, diff_large, diff_layout, diff_walk, diff_types, diff_type_orders,
+		diff_results, diff_large, diff_layout, diff_added, diff_walk, diff_types, diff_type_orders,
 		diff_type_results, diff_disk_results, ctx_a, ctx_b, ctx_big;
 		DROP FUNCTION IF EXISTS diff_fill, diff_check, diff_read, diff_disk_kb, diff_disk; DROP COLLATION IF EXISTS diff_icu"
 }
