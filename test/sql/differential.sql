@@ -215,7 +215,7 @@ ANALYZE diff_added;
 SELECT q, result_text(q) = native_text(q) AS same,
        EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
 FROM (VALUES ('SELECT id, k4 FROM diff_layout ORDER BY k4, id'),
-             ('SELECT k4, t FROM diff_layout ORDER BY k4 DESC, id'),
+             ('SELECT k4, id FROM diff_layout ORDER BY k4 DESC, id'),
              ('SELECT id, k8 FROM diff_layout ORDER BY k8, id'),
              ('SELECT a, c FROM diff_added ORDER BY c NULLS FIRST, a'),
              ('SELECT c, a FROM diff_added ORDER BY c DESC, a'),
