@@ -12,15 +12,21 @@
  * a one-word key (keys_only) needs no such copy: the rows since the mark
  * are a few values, each repeated, kept here as runs of equal values, and
  * the planner drops that Material (planner.c).  Between a merge join's mark
- * and its restore lie the rows of one key and the row after them, so the
- * record holds two runs; any other caller is served too, the record growing
- * with the distinct values read since its mark.
+ * and a restore lie the rows of one key and the row after them: two runs.
+ * The join reads further past its mark only once its outer rows have passed
+ * the marked key, after which it never goes back to that mark; so the
+ * record keeps at most MARK_RUNS_KEPT runs, in a fixed array, and stops
+ * recording past them until the next mark.  A restore past that limit
+ * (which no merge join asks for) is an error, not wrong rows.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "node/mark_rows.h"
+
+/* The runs of equal values kept since a mark; a merge join needs two. */
+#define MARK_RUNS_KEPT	64
 
 /* Rows of one value, in order. */
 typedef struct ValueRun
@@ -33,9 +39,9 @@ typedef struct ValueRun
 struct MarkRows
 {
 	bool		marked;			/* rows are recorded from the mark on */
-	ValueRun   *runs;			/* the rows since the mark */
+	bool		overflowed;		/* more runs came than are kept */
+	ValueRun	runs[MARK_RUNS_KEPT];	/* the rows since the mark */
 	int			nruns;
-	int			maxruns;
 	int			next;			/* replaying: the run of the next row, and */
 	int64		offset;			/* its rows given already; reading anew:
 								 * next is nruns and offset 0 */
@@ -45,18 +51,17 @@ struct MarkRows
 MarkRows *
 mark_rows_create(void)
 {
-	MarkRows   *marks = palloc0(sizeof(MarkRows));
-
-	marks->maxruns = 4;
-	marks->runs = palloc(sizeof(ValueRun) * marks->maxruns);
-	return marks;
+	return palloc0(sizeof(MarkRows));
 }
 
 void
 mark_rows_mark(MarkRows *marks)
 {
 	if (!marks->marked || marks->next >= marks->nruns)
+	{
 		marks->nruns = 0;
+		marks->overflowed = false;
+	}
 	else
 	{
 		/* marked while replaying: the rows still to give stay */
@@ -75,6 +80,9 @@ mark_rows_restore(MarkRows *marks)
 {
 	if (!marks->marked)
 		elog(ERROR, "GpuSort: restore without a mark");
+	if (marks->overflowed)
+		elog(ERROR, "GpuSort: restore to a mark more than %d distinct values back",
+			 MARK_RUNS_KEPT);
 	marks->next = 0;
 	marks->offset = 0;
 }
@@ -83,6 +91,7 @@ void
 mark_rows_reset(MarkRows *marks)
 {
 	marks->marked = false;
+	marks->overflowed = false;
 	marks->nruns = 0;
 	marks->next = 0;
 	marks->offset = 0;
@@ -116,7 +125,7 @@ mark_rows_add(MarkRows *marks, TupleTableSlot *slot)
 	Datum		value;
 	bool		isnull;
 
-	if (!marks->marked)
+	if (!marks->marked || marks->overflowed)
 		return;
 	Assert(marks->next == marks->nruns && marks->offset == 0);
 	value = slot_getattr(slot, 1, &isnull);
@@ -126,10 +135,10 @@ mark_rows_add(MarkRows *marks, TupleTableSlot *slot)
 		last->count++;
 		return;
 	}
-	if (marks->nruns == marks->maxruns)
+	if (marks->nruns == MARK_RUNS_KEPT)
 	{
-		marks->maxruns *= 2;
-		marks->runs = repalloc(marks->runs, sizeof(ValueRun) * marks->maxruns);
+		marks->overflowed = true;	/* (the join is past its mark) */
+		return;
 	}
 	marks->runs[marks->nruns].value = isnull ? (Datum) 0 : value;
 	marks->runs[marks->nruns].isnull = isnull;
@@ -147,5 +156,5 @@ mark_rows_replayed(const MarkRows *marks)
 Size
 mark_rows_memory(const MarkRows *marks)
 {
-	return sizeof(MarkRows) + sizeof(ValueRun) * marks->maxruns;
+	return sizeof(MarkRows);
 }

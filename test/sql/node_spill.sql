@@ -189,6 +189,21 @@ ANALYZE sp_groups;
 SELECT line FROM explain_analyze(:'groups_join') line
 WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method|Returned Again';
 SELECT same_as_native(:'groups_join');
+-- a thousand distinct inner keys between two matches (the node stops
+-- keeping them: the join never goes back so far), each match's rows given
+-- again to the outer rows of its key after the first
+CREATE TABLE sp_sparse AS
+  SELECT g AS k FROM generate_series(1, 30000, 2) g
+  UNION ALL SELECT g * 1000 FROM generate_series(0, 29) g, generate_series(1, 2);
+CREATE TABLE sp_dups AS
+  SELECT (g % 30) * 1000 AS k FROM generate_series(1, 3000) g
+  UNION ALL SELECT g FROM generate_series(2, 30000, 2) g WHERE g % 1000 <> 0;
+ANALYZE sp_sparse, sp_dups;
+\set sparse_join 'SELECT count(*), sum(a.k + b.k) FROM sp_dups a JOIN sp_sparse b ON a.k = b.k'
+SELECT line FROM explain_analyze(:'sparse_join') line
+WHERE line ~ 'Merge Join|Materialize|GpuSort|Sort Method|Returned Again';
+SELECT same_as_native(:'sparse_join');
+DROP TABLE sp_sparse, sp_dups;
 SET enable_material = off;
 SET work_mem = '64MB';
 RESET gpusort.work_mem;
