@@ -31,6 +31,7 @@
 
 #include "engine/engine.h"
 #include "node/emit_ring.h"
+#include "node/gpusort_node.h"
 #include "node/mark_rows.h"
 #include "node/node_state.h"
 #include "node/row_keys.h"
@@ -184,8 +185,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * rows are returned as MinimalTuples: make the scan slot one of that
 	 * kind, so that the nodes above us deform it correctly.
 	 */
-	state->keys_only = (state->nkeys == 1 && state->indesc->natts == 1 &&
-						columns[0].codec->roundtrip && columns[0].codec->words == 1);
+	state->keys_only = gpusort_rows_are_key(cscan);
 
 	/*
 	 * A merge join's inner input, marked and restored but neither rewound
@@ -373,12 +373,10 @@ marked_next(GpuSortState *state)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	if (state->phase == PHASE_SORTED)
-		return node_sorted_next(state);
-	if (mark_rows_replay(state->marks, slot) != NULL)
+	if (node_keeps_marks(state) && mark_rows_replay(state->marks, slot) != NULL)
 		return slot;
 	slot = node_sorted_next(state);
-	if (!TupIsNull(slot) && state->phase != PHASE_SORTED)
+	if (node_keeps_marks(state) && !TupIsNull(slot))
 		mark_rows_add(state->marks, slot);
 	return slot;
 }
@@ -580,7 +578,7 @@ gpusort_mark(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->marks && state->phase != PHASE_SORTED)
+	if (node_keeps_marks(state))
 		mark_rows_mark(state->marks);
 	else if (state->phase == PHASE_TUPLESORT)
 		tuplesort_markpos(state->tuplesort);
@@ -595,7 +593,7 @@ gpusort_restore(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->marks && state->phase != PHASE_SORTED)
+	if (node_keeps_marks(state))
 		mark_rows_restore(state->marks);
 	else if (state->phase == PHASE_TUPLESORT)
 		tuplesort_restorepos(state->tuplesort);

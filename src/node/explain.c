@@ -463,7 +463,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->ran == RUN_SPILLED)
 			explain_spill(state, es);
 	}
-	if (state->marks && state->phase != PHASE_SORTED)
+	if (node_keeps_marks(state))
 		ExplainPropertyInteger("Rows Returned Again by Restores", NULL,
 							   mark_rows_replayed(state->marks), es);
 	if (state->heap_read)

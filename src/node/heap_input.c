@@ -47,16 +47,18 @@ struct HeapInput
 };
 
 /*
- * The table columns that the scan returns, one by one, as plain column
- * references that need no missing value filled in (a column added with a
- * default after rows were stored); or NIL where it returns anything else.
+ * The table column of each column that the scan returns, into attnos (as
+ * many as its targetlist has), where each is a plain column reference that
+ * needs no missing value filled in (a column added with a default after
+ * rows were stored); the last of them, or 0 where it returns anything else.
  */
-static List *
-projected_columns(SeqScanState *node)
+static AttrNumber
+projected_columns(SeqScanState *node, AttrNumber *attnos)
 {
 	TupleDesc	desc = RelationGetDescr(node->ss.ss_currentRelation);
 	Index		scanrelid = ((Scan *) node->ss.ps.plan)->scanrelid;
-	List	   *attnos = NIL;
+	AttrNumber	last = 0;
+	int			i = 0;
 	ListCell   *lc;
 
 	foreach(lc, node->ss.ps.plan->targetlist)
@@ -68,10 +70,11 @@ projected_columns(SeqScanState *node)
 			var->varlevelsup != 0 || var->varattno <= 0 ||
 			var->varattno > desc->natts ||
 			TupleDescAttr(desc, var->varattno - 1)->atthasmissing)
-			return NIL;
-		attnos = lappend_int(attnos, var->varattno);
+			return 0;
+		attnos[i++] = var->varattno;
+		last = Max(last, var->varattno);
 	}
-	return attnos;
+	return last;
 }
 
 /*
@@ -83,31 +86,26 @@ heap_input_begin(PlanState *outer)
 {
 	SeqScanState *node = (SeqScanState *) outer;
 	HeapInput  *input;
-	List	   *attnos = NIL;
 	TupleDesc	desc;
-	AttrNumber	last = 0;
-	ListCell   *lc;
-	int			i = 0;
+	AttrNumber	last;
 
 	if (!IsA(outer, SeqScanState) || outer->qual != NULL ||
 		outer->state->es_epq_active != NULL ||
 		node->ss.ss_currentRelation->rd_tableam != GetHeapamTableAmRoutine() ||
 		TransactionIdIsValid(CheckXidAlive))	/* heap_getnext() refuses */
 		return NULL;
-	if (outer->ps_ProjInfo != NULL &&
-		(attnos = projected_columns(node)) == NIL)
-		return NULL;
 
 	input = palloc0(sizeof(HeapInput));
 	input->scan = node;
-	if (attnos == NIL)
+	if (outer->ps_ProjInfo == NULL)
 		return input;			/* whole rows */
-	input->ncolumns = list_length(attnos);
-	input->attnos = palloc(sizeof(AttrNumber) * input->ncolumns);
-	foreach(lc, attnos)
+	input->ncolumns = list_length(outer->plan->targetlist);
+	input->attnos = palloc(sizeof(AttrNumber) * Max(input->ncolumns, 1));
+	if ((last = projected_columns(node, input->attnos)) == 0)
 	{
-		input->attnos[i++] = lfirst_int(lc);
-		last = Max(last, lfirst_int(lc));
+		pfree(input->attnos);
+		pfree(input);
+		return NULL;
 	}
 	desc = RelationGetDescr(node->ss.ss_currentRelation);
 	input->deformed = CreateTemplateTupleDesc(last);

@@ -211,6 +211,16 @@ sorted_row(GpuSortState *state, int64 pos)
 		-(pos - store->nrows) - 1;
 }
 
+/*
+ * Does the node keep a merge join's rows since its mark (mark_rows.c)?  Rows
+ * sorted in memory are gone back to by their place instead.
+ */
+static inline bool
+node_keeps_marks(const GpuSortState *state)
+{
+	return state->marks != NULL && state->phase != PHASE_SORTED;
+}
+
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
