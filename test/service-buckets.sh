@@ -5,7 +5,8 @@
 # preloads gpusort with the service on, two or more GPU processes (two GPUs,
 # or gpusort.service_gpus = '0,0') and a gpusort.service_memory that ROWS
 # rows exceed (PGHOST, PGPORT, PGUSER name it, a superuser):
-#   1. a table of ROWS rows of about 100 bytes: a random int8 k, d with 1000
+#   1. a table of ROWS rows of about 100 bytes: a random int8 k (unique: its
+#      low digits are the row's id, so that no two rows tie), d with 1000
 #      values, h with 2, s with 90% of its rows of one value, md5 text t;
 #   2. orders that take each way a bucket's result comes back (the rows with
 #      one key or several, the permutation with a prefix key, the sorted
@@ -57,7 +58,7 @@ ready=$("${PSQL[@]}" -c "SELECT count(*) FROM gpusort_service WHERE state = 'rea
 "${PSQL[@]}" -c "SELECT gpu, device, state, memory_limit_mb FROM gpusort_service" | sed 's/^/   service: /'
 [ "${ready:-0}" -ge 2 ] || fail "the service has $ready GPU processes ready; this test needs two"
 "${PSQL[@]}" -c "CREATE TABLE bk_t AS
-	    SELECT g AS id, (random() * 1e15)::int8 AS k, g % 1000 AS d, g % 2 AS h,
+	    SELECT g AS id, (random() * 1e7)::int8 * 1000000000 + g AS k, g % 1000 AS d, g % 2 AS h,
 	           CASE WHEN g % 10 = 0 THEN g ELSE 7 END AS s,
 	           md5(g::text) AS t, repeat('x', 30) AS pad,
 	           CASE WHEN g - 1 = floor(ceil((g - 1) * 8192.0 / $ROWS) * $ROWS / 8192)
