@@ -1,11 +1,12 @@
 #!/bin/bash
 # bench-tpch.sh: the sorts users run, on TPC-H data at PostgreSQL's default
 # settings: whole rows of lineitem by one key and by three, CREATE TABLE AS
-# ... ORDER BY two keys, orders by its comment (text under the database's
-# collation), a merge join of the two, a rank() window and the top 3 lines
-# per supplier.  Native (gpusort.enabled = off) and GpuSort take turns,
-# RUNS times each, in one session per run; the medians and their ratio per
-# query.  With DuckDB's Python package at hand, the same orders in DuckDB on
+# ... ORDER BY two keys (and without it, its floor), orders by its comment
+# (text under the database's collation), a merge join of the two, a rank()
+# window and the top 3 lines per supplier.  Native (gpusort.enabled = off)
+# and GpuSort take turns, RUNS times each, in one session per run, each
+# after a CHECKPOINT (not timed); the medians and their ratio per query.
+# With DuckDB's Python package at hand, the same orders in DuckDB on
 # the same CSV files, as a peer (each ORDER BY materialized as a table,
 # since DuckDB drops an ORDER BY under a count).  Against a running server
 # that preloads gpusort (PGHOST, PGPORT, PGUSER: a superuser).
@@ -42,7 +43,9 @@ EXPLAIN=$RESULTS/$NAME-explain.txt
 
 # name|SQL: each ORDER BY returns whole rows to a Limit whose OFFSET lies past
 # the last, which reads every row and sends none, so that the client's
-# reading of them is not timed; ctas_ writes a table; the windows sum or
+# reading of them is not timed; ctas_ writes a table (ctas_floor: the same
+# statement without its ORDER BY, so no sort: the least that ctas_part_supp
+# can take, the same plan with gpusort on and off); the windows sum or
 # count what they compute.  (Files of this script before its -whole- ones
 # timed SELECT count(*) FROM (SELECT * ... ORDER BY ... OFFSET 0) s, from
 # whose rows PostgreSQL drops the columns that the count does not read:
@@ -51,6 +54,7 @@ QUERIES=$(cat <<'SQL'
 lineitem_partkey|SELECT * FROM lineitem ORDER BY l_partkey OFFSET 1000000000000
 lineitem_ship3|SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber OFFSET 1000000000000
 ctas_part_supp|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
+ctas_floor|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem
 orders_comment|SELECT * FROM orders ORDER BY o_comment OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
@@ -63,6 +67,7 @@ DUCK_QUERIES=$(cat <<'SQL'
 lineitem_partkey|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_partkey
 lineitem_ship3|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber
 ctas_part_supp|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
+ctas_floor|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem
 orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
@@ -83,6 +88,7 @@ run() {
 SET client_min_messages = warning;
 $(settings "$2") SET gpusort.enabled = $1;
 DROP TABLE IF EXISTS bench_tpch_ctas;
+CHECKPOINT;
 SELECT clock_timestamp() AS t0 \gset
 $3;
 SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) * 1000);
