@@ -46,7 +46,8 @@ EXPLAIN=$RESULTS/$NAME-explain.txt
 # reading of them is not timed; ctas_ writes a table (ctas_floor: the same
 # statement without its ORDER BY, so no sort: the least that ctas_part_supp
 # can take, the same plan with gpusort on and off); the windows sum or
-# count what they compute.  (Files of this script before its -whole- ones
+# count what they compute (window_sort_only: their sort alone, its rows
+# counted, which tells the sort's part of rank_window from the window's).  (Files of this script before its -whole- ones
 # timed SELECT count(*) FROM (SELECT * ... ORDER BY ... OFFSET 0) s, from
 # whose rows PostgreSQL drops the columns that the count does not read:
 # those sorted the sort keys alone, the other columns NULL.)
@@ -59,6 +60,7 @@ orders_comment|SELECT * FROM orders ORDER BY o_comment OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
+window_sort_only|SELECT count(*) FROM (SELECT l_suppkey, l_extendedprice FROM lineitem ORDER BY l_suppkey, l_extendedprice DESC OFFSET 0) s
 SQL
 )
 
