@@ -4,21 +4,22 @@
  *	  The node's input read straight from a heap table.
  *
  * Where the node's input is a plain sequential scan of a heap table (no
- * filter; the whole rows, or some of their columns as they are), the node
- * reads the scan's tuples itself, with heap_getnext(), and adds them to the
- * row store while they lie in the scan's pinned buffer: the rows are the
- * ones the scan node would return, in its order, without the executor's
- * work for each (storing it in a slot, pinning its buffer again, the scan
- * node's calls, its projection).  Whole rows are copied as they lie; of
- * others, the columns up to the last one returned are deformed and the ones
- * returned stored, as the scan's projection would return them.  The scan is the
- * scan node's own, begun as it would begin it, so that it ends, rescans and
- * goes on reading with the node as always; its EXPLAIN ANALYZE counts the
- * rows read here.  A parallel scan is read the same way: the Gather began it
- * over the query's shared memory (ExecSeqScanInitializeDSM) before any
- * participant reads, and heap_getnext() takes its pages in turn with the
- * other participants, as a parallel CREATE INDEX reads its table.  Where
- * no Gather began it (no parallel mode), the scan is begun here as SeqNext()
+ * filter; the whole rows, or some of their columns as they are, beside
+ * constants), the node reads the scan's tuples itself, with heap_getnext(),
+ * and adds them to the row store while they lie in the scan's pinned
+ * buffer: the rows are the ones the scan node would return, in its order,
+ * without the executor's work for each (storing it in a slot, pinning its
+ * buffer again, the scan node's calls, its projection).  Whole rows are
+ * copied as they lie; of others, the columns up to the last one returned
+ * are deformed and the ones returned stored with the constants, as the
+ * scan's projection would return them.  The scan is the scan node's own,
+ * begun as it would begin it, so that it ends, rescans and goes on reading
+ * with the node as always; its EXPLAIN ANALYZE counts the rows read here.
+ * A parallel scan is read the same way: the Gather began it over the
+ * query's shared memory (ExecSeqScanInitializeDSM) before any participant
+ * reads, and heap_getnext() takes its pages in turn with the other
+ * participants, as a parallel CREATE INDEX reads its table.  Where no
+ * Gather began it (no parallel mode), the scan is begun here as SeqNext()
  * would, over the whole table.
  *
  *-------------------------------------------------------------------------
@@ -40,20 +41,25 @@ struct HeapInput
 {
 	SeqScanState *scan;
 	int			ncolumns;		/* columns returned, where the scan projects */
-	AttrNumber *attnos;			/* their table columns; NULL: whole rows */
+	AttrNumber *attnos;			/* their table columns (0: a constant);
+								 * NULL: whole rows */
+	Datum	   *constants;		/* the constants' values */
+	bool	   *constants_null;
 	TupleDesc	deformed;		/* the table's columns up to the last of them */
 	Datum	   *values;			/* those columns of a row */
 	bool	   *isnull;
 };
 
 /*
- * The table column of each column that the scan returns, into attnos (as
- * many as its targetlist has), where each is a plain column reference that
- * needs no missing value filled in (a column added with a default after
- * rows were stored); the last of them, or 0 where it returns anything else.
+ * The table column of each column that the scan returns, into the input's
+ * attnos (as many as its targetlist has), where each is a plain column
+ * reference that needs no missing value filled in (a column added with a
+ * default after rows were stored) or a constant (as the planner makes of
+ * a subquery's columns that nothing reads); the last of them, or 0 where
+ * it returns anything else or no column.
  */
 static AttrNumber
-projected_columns(SeqScanState *node, AttrNumber *attnos)
+projected_columns(SeqScanState *node, HeapInput *input)
 {
 	TupleDesc	desc = RelationGetDescr(node->ss.ss_currentRelation);
 	Index		scanrelid = ((Scan *) node->ss.ps.plan)->scanrelid;
@@ -66,12 +72,23 @@ projected_columns(SeqScanState *node, AttrNumber *attnos)
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Var		   *var = (Var *) tle->expr;
 
-		if (tle->resjunk || !IsA(var, Var) || var->varno != scanrelid ||
+		if (tle->resjunk)
+			return 0;
+		if (IsA(tle->expr, Const))
+		{
+			Const	   *constant = (Const *) tle->expr;
+
+			input->attnos[i] = 0;
+			input->constants[i] = constant->constvalue;
+			input->constants_null[i++] = constant->constisnull;
+			continue;
+		}
+		if (!IsA(var, Var) || var->varno != scanrelid ||
 			var->varlevelsup != 0 || var->varattno <= 0 ||
 			var->varattno > desc->natts ||
 			TupleDescAttr(desc, var->varattno - 1)->atthasmissing)
 			return 0;
-		attnos[i++] = var->varattno;
+		input->attnos[i++] = var->varattno;
 		last = Max(last, var->varattno);
 	}
 	return last;
@@ -101,9 +118,13 @@ heap_input_begin(PlanState *outer)
 		return input;			/* whole rows */
 	input->ncolumns = list_length(outer->plan->targetlist);
 	input->attnos = palloc(sizeof(AttrNumber) * Max(input->ncolumns, 1));
-	if ((last = projected_columns(node, input->attnos)) == 0)
+	input->constants = palloc(sizeof(Datum) * Max(input->ncolumns, 1));
+	input->constants_null = palloc(sizeof(bool) * Max(input->ncolumns, 1));
+	if ((last = projected_columns(node, input)) == 0)
 	{
 		pfree(input->attnos);
+		pfree(input->constants);
+		pfree(input->constants_null);
 		pfree(input);
 		return NULL;
 	}
@@ -129,8 +150,10 @@ project_row(HeapInput *input, HeapTuple tuple)
 	ExecClearTuple(slot);
 	for (int i = 0; i < input->ncolumns; i++)
 	{
-		slot->tts_values[i] = input->values[input->attnos[i] - 1];
-		slot->tts_isnull[i] = input->isnull[input->attnos[i] - 1];
+		AttrNumber	attno = input->attnos[i];
+
+		slot->tts_values[i] = attno ? input->values[attno - 1] : input->constants[i];
+		slot->tts_isnull[i] = attno ? input->isnull[attno - 1] : input->constants_null[i];
 	}
 	return ExecStoreVirtualTuple(slot);
 }

@@ -203,9 +203,10 @@ ORDER BY ob;
 -- Some of their columns, read from the table's pages where the scan returns
 -- them as they are: past the dropped column, behind the column of variable
 -- length, and past a column added with a default that the rows stored
--- before it lack (not returned: its value is not needed); a column with
--- such a default that is returned is filled in by the scan node, which then
--- reads the table.
+-- before it lack (not returned: its value is not needed); beside constants
+-- (of the query, or the NULLs the planner puts for a subquery's columns that
+-- nothing reads); a column with such a default that is returned is filled in
+-- by the scan node, which then reads the table.
 CREATE TABLE diff_added (a int);
 INSERT INTO diff_added SELECT g FROM generate_series(1, 3000) g;
 ALTER TABLE diff_added ADD COLUMN b int DEFAULT 5;
@@ -219,7 +220,9 @@ FROM (VALUES ('SELECT id, k4 FROM diff_layout ORDER BY k4, id'),
              ('SELECT id, k8 FROM diff_layout ORDER BY k8, id'),
              ('SELECT a, c FROM diff_added ORDER BY c NULLS FIRST, a'),
              ('SELECT c, a FROM diff_added ORDER BY c DESC, a'),
-             ('SELECT a, b FROM diff_added ORDER BY b, a')) v(q)
+             ('SELECT a, b FROM diff_added ORDER BY b, a'),
+             ('SELECT k4, ''x''::text AS c, id, NULL::int AS n FROM diff_layout ORDER BY k4, id'),
+             ('SELECT id, k4 FROM (SELECT id, t, k4 FROM diff_layout ORDER BY k4 DESC, id OFFSET 0) s')) v(q)
 ORDER BY q;
 
 -- Keys past columns of variable length, short and long (1- and 4-byte
