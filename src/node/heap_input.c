@@ -3,13 +3,15 @@
  * heap_input.c
  *	  The node's input read straight from a heap table.
  *
- * Where the node's input is a plain sequential scan of a heap table (no
- * filter; the whole rows, or some of their columns as they are, beside
- * constants), the node reads the scan's tuples itself, with heap_getnext(),
- * and adds them to the row store while they lie in the scan's pinned
- * buffer: the rows are the ones the scan node would return, in its order,
- * without the executor's work for each (storing it in a slot, pinning its
- * buffer again, the scan node's calls, its projection).  Whole rows are
+ * Where the node's input is a plain sequential scan of a heap table (the
+ * whole rows, or some of their columns as they are, beside constants), the
+ * node reads the scan's tuples itself, with heap_getnext(), and adds them to
+ * the row store while they lie in the scan's pinned buffer: the rows are
+ * the ones the scan node would return, in its order, those that pass its
+ * filter where it has one, without the executor's work for each (storing
+ * it in a slot, pinning its buffer again, the scan node's calls, its
+ * projection).  The filter is tested as the scan node tests it, over the
+ * tuple in the buffer, and counts the rows it removes.  Whole rows are
  * copied as they lie; of others, the columns up to the last one returned
  * are deformed and the ones returned stored with the constants, as the
  * scan's projection would return them.  The scan is the scan node's own,
@@ -29,6 +31,7 @@
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "executor/executor.h"
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
@@ -45,6 +48,8 @@ struct HeapInput
 								 * NULL: whole rows */
 	Datum	   *constants;		/* the constants' values */
 	bool	   *constants_null;
+	ExprState  *qual;			/* the scan's filter, or NULL */
+	TupleTableSlot *tested;		/* the row the filter reads */
 	TupleDesc	deformed;		/* the table's columns up to the last of them */
 	Datum	   *values;			/* those columns of a row */
 	bool	   *isnull;
@@ -72,8 +77,7 @@ projected_columns(SeqScanState *node, HeapInput *input)
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Var		   *var = (Var *) tle->expr;
 
-		if (tle->resjunk)
-			return 0;
+		/* (a junk column, as an ORDER BY column not selected, is returned too) */
 		if (IsA(tle->expr, Const))
 		{
 			Const	   *constant = (Const *) tle->expr;
@@ -106,14 +110,20 @@ heap_input_begin(PlanState *outer)
 	TupleDesc	desc;
 	AttrNumber	last;
 
-	if (!IsA(outer, SeqScanState) || outer->qual != NULL ||
-		outer->state->es_epq_active != NULL ||
+	if (!IsA(outer, SeqScanState) || outer->state->es_epq_active != NULL ||
 		node->ss.ss_currentRelation->rd_tableam != GetHeapamTableAmRoutine() ||
 		TransactionIdIsValid(CheckXidAlive))	/* heap_getnext() refuses */
 		return NULL;
 
 	input = palloc0(sizeof(HeapInput));
 	input->scan = node;
+	if (outer->qual != NULL)
+	{
+		input->qual = outer->qual;
+		input->tested = ExecAllocTableSlot(&outer->state->es_tupleTable,
+										   RelationGetDescr(node->ss.ss_currentRelation),
+										   &TTSOpsHeapTuple);
+	}
 	if (outer->ps_ProjInfo == NULL)
 		return input;			/* whole rows */
 	input->ncolumns = list_length(outer->plan->targetlist);
@@ -159,6 +169,25 @@ project_row(HeapInput *input, HeapTuple tuple)
 }
 
 /*
+ * Does the row pass the scan's filter?  Tested as ExecScan() tests it, in
+ * the scan's expression context, over the tuple in the buffer that the
+ * scan holds pinned (no pin of the slot's own); a row that fails counts as
+ * one the scan's filter removed.
+ */
+static bool
+row_passes(HeapInput *input, HeapTuple tuple)
+{
+	ExprContext *econtext = input->scan->ss.ps.ps_ExprContext;
+
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = ExecStoreHeapTuple(tuple, input->tested, false);
+	if (ExecQual(input->qual, econtext))
+		return true;
+	InstrCountFiltered1(input->scan, 1);
+	return false;
+}
+
+/*
  * Adds the rows of the scan outer to the store until the store refuses one,
  * which is returned in the scan's slot; returns NULL once every row is in.
  * The next rows come from here again, or from the scan node.
@@ -174,6 +203,12 @@ heap_input_fill(HeapInput *input, RowStore *store)
 	double		rows = 0;
 	HeapTuple	tuple;
 
+	/* a parameter of the filter changed: rescanned as ExecProcNode() would */
+	if (outer->chgParam != NULL)
+	{
+		ExecReScan(outer);
+		scan = node->ss.ss_currentScanDesc;
+	}
 	if (scan == NULL)
 	{
 		/* as SeqNext() begins it */
@@ -188,6 +223,8 @@ heap_input_fill(HeapInput *input, RowStore *store)
 		Buffer		buffer = ((HeapScanDesc) scan)->rs_cbuf;
 
 		CHECK_FOR_INTERRUPTS();
+		if (input->qual != NULL && !row_passes(input, tuple))
+			continue;
 		rows++;
 		if (input->attnos != NULL)
 		{
@@ -208,6 +245,8 @@ heap_input_fill(HeapInput *input, RowStore *store)
 			break;
 		}
 	}
+	if (input->tested != NULL)
+		ExecClearTuple(input->tested);
 	if (outer->instrument)
 		InstrStopNode(outer->instrument, rows);
 	return refused;

@@ -205,8 +205,9 @@ ORDER BY ob;
 -- length, and past a column added with a default that the rows stored
 -- before it lack (not returned: its value is not needed); beside constants
 -- (of the query, or the NULLs the planner puts for a subquery's columns that
--- nothing reads); a column with such a default that is returned is filled in
--- by the scan node, which then reads the table.
+-- nothing reads), and an ORDER BY column not selected (a junk column of the
+-- scan's); a column with such a default that is returned is filled in by the
+-- scan node, which then reads the table.
 CREATE TABLE diff_added (a int);
 INSERT INTO diff_added SELECT g FROM generate_series(1, 3000) g;
 ALTER TABLE diff_added ADD COLUMN b int DEFAULT 5;
@@ -222,7 +223,8 @@ FROM (VALUES ('SELECT id, k4 FROM diff_layout ORDER BY k4, id'),
              ('SELECT c, a FROM diff_added ORDER BY c DESC, a'),
              ('SELECT a, b FROM diff_added ORDER BY b, a'),
              ('SELECT k4, ''x''::text AS c, id, NULL::int AS n FROM diff_layout ORDER BY k4, id'),
-             ('SELECT id, k4 FROM (SELECT id, t, k4 FROM diff_layout ORDER BY k4 DESC, id OFFSET 0) s')) v(q)
+             ('SELECT id, k4 FROM (SELECT id, t, k4 FROM diff_layout ORDER BY k4 DESC, id OFFSET 0) s'),
+             ('SELECT id FROM diff_layout ORDER BY k4 DESC, id')) v(q)
 ORDER BY q;
 
 -- Keys past columns of variable length, short and long (1- and 4-byte
@@ -243,12 +245,36 @@ FROM (VALUES ('k4, id'), ('kt, id'), ('kf DESC, id'), ('n, kt DESC, id'), ('kt, 
      LATERAL format('SELECT * FROM diff_walk ORDER BY %s', ob) q
 ORDER BY ob;
 
--- The same keys read through the scan node: a filter keeps GpuSort from
--- reading the table's pages itself, as it does above.
+-- Under the scan's filter, which GpuSort tests on each tuple as the scan
+-- would (a third of the rows removed), under a filter whose parameter
+-- changes between rescans (a correlated subquery: the scan is rescanned
+-- before the node reads it again), and under one of system columns; then
+-- the same keys read through the scan node, whose projection computes a
+-- column.
+SELECT ob, result_text(q) = native_text(q) AS same,
+       EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
+FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
+     LATERAL format('SELECT * FROM diff_walk WHERE mod(id, 3) <> 0 ORDER BY %s', ob) q
+ORDER BY ob;
+SET work_mem = '64kB';
+SET gpusort.work_mem = '64kB';
+SET gpusort.min_run_rows = 0;
+SET gpusort.min_rows = 0;
+SELECT result_text(q) = native_text(q) AS same,
+       EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
+FROM (VALUES ('SELECT x, (SELECT md5(string_agg(id::text, '','')) FROM
+                            (SELECT id FROM diff_walk WHERE k4 < x * 200 ORDER BY kt, id) s)
+               FROM generate_series(1, 4) x'),
+             ('SELECT id FROM diff_walk WHERE tableoid::regclass::text = ''diff_walk''
+                AND xmin::text <> ''0'' AND ctid::text > ''(3'' ORDER BY k4, id')) v(q);
+RESET work_mem;
+RESET gpusort.work_mem;
+RESET gpusort.min_run_rows;
+RESET gpusort.min_rows;
 SELECT ob, result_text(q) = native_text(q) AS same,
        NOT EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS through_scan_node
 FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
-     LATERAL format('SELECT * FROM diff_walk WHERE id > 0 ORDER BY %s', ob) q
+     LATERAL format('SELECT *, id + 1 AS id1 FROM diff_walk ORDER BY %s', ob) q
 ORDER BY ob;
 
 -- The rows GpuSort reads from the table's pages are the ones the scan

@@ -98,7 +98,7 @@ $$;
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY a DESC, c COLLATE "C"');
 SELECT explain_analyze('SELECT * FROM plan_t ORDER BY id OFFSET 10000');
--- (with a filter, the scan node reads the table: no "Input Read")
+-- (with a filter, which the node tests on each row as the scan would)
 SELECT explain_analyze('SELECT * FROM plan_t WHERE id > 5000 ORDER BY id');
 
 -- EXPLAIN without ANALYZE, with COSTS: the engine planned for the estimated
