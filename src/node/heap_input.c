@@ -3,8 +3,7 @@
  * heap_input.c
  *	  The node's input read straight from a heap table.
  *
- * Where the node's input is a plain sequential scan of a heap table (the
- * whole rows, or some of their columns as they are, beside constants), the
+ * Where the node's input is a plain sequential scan of a heap table, the
  * node reads the scan's tuples itself, with heap_getnext(), and adds them to
  * the row store while they lie in the scan's pinned buffer: the rows are
  * the ones the scan node would return, in its order, those that pass its
@@ -12,9 +11,13 @@
  * it in a slot, pinning its buffer again, the scan node's calls, its
  * projection).  The filter is tested as the scan node tests it, over the
  * tuple in the buffer, and counts the rows it removes.  Whole rows are
- * copied as they lie; of others, the columns up to the last one returned
- * are deformed and the ones returned stored with the constants, as the
- * scan's projection would return them.  The scan is the scan node's own,
+ * copied as they lie; where the scan returns some of the columns as they
+ * are, beside constants, the columns up to the last one returned are
+ * deformed and the ones returned stored with the constants, as the scan's
+ * projection would return them; where it computes more (expressions,
+ * system columns, the missing values of a column added with a default),
+ * its own projection computes them over the tuple in the buffer, as the
+ * scan node would.  The scan is the scan node's own,
  * begun as it would begin it, so that it ends, rescans and goes on reading
  * with the node as always; its EXPLAIN ANALYZE counts the rows read here.
  * A parallel scan is read the same way: the Gather began it over the
@@ -49,7 +52,9 @@ struct HeapInput
 	Datum	   *constants;		/* the constants' values */
 	bool	   *constants_null;
 	ExprState  *qual;			/* the scan's filter, or NULL */
-	TupleTableSlot *tested;		/* the row the filter reads */
+	ProjectionInfo *computed;	/* the scan's projection, where it computes
+								 * more than columns and constants */
+	TupleTableSlot *tested;		/* the row the filter and it read */
 	TupleDesc	deformed;		/* the table's columns up to the last of them */
 	Datum	   *values;			/* those columns of a row */
 	bool	   *isnull;
@@ -61,7 +66,8 @@ struct HeapInput
  * reference that needs no missing value filled in (a column added with a
  * default after rows were stored) or a constant (as the planner makes of
  * a subquery's columns that nothing reads); the last of them, or 0 where
- * it returns anything else or no column.
+ * it returns anything else or no column (its projection then computes the
+ * rows).
  */
 static AttrNumber
 projected_columns(SeqScanState *node, HeapInput *input)
@@ -100,7 +106,7 @@ projected_columns(SeqScanState *node, HeapInput *input)
 
 /*
  * The reading of outer's rows by the node, or NULL where outer is not a
- * plain scan of a heap table whose rows the node can read so.
+ * sequential scan of a heap table whose rows the node can read so.
  */
 HeapInput *
 heap_input_begin(PlanState *outer)
@@ -117,28 +123,31 @@ heap_input_begin(PlanState *outer)
 
 	input = palloc0(sizeof(HeapInput));
 	input->scan = node;
-	if (outer->qual != NULL)
-	{
-		input->qual = outer->qual;
-		input->tested = ExecAllocTableSlot(&outer->state->es_tupleTable,
-										   RelationGetDescr(node->ss.ss_currentRelation),
-										   &TTSOpsHeapTuple);
-	}
-	if (outer->ps_ProjInfo == NULL)
-		return input;			/* whole rows */
-	input->ncolumns = list_length(outer->plan->targetlist);
-	input->attnos = palloc(sizeof(AttrNumber) * Max(input->ncolumns, 1));
-	input->constants = palloc(sizeof(Datum) * Max(input->ncolumns, 1));
-	input->constants_null = palloc(sizeof(bool) * Max(input->ncolumns, 1));
-	if ((last = projected_columns(node, input)) == 0)
-	{
-		pfree(input->attnos);
-		pfree(input->constants);
-		pfree(input->constants_null);
-		pfree(input);
-		return NULL;
-	}
 	desc = RelationGetDescr(node->ss.ss_currentRelation);
+	input->qual = outer->qual;
+	if (outer->ps_ProjInfo == NULL)
+		last = 0;				/* whole rows */
+	else
+	{
+		input->ncolumns = list_length(outer->plan->targetlist);
+		input->attnos = palloc(sizeof(AttrNumber) * Max(input->ncolumns, 1));
+		input->constants = palloc(sizeof(Datum) * Max(input->ncolumns, 1));
+		input->constants_null = palloc(sizeof(bool) * Max(input->ncolumns, 1));
+		if ((last = projected_columns(node, input)) == 0)
+		{
+			/* expressions, system columns, missing values: its projection */
+			pfree(input->attnos);
+			pfree(input->constants);
+			pfree(input->constants_null);
+			input->attnos = NULL;
+			input->computed = outer->ps_ProjInfo;
+		}
+	}
+	if (input->qual != NULL || input->computed != NULL)
+		input->tested = ExecAllocTableSlot(&outer->state->es_tupleTable, desc,
+										   &TTSOpsHeapTuple);
+	if (last == 0)
+		return input;
 	input->deformed = CreateTemplateTupleDesc(last);
 	for (AttrNumber a = 1; a <= last; a++)
 		TupleDescCopyEntry(input->deformed, a, desc, a);
@@ -169,19 +178,22 @@ project_row(HeapInput *input, HeapTuple tuple)
 }
 
 /*
- * Does the row pass the scan's filter?  Tested as ExecScan() tests it, in
- * the scan's expression context, over the tuple in the buffer that the
- * scan holds pinned (no pin of the slot's own); a row that fails counts as
- * one the scan's filter removed.
+ * Does the row pass the scan's filter (none: it does)?  The tuple is put
+ * where the filter and the projection read it, as ExecScan() puts it: the
+ * scan tuple of the scan's expression context, reset for it, in a slot
+ * over the tuple in the buffer that the scan holds pinned (no pin of the
+ * slot's own).  A row that fails counts as one the scan's filter removed.
  */
 static bool
 row_passes(HeapInput *input, HeapTuple tuple)
 {
 	ExprContext *econtext = input->scan->ss.ps.ps_ExprContext;
 
+	if (input->tested == NULL)
+		return true;
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = ExecStoreHeapTuple(tuple, input->tested, false);
-	if (ExecQual(input->qual, econtext))
+	if (input->qual == NULL || ExecQual(input->qual, econtext))
 		return true;
 	InstrCountFiltered1(input->scan, 1);
 	return false;
@@ -223,12 +235,13 @@ heap_input_fill(HeapInput *input, RowStore *store)
 		Buffer		buffer = ((HeapScanDesc) scan)->rs_cbuf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (input->qual != NULL && !row_passes(input, tuple))
+		if (!row_passes(input, tuple))
 			continue;
 		rows++;
-		if (input->attnos != NULL)
+		if (input->attnos != NULL || input->computed != NULL)
 		{
-			TupleTableSlot *slot = project_row(input, tuple);
+			TupleTableSlot *slot = input->computed ?
+				ExecProject(input->computed) : project_row(input, tuple);
 
 			if (!row_store_add(store, slot))
 			{

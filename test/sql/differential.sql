@@ -207,7 +207,7 @@ ORDER BY ob;
 -- (of the query, or the NULLs the planner puts for a subquery's columns that
 -- nothing reads), and an ORDER BY column not selected (a junk column of the
 -- scan's); a column with such a default that is returned is filled in by the
--- scan node, which then reads the table.
+-- scan's projection, over the tuple.
 CREATE TABLE diff_added (a int);
 INSERT INTO diff_added SELECT g FROM generate_series(1, 3000) g;
 ALTER TABLE diff_added ADD COLUMN b int DEFAULT 5;
@@ -248,9 +248,10 @@ ORDER BY ob;
 -- Under the scan's filter, which GpuSort tests on each tuple as the scan
 -- would (a third of the rows removed), under a filter whose parameter
 -- changes between rescans (a correlated subquery: the scan is rescanned
--- before the node reads it again), and under one of system columns; then
--- the same keys read through the scan node, whose projection computes a
--- column.
+-- before the node reads it again), and under one of system columns; where
+-- the scan's projection computes a column (its own projection then runs
+-- over the tuple); then the same keys read through the node below, a
+-- sample scan of every page.
 SELECT ob, result_text(q) = native_text(q) AS same,
        EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
 FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
@@ -272,9 +273,14 @@ RESET gpusort.work_mem;
 RESET gpusort.min_run_rows;
 RESET gpusort.min_rows;
 SELECT ob, result_text(q) = native_text(q) AS same,
-       NOT EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS through_scan_node
+       EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS from_pages
 FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
-     LATERAL format('SELECT *, id + 1 AS id1 FROM diff_walk ORDER BY %s', ob) q
+     LATERAL format('SELECT *, id + 1 AS id1, ctid FROM diff_walk WHERE k4 <> 5 ORDER BY %s', ob) q
+ORDER BY ob;
+SELECT ob, result_text(q) = native_text(q) AS same,
+       NOT EXISTS (SELECT FROM explain_analyze(q) l WHERE l ~ 'Input Read') AS through_node_below
+FROM (VALUES ('k4, id'), ('kt, id'), ('n, kt DESC, id')) o(ob),
+     LATERAL format('SELECT * FROM diff_walk TABLESAMPLE SYSTEM (100) ORDER BY %s', ob) q
 ORDER BY ob;
 
 -- The rows GpuSort reads from the table's pages are the ones the scan
