@@ -47,8 +47,9 @@ EXPLAIN=$RESULTS/$NAME-explain.txt
 # statement without its ORDER BY, so no sort: the least that ctas_part_supp
 # can take, the same plan with gpusort on and off); the windows sum or
 # count what they compute (window_sort_only: their sort alone, its rows
-# counted, which tells the sort's part of rank_window from the window's).  (Files of this script before its -whole- ones
-# timed SELECT count(*) FROM (SELECT * ... ORDER BY ... OFFSET 0) s, from
+# counted, which tells the sort's part of rank_window from the window's).
+# (Files of this script before its -whole- ones timed
+# SELECT count(*) FROM (SELECT * ... ORDER BY ... OFFSET 0) s, from
 # whose rows PostgreSQL drops the columns that the count does not read:
 # those sorted the sort keys alone, the other columns NULL.)
 QUERIES=$(cat <<'SQL'

@@ -3,29 +3,29 @@
  * heap_input.c
  *	  The node's input read straight from a heap table.
  *
- * Where the node's input is a plain sequential scan of a heap table, the
- * node reads the scan's tuples itself, with heap_getnext(), and adds them to
- * the row store while they lie in the scan's pinned buffer: the rows are
+ * Where the node's input is a sequential scan of a heap table, the
+ * node reads the scan's tuples itself, with heap_getnext(), and adds them
+ * to the row store while they lie in the scan's pinned buffer: the rows are
  * the ones the scan node would return, in its order, those that pass its
- * filter where it has one, without the executor's work for each (storing
- * it in a slot, pinning its buffer again, the scan node's calls, its
+ * filter where it has one, without the executor's work for each (storing it
+ * in a slot, pinning its buffer again, the scan node's calls, its
  * projection).  The filter is tested as the scan node tests it, over the
  * tuple in the buffer, and counts the rows it removes.  Whole rows are
  * copied as they lie; where the scan returns some of the columns as they
  * are, beside constants, the columns up to the last one returned are
  * deformed and the ones returned stored with the constants, as the scan's
- * projection would return them; where it computes more (expressions,
- * system columns, the missing values of a column added with a default),
- * its own projection computes them over the tuple in the buffer, as the
- * scan node would.  The scan is the scan node's own,
- * begun as it would begin it, so that it ends, rescans and goes on reading
- * with the node as always; its EXPLAIN ANALYZE counts the rows read here.
- * A parallel scan is read the same way: the Gather began it over the
- * query's shared memory (ExecSeqScanInitializeDSM) before any participant
- * reads, and heap_getnext() takes its pages in turn with the other
- * participants, as a parallel CREATE INDEX reads its table.  Where no
- * Gather began it (no parallel mode), the scan is begun here as SeqNext()
- * would, over the whole table.
+ * projection would return them; where it computes more (expressions, system
+ * columns, the missing values of a column added with a default), its own
+ * projection computes them over the tuple in the buffer, as the scan node
+ * would.  The scan is the scan node's own, begun as it would begin it, so
+ * that it ends, rescans and goes on reading with the node as always; its
+ * EXPLAIN ANALYZE counts the rows read here.  A parallel scan is read the
+ * same way: the Gather began it over the query's shared memory
+ * (ExecSeqScanInitializeDSM) before any participant reads, and
+ * heap_getnext() takes its pages in turn with the other participants, as a
+ * parallel CREATE INDEX reads its table.  Where no Gather began it (no
+ * parallel mode), the scan is begun here as SeqNext() would, over the whole
+ * table.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,7 +51,6 @@ struct HeapInput
 								 * NULL: whole rows */
 	Datum	   *constants;		/* the constants' values */
 	bool	   *constants_null;
-	ExprState  *qual;			/* the scan's filter, or NULL */
 	ProjectionInfo *computed;	/* the scan's projection, where it computes
 								 * more than columns and constants */
 	TupleTableSlot *tested;		/* the row the filter and it read */
@@ -124,7 +123,6 @@ heap_input_begin(PlanState *outer)
 	input = palloc0(sizeof(HeapInput));
 	input->scan = node;
 	desc = RelationGetDescr(node->ss.ss_currentRelation);
-	input->qual = outer->qual;
 	if (outer->ps_ProjInfo == NULL)
 		last = 0;				/* whole rows */
 	else
@@ -143,7 +141,7 @@ heap_input_begin(PlanState *outer)
 			input->computed = outer->ps_ProjInfo;
 		}
 	}
-	if (input->qual != NULL || input->computed != NULL)
+	if (outer->qual != NULL || input->computed != NULL)
 		input->tested = ExecAllocTableSlot(&outer->state->es_tupleTable, desc,
 										   &TTSOpsHeapTuple);
 	if (last == 0)
@@ -188,12 +186,13 @@ static bool
 row_passes(HeapInput *input, HeapTuple tuple)
 {
 	ExprContext *econtext = input->scan->ss.ps.ps_ExprContext;
+	ExprState  *qual = input->scan->ss.ps.qual;
 
 	if (input->tested == NULL)
 		return true;
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = ExecStoreHeapTuple(tuple, input->tested, false);
-	if (input->qual == NULL || ExecQual(input->qual, econtext))
+	if (qual == NULL || ExecQual(qual, econtext))
 		return true;
 	InstrCountFiltered1(input->scan, 1);
 	return false;
