@@ -23,6 +23,7 @@ int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
 bool		gpusort_spill = true;
 bool		gpusort_window_functions = true;
+bool		gpusort_parallel_window = true;
 int			gpusort_min_run_rows = 2048;
 int			gpusort_gpu_id = 0;
 int			gpusort_gpu_memory = -1;
@@ -242,6 +243,17 @@ gpusort_define_settings(void)
 							 "ntile() and count(*) over a whole partition, as the rows are "
 							 "returned. Takes effect when queries are planned.",
 							 &gpusort_window_functions,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.parallel_window",
+							 "Computes ranking window functions below a Gather, in every participant.",
+							 "Where a query reads a window's values in a subquery (an aggregate over "
+							 "them, say), the participants of a parallel plan sort their rows as one "
+							 "input held on the GPU and each computes the values of slices of it. "
+							 "Takes effect when queries are planned.",
+							 &gpusort_parallel_window,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -34,6 +34,7 @@ extern int	gpusort_device;
 extern int	gpusort_work_mem;
 extern bool gpusort_spill;
 extern bool gpusort_window_functions;
+extern bool gpusort_parallel_window;
 extern int	gpusort_min_run_rows;
 extern int	gpusort_gpu_id;
 extern int	gpusort_gpu_memory;

@@ -14,20 +14,20 @@
 TPCH_DIR=${TPCH_DIR:-/tmp/tpch}
 SCALE=${SCALE:-10}
 
-# The columns of each table, as TPC-H defines them.
+# The columns of each table, as TPC-H defines them (all NOT NULL).
 tpch_columns() {
 	case $1 in
 		lineitem)
-			echo "l_orderkey int8, l_partkey int8, l_suppkey int8, l_linenumber int4,
-				l_quantity numeric(15,2), l_extendedprice numeric(15,2),
-				l_discount numeric(15,2), l_tax numeric(15,2), l_returnflag char(1),
-				l_linestatus char(1), l_shipdate date, l_commitdate date,
-				l_receiptdate date, l_shipinstruct char(25), l_shipmode char(10),
-				l_comment varchar(44)" ;;
+			echo "l_orderkey int8 NOT NULL, l_partkey int8 NOT NULL, l_suppkey int8 NOT NULL, l_linenumber int4 NOT NULL,
+				l_quantity numeric(15,2) NOT NULL, l_extendedprice numeric(15,2) NOT NULL,
+				l_discount numeric(15,2) NOT NULL, l_tax numeric(15,2) NOT NULL, l_returnflag char(1) NOT NULL,
+				l_linestatus char(1) NOT NULL, l_shipdate date NOT NULL, l_commitdate date NOT NULL,
+				l_receiptdate date NOT NULL, l_shipinstruct char(25) NOT NULL, l_shipmode char(10) NOT NULL,
+				l_comment varchar(44) NOT NULL" ;;
 		orders)
-			echo "o_orderkey int8, o_custkey int8, o_orderstatus char(1),
-				o_totalprice numeric(15,2), o_orderdate date, o_orderpriority char(15),
-				o_clerk char(15), o_shippriority int4, o_comment varchar(79)" ;;
+			echo "o_orderkey int8 NOT NULL, o_custkey int8 NOT NULL, o_orderstatus char(1) NOT NULL,
+				o_totalprice numeric(15,2) NOT NULL, o_orderdate date NOT NULL, o_orderpriority char(15) NOT NULL,
+				o_clerk char(15) NOT NULL, o_shippriority int4 NOT NULL, o_comment varchar(79) NOT NULL" ;;
 		*)
 			echo "tpch_load: no table $1" >&2
 			return 1 ;;

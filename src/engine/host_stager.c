@@ -16,7 +16,9 @@
  * The participants of a parallel query share one input as they share one
  * that the GPU service holds (begin_shared, join): each store a process
  * adds is written to a file of a file set in shared memory that the
- * leader made, and the leader reads them all back when it sorts.
+ * leader made, and the leader reads them all back when it sorts.  Another
+ * participant that seeks in it reads them back and sorts them too, the
+ * same files in the same order, so that its order is the leader's.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,6 +54,7 @@ struct SortStage
 	HostRow    *rows;
 	uint64		nrows;
 	uint64		capacity;
+	bool		sorted;
 	uint64		next;			/* once sorted: the next row to hand back */
 	char	   *chunk;
 	Size		chunk_size;
@@ -255,6 +258,17 @@ host_sort(SortStage *stage, char **why)
 		read_stores(stage);
 	host_sort_rows(stage->rows, stage->nrows, &stage->nwords);
 	stage->next = 0;
+	stage->sorted = true;
+	return true;
+}
+
+/* A participant of a shared input sorts it as the leader did, once. */
+static bool
+host_seek(SortStage *stage, int part, int64 row, char **why)
+{
+	if (!stage->sorted && !host_sort(stage, why))
+		return false;
+	stage->next = (uint64) row;
 	return true;
 }
 
@@ -363,4 +377,5 @@ const RowStager host_stager = {
 	.end = host_end,
 	.begin_shared = host_begin_shared,
 	.join = host_join,
+	.seek = host_seek,
 };

@@ -141,6 +141,14 @@ typedef struct RowStager
 									   char **why);
 	struct SortStage *(*join) (Size host_bytes, const StageShare *share,
 							   char **why);
+
+	/*
+	 * Optional, with begin_shared: the rows of part p that next() hands back
+	 * are from the row-th in order (from 0) on.  Once the owner has sorted
+	 * a shared input, every process that joined it may seek and read it too,
+	 * each from where it sought (a parallel window's slices: window_calc.c).
+	 */
+	bool		(*seek) (struct SortStage *stage, int part, int64 row, char **why);
 } RowStager;
 
 #endif							/* ROW_SEAMS_H */

@@ -129,8 +129,8 @@ extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 							   const uint32 *lengths, uint32 n, char **why);
 extern bool gpu_stage_sort(SortStage *stage, char **why);
 extern uint64 gpu_stage_rows(SortStage *stage);
-extern int64 gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes,
-								 Size *need, char **why);
+extern int64 gpu_stage_next_into(SortStage *stage, uint64 first, char *dest,
+								 Size dest_bytes, Size *need, char **why);
 extern void gpu_stage_end(SortStage *stage);
 
 /*

@@ -537,16 +537,16 @@ fit_row(SortStage *stage, Size len, char **why)
 }
 
 /*
- * The next rows in order, laid out back to back into dest (of dest_bytes),
- * their number; 0 after the last, or, with *need set, when the next row
- * alone needs more than dest_bytes; -1 on failure.
+ * The rows in order from the first-th (from 0), laid out back to back into
+ * dest (of dest_bytes), their number; 0 after the last, or, with *need
+ * set, when the first row alone needs more than dest_bytes; -1 on failure.
+ * The rows after them are the next to read (stage->next_row).
  */
 int64
-gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
-					char **why)
+gpu_stage_next_into(SortStage *stage, uint64 first, char *dest, Size dest_bytes,
+					Size *need, char **why)
 {
-	uint64		first = stage->next_row;
-	uint64		n = Min(stage->nrows - first, stage->chunk_rows);
+	uint64		n = first < stage->nrows ? Min(stage->nrows - first, stage->chunk_rows) : 0;
 	Size		bytes = 0;
 	uint64		m;
 
@@ -578,7 +578,7 @@ gpu_stage_next_into(SortStage *stage, char *dest, Size dest_bytes, Size *need,
 								 stage->chunk_places, stage->lengths + first, m), why) ||
 		!stage_ok(gpu_staged_download(dest, stage->chunk, bytes), why))
 		return -1;
-	stage->next_row += m;
+	stage->next_row = first + m;
 	return (int64) m;
 }
 
@@ -598,7 +598,8 @@ stage_next(SortStage *stage, int part, char **rows, char **why)
 			stage->host = palloc_extended(stage->chunk_bytes, MCXT_ALLOC_HUGE);
 			stage->host_bytes = stage->chunk_bytes;
 		}
-		n = gpu_stage_next_into(stage, stage->host, stage->host_bytes, &need, why);
+		n = gpu_stage_next_into(stage, stage->next_row, stage->host, stage->host_bytes,
+								&need, why);
 		if (n != 0 || need == 0)
 			break;
 		/* a row larger than the buffers: they grow to hold it */

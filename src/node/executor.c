@@ -238,6 +238,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	node_stage_plan_tails(state);
 	/* (the window compares rows by the store's keys where it can) */
 	state->top_n = NULL;
+	state->slices = gpusort_window_mode(cscan) == WINDOW_SLICES;
 	if (window_slot != NULL)
 	{
 		/* (a node over a Gather Merge reads its rows in order: no sort) */
@@ -381,6 +382,19 @@ marked_next(GpuSortState *state)
 	return slot;
 }
 
+/* Reads and sorts the input, where it is not yet. */
+void
+node_collect(GpuSortState *state)
+{
+	if (state->phase != PHASE_START)
+		return;
+	collect_and_sort(state);
+	/* (where the rows went elsewhere than the shared input: none) */
+	if (state->sharing)
+		node_share_done(state, 0, 0,
+						state->phase == PHASE_SORTED && state->ntotal == 0);
+}
+
 /* The next (or previous) sorted row, in the scan slot. */
 TupleTableSlot *
 node_sorted_next(GpuSortState *state)
@@ -391,14 +405,7 @@ node_sorted_next(GpuSortState *state)
 	bool		timing = node->ss.ps.instrument && node->ss.ps.instrument->need_timer;
 	instr_time	start;
 
-	if (state->phase == PHASE_START)
-	{
-		collect_and_sort(state);
-		/* (where the rows went elsewhere than the shared input: none) */
-		if (state->sharing)
-			node_share_done(state, 0, 0);
-	}
-
+	node_collect(state);
 	if (state->phase == PHASE_MERGE)
 	{
 		if (timing)

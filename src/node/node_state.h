@@ -147,6 +147,8 @@ typedef struct GpuSortState
 	bool		sharing;		/* share->shared: says when it adds no more */
 	bool		held_shared;	/* its stage is the shared input (kept for
 								 * EXPLAIN) */
+	bool		slices;			/* a parallel window: the participants read
+								 * the shared input in slices */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -224,6 +226,7 @@ node_keeps_marks(const GpuSortState *state)
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
+extern void node_collect(GpuSortState *state);
 
 /*
  * top_n_filter.c: the next row of the node's input, through its top N
@@ -282,6 +285,7 @@ extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
 extern void node_stage_add_part_runs(GpuSortState *state);
+extern void node_stage_seek(GpuSortState *state, int64 row);
 extern void node_stage_end(GpuSortState *state);
 
 /* shared_stage.c */
@@ -292,8 +296,14 @@ extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 							void *coordinate);
 extern bool node_share_active(GpuSortState *state);
 extern void node_share_shutdown(CustomScanState *node);
-extern void node_share_done(GpuSortState *state, int64 stores, int64 rows);
+extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
+							bool all_held);
 extern int64 node_share_wait(GpuSortState *state, int64 *rows);
+extern bool node_share_solo(GpuSortState *state);
+extern void node_share_sorted(GpuSortState *state, int64 held_rows);
+extern void node_share_wait_sorted(GpuSortState *state);
+extern bool node_share_next_slice(GpuSortState *state, int64 *first, int64 *end);
+extern bool node_share_slices_ready(GpuSortState *state);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

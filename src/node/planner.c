@@ -12,7 +12,8 @@
  * A Sort that a LIMIT bounds (top-N) is left to PostgreSQL's bounded sort.
  * A WindowAgg over a GpuSort whose ranking functions GpuSort can compute
  * gives way to one GpuSort node that sorts and computes them
- * (window_plan.c).
+ * (window_plan.c); a parallel window's path (window_path.c) becomes one
+ * below the Gather.
  *
  * The hook acts while gpusort.enabled is on, where the library was loaded
  * by choice (a preload setting or LOAD); where a call of one of gpusort's
@@ -73,6 +74,10 @@ replace_sorts(Plan *plan, bool bounded)
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+
+	/* a parallel window's path, planned whole (window_path.c) */
+	if (gpusort_is_window_slices_marker(plan))
+		return gpusort_window_slices_plan((CustomScan *) plan);
 
 	switch (nodeTag(plan))
 	{
@@ -175,7 +180,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (!gpusort_enabled || !(loaded_by_choice || gpusort_enabled_explicit))
+	if (!gpusort_planner_acts())
 		return stmt;
 
 	stmt->planTree = replace_sorts(stmt->planTree, false);
@@ -194,6 +199,12 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 			gpusort_unproject_keys((CustomScan *) top);
 	}
 	return stmt;
+}
+
+bool
+gpusort_planner_acts(void)
+{
+	return gpusort_enabled && (loaded_by_choice || gpusort_enabled_explicit);
 }
 
 void

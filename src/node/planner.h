@@ -8,10 +8,20 @@
 #ifndef GPUSORT_PLANNER_H
 #define GPUSORT_PLANNER_H
 
+#include "nodes/plannodes.h"
+
 /*
  * Installs the hook (_PG_init).  by_choice: the library was loaded by a
  * preload setting or LOAD, not by a call of one of its functions.
  */
 extern void gpusort_planner_init(bool by_choice);
+
+/* Does the hook act on the plans made now (gpusort.enabled, how loaded)? */
+extern bool gpusort_planner_acts(void);
+
+/* window_path.c: the parallel window's path (_PG_init), and its plan. */
+extern void gpusort_window_path_init(void);
+extern bool gpusort_is_window_slices_marker(Plan *plan);
+extern Plan *gpusort_window_slices_plan(CustomScan *marker);
 
 #endif							/* GPUSORT_PLANNER_H */

@@ -24,6 +24,18 @@
  * goes when the Gather Merge shuts down, before EXPLAIN ANALYZE reads the
  * node: only what the node copied of it (sharing) is read then.
  *
+ * A parallel window (window_path.c) reads the one input in slices: once
+ * the leader has sorted it (node_share_sorted), every participant takes
+ * slices of its rows in turn (node_share_next_slice) and computes the
+ * window's values over the partitions that start in each.  That needs
+ * every row of every participant in the one input, which each says as it
+ * adds no more; a row elsewhere (one led by a NULL, which the planner
+ * rules out, or rows the engine refused midway) fails the query, since no
+ * Gather Merge is there to merge them.  Where the leader does not share
+ * the input at all, the first participant to ask does the whole window
+ * alone (node_share_solo) and the others return nothing: the parallel
+ * scan below hands all its pages to the one that reads it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -47,8 +59,21 @@ typedef struct NodeShare
 	int			ndone;			/* participants that add no more */
 	int64		stores;			/* the stores they added */
 	int64		rows;			/* and those stores' rows */
-	ConditionVariable done_cv;
+	bool		elsewhere;		/* some participant's rows are not all in
+								 * the shared input */
+	ConditionVariable done_cv;	/* ndone, and sorted, grow */
+
+	/* a parallel window's slices */
+	bool		solo_taken;		/* not shared: a participant does it all */
+	bool		sorted;			/* the leader sorted the shared input */
+	int64		held_rows;		/* its rows */
+	int64		slice_rows;		/* the rows of a slice */
+	int64		next_slice;		/* the next slice to take */
 } NodeShare;
+
+/* The fewest rows of a parallel window's slice, and the slices per participant. */
+#define MIN_SLICE_ROWS		1024
+#define SLICES_PER_PARTICIPANT	8
 
 Size
 node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
@@ -65,10 +90,16 @@ node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
 static const RowStager *
 share_stager(GpuSortState *state, bool can_hold)
 {
+	const RowStager *stager;
+
 	if (!state->settings.enabled || !state->settings.spill || state->random_access ||
 		!parallel_leader_participation || !can_hold)
 		return NULL;
-	return sort_engine_sharing_stager();
+	stager = sort_engine_sharing_stager();
+	/* slices need rows ordered by their held keys alone, read from anywhere */
+	if (state->slices && stager && (state->store.tail > 0 || stager->seek == NULL))
+		return NULL;
+	return stager;
 }
 
 /*
@@ -112,12 +143,14 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 		return;
 
 	/* the rows of every participant: the plan's are one's share */
+	/* (a window's slices are read from one part) */
 	state->shared_stage =
 		stager->begin_shared((Size) state->settings.budget_kb * 1024,
 							 row_store_expected_bytes(&state->store,
 													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
-							 state->settings.held_gpus, &share->stage, &why);
+							 state->slices ? 1 : state->settings.held_gpus,
+							 &share->stage, &why);
 	if (state->shared_stage == NULL)
 		return;
 	state->shared_stager = stager;
@@ -168,11 +201,11 @@ node_share_shutdown(CustomScanState *node)
 }
 
 /*
- * This participant adds no more rows: stores stores of rows rows in all.
- * Once only.
+ * This participant adds no more rows: stores stores of rows rows in all,
+ * all its rows (all_held) or not.  Once only.
  */
 void
-node_share_done(GpuSortState *state, int64 stores, int64 rows)
+node_share_done(GpuSortState *state, int64 stores, int64 rows, bool all_held)
 {
 	NodeShare  *share = state->share;
 
@@ -183,6 +216,7 @@ node_share_done(GpuSortState *state, int64 stores, int64 rows)
 	share->ndone++;
 	share->stores += stores;
 	share->rows += rows;
+	share->elsewhere |= !all_held;
 	SpinLockRelease(&share->mutex);
 	ConditionVariableBroadcast(&share->done_cv);
 }
@@ -217,4 +251,111 @@ node_share_wait(GpuSortState *state, int64 *rows)
 	ConditionVariableCancelSleep();
 	*rows = share->rows;
 	return share->stores;
+}
+
+/*
+ * A parallel window whose input is not shared: is this participant the one
+ * that does it all (the first to ask)?
+ */
+bool
+node_share_solo(GpuSortState *state)
+{
+	NodeShare  *share = state->share;
+	bool		mine;
+
+	if (share == NULL)
+		return true;			/* no parallel query after all */
+	SpinLockAcquire(&share->mutex);
+	mine = !share->solo_taken;
+	share->solo_taken = true;
+	SpinLockRelease(&share->mutex);
+	return mine;
+}
+
+/*
+ * In the leader, once it sorted the shared input of a parallel window:
+ * every participant's rows must be there; the slices are made and the
+ * workers woken.
+ */
+void
+node_share_sorted(GpuSortState *state, int64 held_rows)
+{
+	NodeShare  *share = state->share;
+	int			participants = state->pcxt->nworkers_launched + 1;
+
+	if (share->elsewhere)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("GpuSort could not hold every row of a parallel window's input on the %s",
+						"GPU"),
+				 errdetail("The engine refused some of the rows midway, or a row had a NULL in the first sort key."),
+				 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
+	SpinLockAcquire(&share->mutex);
+	share->held_rows = held_rows;
+	share->slice_rows = Max(MIN_SLICE_ROWS,
+							held_rows / (participants * SLICES_PER_PARTICIPANT) + 1);
+	share->next_slice = 0;
+	share->sorted = true;
+	SpinLockRelease(&share->mutex);
+	ConditionVariableBroadcast(&share->done_cv);
+}
+
+/* In a worker: waits until the leader sorted the shared input. */
+void
+node_share_wait_sorted(GpuSortState *state)
+{
+	NodeShare  *share = state->share;
+
+	ConditionVariablePrepareToSleep(&share->done_cv);
+	for (;;)
+	{
+		bool		sorted;
+
+		SpinLockAcquire(&share->mutex);
+		sorted = share->sorted;
+		SpinLockRelease(&share->mutex);
+		if (sorted)
+			break;
+		ConditionVariableSleep(&share->done_cv, compat_service_wait_event());
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
+ * The next slice of the sorted shared input that this participant takes:
+ * rows *first up to *end (not included); false when none is left.
+ */
+bool
+node_share_next_slice(GpuSortState *state, int64 *first, int64 *end)
+{
+	NodeShare  *share = state->share;
+	int64		slice;
+
+	SpinLockAcquire(&share->mutex);
+	slice = share->next_slice++;
+	SpinLockRelease(&share->mutex);
+	*first = slice * share->slice_rows;
+	if (*first >= share->held_rows)
+		return false;
+	*end = Min(*first + share->slice_rows, share->held_rows);
+	return true;
+}
+
+/*
+ * After this participant's collect for a parallel window: may it read
+ * slices of the shared input (the leader sorted it, and its stage is that
+ * input)?  A leader that could not sort it fails the query here, as its
+ * workers wait for the slices.
+ */
+bool
+node_share_slices_ready(GpuSortState *state)
+{
+	NodeShare  *share = state->share;
+
+	if (!IsParallelWorker() && !share->sorted)
+	{
+		share->elsewhere = true;
+		node_share_sorted(state, 0);	/* (raises the error) */
+	}
+	return node_share_active(state);
 }

@@ -406,7 +406,7 @@ node_stage_store(GpuSortState *state)
 			 * all have added theirs; a worker's own rows led by a NULL
 			 * become its first run now (node_stage_to_run)
 			 */
-			node_share_done(state, state->staged_batches, state->staged_rows);
+			node_share_done(state, state->staged_batches, state->staged_rows, false);
 			if (!IsParallelWorker())
 			{
 				state->closed_stage = state->stage;
@@ -433,7 +433,9 @@ node_stage_store(GpuSortState *state)
 /*
  * Has the engine sort what it holds, to be read from the first row.  The
  * leader of a shared input first waits for every participant's rows, and
- * then returns them all; a worker's rows are the leader's to return.
+ * then returns them all; a worker's rows are the leader's to return, but
+ * for a parallel window's slices, which every participant reads once the
+ * leader has sorted them.
  */
 static void
 sort_held(GpuSortState *state)
@@ -443,14 +445,21 @@ sort_held(GpuSortState *state)
 
 	tuplesort_performsort(state->stage_nulls);
 	state->nulls_done = false;
+	state->stage_parts = 1;
 	if (node_share_active(state))
 	{
 		int64		rows;
 
-		node_share_done(state, state->staged_batches, state->staged_rows);
-		state->held_empty = IsParallelWorker();
-		if (state->held_empty)
+		node_share_done(state, state->staged_batches, state->staged_rows,
+						state->spilled_rows == state->staged_rows &&
+						state->runs.nruns == 0);
+		if (IsParallelWorker())
+		{
+			state->held_empty = !state->slices;
+			if (state->slices)
+				node_share_wait_sorted(state);
 			return;
+		}
 		INSTR_TIME_SET_CURRENT(start);
 		state->staged_batches = node_share_wait(state, &rows);
 		state->spilled_rows += rows - state->staged_rows;
@@ -459,19 +468,21 @@ sort_held(GpuSortState *state)
 	}
 	/* stores of rows led by NULLs alone: the engine holds nothing */
 	state->held_empty = (state->staged_batches == 0);
-	if (state->held_empty)
-		return;
-	INSTR_TIME_SET_CURRENT(start);
-	if (!state->stager->sort(state->stage, &why))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuSort could not sort the rows it held on the %s: %s",
-						holder_title(state), why),
-				 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
-	state->sort_ms += ms_since(start);
-	state->stage_parts = 1;
-	if (state->stager->parts)
-		state->stage_parts = state->stager->parts(state->stage, NULL);
+	if (!state->held_empty)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		if (!state->stager->sort(state->stage, &why))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("GpuSort could not sort the rows it held on the %s: %s",
+							holder_title(state), why),
+					 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
+		state->sort_ms += ms_since(start);
+		if (state->stager->parts)
+			state->stage_parts = state->stager->parts(state->stage, NULL);
+	}
+	if (state->slices && node_share_active(state))
+		node_share_sorted(state, state->held_empty ? 0 : state->staged_rows);
 }
 
 /*
@@ -713,6 +724,32 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 		return !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
 	return true;
+}
+
+/*
+ * The next rows that node_stage_next returns are those from the row-th of
+ * the input held, in order (a parallel window's slice): for rows held in
+ * one part, in their keys' order alone, with none led by a NULL.
+ */
+void
+node_stage_seek(GpuSortState *state, int64 row)
+{
+	char	   *why = NULL;
+
+	Assert(state->stage_parts == 1 && state->store.tail == 0);
+	if (state->held_empty)
+		return;
+	if (state->held_main == NULL)
+	{
+		state->held_main = palloc0(sizeof(StagePart));
+		part_begin(state, state->held_main, 0);
+	}
+	if (!state->stager->seek(state->stage, 0, row, &why))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuSort could not read back the rows it held on the %s: %s",
+						holder_title(state), why)));
+	state->held_main->order.left = 0;	/* the rows handed back before */
 }
 
 void

@@ -38,9 +38,13 @@ typedef enum WindowNodeMode
 	WINDOW_TOP_N_BELOW,			/* sorts its input, returns the rows that
 								 * pass the run condition among its own:
 								 * below the WindowAgg and a Gather Merge */
-	WINDOW_OVER_SORTED			/* reads rows that a Gather Merge below
+	WINDOW_OVER_SORTED,			/* reads rows that a Gather Merge below
 								 * returns in order, returns each with the
 								 * values: in the WindowAgg's place */
+	WINDOW_SLICES				/* below a Gather: the participants sort
+								 * their rows as one input, and each
+								 * returns the rows of slices of it with
+								 * the values (window_path.c) */
 } WindowNodeMode;
 
 /*
@@ -66,6 +70,18 @@ extern CustomScan *gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm);
  * returns only the rows that pass the run condition among its own.
  */
 extern void gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm);
+
+/*
+ * The node of a parallel window (WINDOW_SLICES, window_path.c) from its
+ * WindowAgg and the GpuSort below it; NULL where it cannot be.
+ */
+extern CustomScan *gpusort_window_slices_node(WindowAgg *wagg, CustomScan *sort);
+
+/*
+ * Can GpuSort compute every one of funcs, the window functions of clause
+ * wc (window_path.c asks, before any plan)?
+ */
+extern bool gpusort_window_funcs_supported(List *funcs, WindowClause *wc);
 
 /* What a GpuSort that computes window functions does (WINDOW_SORTS: none). */
 extern WindowNodeMode gpusort_window_mode(CustomScan *cscan);

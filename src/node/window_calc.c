@@ -24,6 +24,15 @@
  * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
  * and its error.
  *
+ * Below a Gather (WINDOW_SLICES, window_path.c), the participants' rows are
+ * one input that the leader sorts (shared_stage.c), and each participant
+ * takes slices of its sorted rows in turn: it returns the partitions that
+ * start in its slice, reading on past the slice's end to the end of the
+ * last, and from the row before the slice to skip the rest of a partition
+ * begun before it.  Each partition is so computed whole, by one process.
+ * Where the leader did not share the input, the first participant to ask
+ * reads it all and computes every value, and the others return no row.
+ *
  * A run condition (top-N per group) is checked on each row with its
  * values: once a row fails it, the rest of its partition is read past and
  * not returned (the functions it may use only grow within a partition, so
@@ -57,6 +66,16 @@ typedef enum RowKeysWanted
 	PEER_KEYS,
 	ALL_KEYS
 } RowKeysWanted;
+
+/* How a parallel window's participant reads its rows (WINDOW_SLICES). */
+typedef enum SliceReading
+{
+	SLICES_NONE,				/* not a parallel window: all sorted rows */
+	SLICES_UNDECIDED,			/* a parallel window, before its first row */
+	SLICES_READ,				/* slices of the shared input */
+	SLICES_ALONE,				/* all rows, read by this participant alone */
+	SLICES_NO_ROWS				/* another participant reads them all */
+} SliceReading;
 
 /* One window function, and ntile()'s count in the current partition. */
 typedef struct WindowFuncState
@@ -116,6 +135,24 @@ typedef struct WindowCalc
 	ExprState  *run_condition;
 	bool		passed_over;	/* the rest of this partition is only read */
 	bool		done;			/* no row is returned any more */
+
+	/*
+	 * A parallel window's slices: the node's sorted rows (sorted_next reads
+	 * through slice_next), the slice read (rows first up to end, the place
+	 * of the next row read), whether its first partition started, and the
+	 * partition of the last row read, by its keys or a copy.
+	 */
+	SliceReading slicing;
+	NodeRowSource read_sorted;
+	bool		slice_reading;
+	bool		slice_emitting;
+	bool		slice_have_last;
+	int64		slice_first;
+	int64		slice_end;
+	int64		slice_pos;
+	uint64	   *slice_row_keys;
+	uint64	   *slice_last_keys;
+	TupleTableSlot *slice_last;
 
 	/* the current row */
 	bool		started;		/* a row of this scan returned */
@@ -199,6 +236,10 @@ keys_equal(const uint64 *a, const uint64 *b, int from, int to)
 	return true;
 }
 
+static TupleTableSlot *slice_next(GpuSortState *state);
+static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
+					   TupleTableSlot *b);
+
 WindowCalc *
 node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 				  NodeRowSource sorted_next)
@@ -255,7 +296,122 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	}
+	if (gpusort_window_mode(cscan) == WINDOW_SLICES)
+	{
+		w->slicing = SLICES_UNDECIDED;
+		w->read_sorted = sorted_next;
+		w->sorted_next = slice_next;
+		w->slice_row_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
+		w->slice_last_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
+		w->slice_last = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	}
 	return w;
+}
+
+/*
+ * Is row of the partition of the last row that slice_last_keys (or
+ * slice_last) keeps?  Its keys, compared by keys, are left in
+ * slice_row_keys.
+ */
+static bool
+slice_same_partition(WindowCalc *w, TupleTableSlot *row)
+{
+	if (w->nkeycolumns > 0)
+	{
+		make_row_keys(w, row, w->slice_row_keys, 0, w->partition_columns);
+		return w->slice_have_last &&
+			keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->partition_words);
+	}
+	return w->slice_have_last && rows_equal(w, w->partition_equal, row, w->slice_last);
+}
+
+/* Keeps row's partition as the last one read (slice_same_partition first). */
+static void
+slice_keep_partition(WindowCalc *w, TupleTableSlot *row)
+{
+	if (w->nkeycolumns > 0)
+		memcpy(w->slice_last_keys, w->slice_row_keys, sizeof(uint64) * w->partition_words);
+	else
+		ExecCopySlot(w->slice_last, row);
+	w->slice_have_last = true;
+}
+
+/*
+ * How this participant reads its rows, decided before its first: slices
+ * of the shared input, once it has added its rows and the leader sorted
+ * them all; or, where the leader did not share it, all of them for the
+ * first participant to ask (whose input then has every row: the parallel
+ * scan below gives all its pages to the process that reads it) and none
+ * for the others, which leave their input unread.
+ */
+static SliceReading
+slices_decide(GpuSortState *state)
+{
+	if (state->share == NULL || !state->sharing)
+		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
+	node_collect(state);
+	return node_share_slices_ready(state) ? SLICES_READ : SLICES_NO_ROWS;
+}
+
+/*
+ * The next row of this participant's slices, in order (NULL after the
+ * last): the rows of each partition that starts in a slice it takes.
+ */
+static TupleTableSlot *
+slice_next(GpuSortState *state)
+{
+	WindowCalc *w = state->window;
+
+	if (w->slicing == SLICES_UNDECIDED)
+		w->slicing = slices_decide(state);
+	if (w->slicing == SLICES_ALONE)
+		return w->read_sorted(state);
+	if (w->slicing == SLICES_NO_ROWS)
+		return NULL;
+	for (;;)
+	{
+		TupleTableSlot *row;
+		int64		pos;
+		bool		same;
+
+		if (!w->slice_reading)
+		{
+			if (!node_share_next_slice(state, &w->slice_first, &w->slice_end))
+				return NULL;
+			/* from the row before, whose partition may go on in the slice */
+			w->slice_pos = Max(w->slice_first - 1, 0);
+			node_stage_seek(state, w->slice_pos);
+			w->slice_reading = true;
+			w->slice_emitting = false;
+			w->slice_have_last = false;
+		}
+		row = w->read_sorted(state);
+		if (TupIsNull(row))
+		{
+			w->slice_reading = false;
+			continue;
+		}
+		pos = w->slice_pos++;
+		same = slice_same_partition(w, row);
+		if (pos < w->slice_first)
+		{
+			slice_keep_partition(w, row);
+			continue;
+		}
+		/* past its end, only the rest of the partition it returns */
+		if (pos >= w->slice_end && !(w->slice_emitting && same))
+		{
+			w->slice_reading = false;
+			continue;
+		}
+		/* a partition begun before the slice is another's */
+		if (!w->slice_emitting && same)
+			continue;
+		w->slice_emitting = true;
+		if (!same)
+			slice_keep_partition(w, row);
+		return row;
+	}
 }
 
 /* Are rows a and b equal by the comparison "equal" (none: they are)? */
@@ -585,6 +741,11 @@ node_window_rescan(WindowCalc *w)
 	w->started = false;
 	w->input_done = false;
 	w->done = false;
+	if (w->slicing != SLICES_NONE)
+	{
+		w->slicing = SLICES_UNDECIDED;
+		w->slice_reading = false;
+	}
 	if (w->buffered)
 	{
 		tuplestore_clear(w->partition);
@@ -597,6 +758,8 @@ node_window_end(WindowCalc *w)
 {
 	ExecDropSingleTupleTableSlot(w->partition_first);
 	ExecDropSingleTupleTableSlot(w->peer_first);
+	if (w->slice_last)
+		ExecDropSingleTupleTableSlot(w->slice_last);
 	if (w->buffered)
 	{
 		tuplestore_end(w->partition);

@@ -355,6 +355,27 @@ gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
 	return window_node(wagg, sort, WINDOW_SORTS);
 }
 
+CustomScan *
+gpusort_window_slices_node(WindowAgg *wagg, CustomScan *sort)
+{
+	return window_node(wagg, sort, WINDOW_SLICES);
+}
+
+bool
+gpusort_window_funcs_supported(List *funcs, WindowClause *wc)
+{
+	WindowAgg  *wagg = makeNode(WindowAgg);
+	ListCell   *lc;
+
+	wagg->winref = wc->winref;
+	wagg->frameOptions = wc->frameOptions;
+	wagg->ordNumCols = list_length(wc->orderClause);
+	foreach(lc, funcs)
+		if (!func_supported(lfirst_node(WindowFunc, lc), wagg))
+			return false;
+	return funcs != NIL;
+}
+
 /* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
 static bool
 outer_columns_in_order(List *tlist)

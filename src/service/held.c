@@ -146,7 +146,8 @@ held_run_job(ServiceSlot *slot, char *base, char **why)
 			slot->held_rows = (int64) gpu_stage_rows(input->stage);
 			return ok;
 		case SERVICE_JOB_HOLD_NEXT:
-			slot->held_rows = gpu_stage_next_into(input->stage, base, slot->held_bytes,
+			slot->held_rows = gpu_stage_next_into(input->stage, (uint64) slot->held_from,
+												  base, slot->held_bytes,
 												  &slot->held_need, why);
 			return slot->held_rows >= 0;
 		default:

@@ -134,6 +134,8 @@ typedef struct ServiceSlot
 	double		held_expected;	/* first ADD: the bytes the input is
 								 * expected to take (0: not known) */
 	Size		held_bytes;		/* ADD: the blocks' bytes; NEXT: room */
+	int64		held_from;		/* NEXT: the place in the sorted order of
+								 * the first row to lay out */
 
 	/* its result */
 	bool		ok;

@@ -52,6 +52,8 @@ typedef struct HeldPart
 	bool		next_held[2];
 	int			reading;		/* which of next[] the node reads */
 	bool		ahead;			/* the other's job is queued */
+	int64		read_from;		/* the place of the first row the next job
+								 * hands back */
 	int64		rows;			/* once sorted: the rows it holds */
 	double		sort_ms;		/* and what its sort took there */
 } HeldPart;
@@ -185,6 +187,7 @@ set_job(ServiceHeld *held, HeldPart *part, JobSpace *space, ServiceJobKind kind,
 	slot->held_budget = held->budget;
 	slot->held_expected = held->expected;
 	slot->held_bytes = bytes;
+	slot->held_from = part->read_from;
 	slot->nrows = nrows;
 	space->row_keys = nrows;
 }
@@ -456,7 +459,8 @@ queue_ahead(ServiceHeld *held, HeldPart *part)
 /*
  * The next rows of part p in order, at *rows: their number, 0 after the
  * last, -1 with why.  One job at a time is on each part's rows, so that
- * they come back in order.
+ * they come back in order.  Any participant of a shared input may read it,
+ * once the owner has sorted it, from where it sought (held_seek).
  */
 static int64
 held_next(struct SortStage *stage, int p, char **rows, char **why)
@@ -464,7 +468,7 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 	ServiceHeld *held = (ServiceHeld *) stage;
 	HeldPart   *part = &held->parts[p];
 
-	Assert(!held->joined && p < held->nparts);
+	Assert(p < held->nparts);
 	for (;;)
 	{
 		ServiceSlot *slot;
@@ -488,6 +492,7 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 		slot = part->next[s].slot;
 		if (slot->held_rows > 0)
 		{
+			part->read_from += slot->held_rows;
 			part->reading = s;
 			queue_ahead(held, part);
 			*rows = part->next[s].base;
@@ -502,6 +507,25 @@ held_next(struct SortStage *stage, int p, char **rows, char **why)
 	}
 	end_next(part);
 	return -1;
+}
+
+/*
+ * The next rows of part p handed back are those from the row-th in order
+ * (from 0); a job queued ahead is let finish and its rows dropped.
+ */
+static bool
+held_seek(struct SortStage *stage, int p, int64 row, char **why)
+{
+	ServiceHeld *held = (ServiceHeld *) stage;
+	HeldPart   *part = &held->parts[p];
+	char	   *ignored = NULL;
+
+	Assert(p < held->nparts);
+	if (part->ahead)
+		(void) job_spaces_finish(&part->next[1 - part->reading], 1, &ignored);
+	end_next(part);
+	part->read_from = row;
+	return true;
 }
 
 /* Several parts: each one's GPU process, rows and sort time. */
@@ -541,6 +565,7 @@ const RowStager service_stager = {
 	.add = held_add,
 	.sort = held_sort,
 	.next = held_next,
+	.seek = held_seek,
 	.parts = held_parts,
 	.end = held_end,
 	.begin_shared = held_begin_shared,

@@ -353,11 +353,74 @@ FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) F
 WHERE line ~ '(GpuSort|WindowAgg|Gather|Window Functions|Rows Sorted By)' AND line !~ 'Worker [0-9]';
 RESET gpusort.min_run_rows;
 RESET gpusort.work_mem;
+
+-- The parallel window (window_path.c): one window clause over a table's
+-- parallel scan, partitioned first by a column declared NOT NULL, whose
+-- values a query reads from a subquery, is computed below the Gather by
+-- every participant, each over slices of the one sorted input (held here
+-- by the CPU engine, as the GPU service holds it): slices within one
+-- partition, partitions across slices, partitions of a few rows.
+SET gpusort.debug_hold_rows = on;
+SET gpusort.work_mem = '64kB';
+CREATE TABLE win_pw (id int NOT NULL, g int NOT NULL, w int NOT NULL,
+                     v numeric(12,2) NOT NULL, n int);
+INSERT INTO win_pw
+  SELECT i, i % 23, (i * 31) % 20011, ((i * 7919) % 500) / 4.0,
+         CASE WHEN i % 101 = 0 THEN NULL ELSE i % 7 END
+  FROM generate_series(1, 60000) i;
+ANALYZE win_pw;
+SELECT win_explain('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+  FROM win_pw) s');
+SELECT win_check('SELECT sum(r), count(*), sum(r::numeric * id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+  FROM win_pw) s');
+SELECT win_explain('SELECT * FROM (SELECT id, g, v, rank() OVER w, dense_rank() OVER w FROM win_pw
+  WINDOW w AS (PARTITION BY g ORDER BY v)) s');
+INSERT INTO win_queries (q) VALUES
+  ('SELECT * FROM (SELECT id, g, v, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
+           cume_dist() OVER w FROM win_pw WINDOW w AS (PARTITION BY g ORDER BY v)) s'),
+  ('SELECT * FROM (SELECT id, row_number() OVER w, ntile(3) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY g ORDER BY v DESC, id)) s'),
+  ('SELECT * FROM (SELECT id, w, rank() OVER w, count(*) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY w ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) s'),
+  ('SELECT * FROM (SELECT id, g, w, cume_dist() OVER (PARTITION BY g, w ORDER BY v) FROM win_pw) s'),
+  ('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) * 2 + id AS x FROM win_pw
+      WHERE id % 3 <> 0) s'),
+  ('SELECT sum(r), count(*) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw
+      WHERE id < 0) s'),
+  ('SELECT g, max(r), sum(c) FROM (SELECT g, rank() OVER w r, count(*) OVER w c FROM win_pw
+      WINDOW w AS (PARTITION BY g)) s GROUP BY g');
+SELECT max(n) - 6 AS first_pw FROM win_queries \gset
+SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
+-- the leader alone (no worker starts), and one worker doing it all where
+-- the leader reads none of the scan and shares nothing
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
+RESET parallel_leader_participation;
+-- no parallel window: a key that may be NULL (first, or of a codec that
+-- leaves no room for one), no PARTITION BY, two window clauses,
+-- gpusort.parallel_window off
+SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY id) FROM win_pw) s');
+SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw) s');
+SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (ORDER BY v) FROM win_pw) s');
+SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v),
+  rank() OVER (PARTITION BY w ORDER BY v) FROM win_pw) s');
+SET gpusort.parallel_window = off;
+SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw) s');
+RESET gpusort.parallel_window;
+-- (each participant's share of the slices varies from run to run)
+SELECT win_shown(regexp_replace(line, ' \(actual rows=[0-9]+ loops=[0-9]+\)', '')) AS line
+FROM explain_analyze('SELECT sum(r) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw) s') AS line
+WHERE line ~ '(GpuSort|Gather|Aggregate|Window Functions|Sort Method)' AND line !~ 'Worker [0-9]';
+RESET gpusort.work_mem;
+RESET gpusort.debug_hold_rows;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
-DROP TABLE win_t, win_empty, win_queries, win_x, win_big;
+DROP TABLE win_t, win_empty, win_queries, win_x, win_big, win_pw;
 DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown;
 DROP COLLATION win_libc;
