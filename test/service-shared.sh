@@ -6,7 +6,11 @@
 # and 4 workers, for one key and for composite orders, with NULLs and with
 # an order whose holding ends; that cancels at varied moments and an error
 # in a worker leave no rows held by the service (its memory back where it
-# was) and no temporary files; and that a sort afterwards is right.  Prints PASS or FAIL last.
+# was) and no temporary files; and that a sort afterwards is right.  Then
+# the parallel window (src/node/window_path.c), whose participants each
+# read slices of the one input the service holds: every row's values are
+# those of PostgreSQL's WindowAgg, with 0, 2 and 4 workers, and the plan is
+# the parallel one.  Prints PASS or FAIL last.
 #
 #   test/service-shared.sh [ROWS]      (default 3000000)
 set -uo pipefail
@@ -52,6 +56,43 @@ echo "== EXPLAIN ANALYZE, 4 workers, ORDER BY k, id:"
 "${P[@]}" -c "$PAR SET max_parallel_workers_per_gather = 4;
 	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM shared_t ORDER BY k, id" |
 	grep -E "Gather|GpuSort|Sort Method|Batches|Worker [0-9]|Sorted Rows" | head -12
+
+# the parallel window: its columns NOT NULL, as it needs
+"${P[@]}" -c "ALTER TABLE shared_t ALTER k SET NOT NULL, ALTER a SET NOT NULL" -c "ANALYZE shared_t"
+# win_same WORKERS QUERY: each row's values PostgreSQL's (serial WindowAgg)?
+win_same() {
+	local got want
+	got=$("${P[@]}" -c "$PAR SET max_parallel_workers_per_gather = $1;
+		SELECT count(*), md5(string_agg(s::text, ',' ORDER BY s::text)) FROM ($2) s" 2>&1)
+	want=$("${P[@]}" -c "SET gpusort.enabled = off; SET max_parallel_workers_per_gather = 0;
+		SELECT count(*), md5(string_agg(s::text, ',' ORDER BY s::text)) FROM ($2) s" 2>&1)
+	if [ "$got" = "$want" ]; then
+		echo "same       workers $1: $2"
+	else
+		echo "DIFFERENT  workers $1: $2 ($got / $want)"
+		fails=$((fails + 1))
+	fi
+}
+for w in 0 2 4; do
+	win_same $w "SELECT id, rank() OVER w, dense_rank() OVER w FROM shared_t WINDOW w AS (PARTITION BY a ORDER BY k)"
+	win_same $w "SELECT id, row_number() OVER (PARTITION BY k ORDER BY id) FROM shared_t"
+	win_same $w "SELECT id, percent_rank() OVER w, cume_dist() OVER w FROM shared_t
+		WINDOW w AS (PARTITION BY a ORDER BY k DESC)"
+	win_same $w "SELECT id, count(*) OVER (PARTITION BY a) FROM shared_t"
+	win_same $w "SELECT sum(r), count(*) FROM (SELECT rank() OVER (PARTITION BY a ORDER BY k DESC) r FROM shared_t) s"
+done
+echo "== EXPLAIN ANALYZE, 4 workers, a sum over rank() by a, k:"
+plan=$("${P[@]}" -c "$PAR SET max_parallel_workers_per_gather = 4;
+	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT sum(r) FROM (SELECT rank() OVER (PARTITION BY a ORDER BY k) r FROM shared_t) s")
+echo "$plan" | grep -E "Aggregate|Gather|GpuSort|Window Functions|Sort Method|Worker [0-9]" | head -14
+if ! echo "$plan" | grep -q "read back in slices"; then
+	echo "FAIL: the parallel window did not read the service's input in slices"
+	fails=$((fails + 1))
+fi
+for t in 100 400 900; do
+	"${P[@]}" -c "$PAR SET max_parallel_workers_per_gather = 4; SET statement_timeout = $t;
+		SELECT sum(r) FROM (SELECT rank() OVER (PARTITION BY a ORDER BY k) r FROM shared_t) s" 2>&1 | tail -1
+done
 
 echo "== cancels (statement_timeout) and an error in a worker"
 for t in 50 150 300 500 800 1200; do

@@ -228,7 +228,7 @@ method_shown(GpuSortState *state)
 		return psprintf("rows held on the %s, sorted at once", title);
 	if (state->slices)
 		return IsParallelWorker() ?
-			psprintf("rows added to the leader's input on the %s, read back in slices", title) :
+			psprintf("held by the leader on the %s, read in slices", title) :
 			psprintf("rows of all participants held on the %s, sorted at once, read back in slices by each", title);
 	return IsParallelWorker() ?
 		psprintf("rows handed to the leader, held on the %s", title) :

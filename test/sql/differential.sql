@@ -225,7 +225,7 @@ FROM (VALUES ('SELECT id, k4 FROM diff_layout ORDER BY k4, id'),
              ('SELECT k4, ''x''::text AS c, id, NULL::int AS n FROM diff_layout ORDER BY k4, id'),
              ('SELECT id, k4 FROM (SELECT id, t, k4 FROM diff_layout ORDER BY k4 DESC, id OFFSET 0) s'),
              ('SELECT id FROM diff_layout ORDER BY k4 DESC, id')) v(q)
-ORDER BY q;
+ORDER BY q COLLATE "C";
 
 -- Keys past columns of variable length, short and long (1- and 4-byte
 -- headers, then aligned), read from heap tuples as the scan returns them
