@@ -286,9 +286,8 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 	if (share->elsewhere)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("GpuSort could not hold every row of a parallel window's input on the %s",
-						"GPU"),
-				 errdetail("The engine refused some of the rows midway, or a row had a NULL in the first sort key."),
+				 errmsg("GpuSort could not hold every row of a parallel window's input"),
+				 errdetail("The engine that held the rows refused some of them midway."),
 				 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
 	SpinLockAcquire(&share->mutex);
 	share->held_rows = held_rows;
