@@ -128,6 +128,8 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 							es);
 	if (gpusort_window_mode(cscan) == WINDOW_OVER_SORTED)
 		ExplainPropertyText("Rows Sorted By", "the Gather Merge below", es);
+	if (es->analyze && state->window && node_window_slicing(state->window))
+		ExplainPropertyText("Window Values", node_window_slicing(state->window), es);
 }
 
 /*

@@ -245,6 +245,7 @@ extern struct WindowCalc *node_window_begin(GpuSortState *state,
 											NodeRowSource sorted_next);
 extern TupleTableSlot *node_window_next(GpuSortState *state);
 extern void node_window_rescan(struct WindowCalc *window);
+extern const char *node_window_slicing(struct WindowCalc *window);
 extern void node_window_end(struct WindowCalc *window);
 
 /* sort_rows.c */

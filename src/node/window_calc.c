@@ -734,6 +734,26 @@ node_window_next(GpuSortState *state)
 	return ExecProject(state->css.ss.ps.ps_ProjInfo);
 }
 
+/*
+ * How a parallel window's participant computed its values, for EXPLAIN
+ * ANALYZE (the leader's, NULL before it decided or for another window).
+ */
+const char *
+node_window_slicing(WindowCalc *w)
+{
+	switch (w->slicing)
+	{
+		case SLICES_READ:
+			return "every participant's, over slices of the one sorted input";
+		case SLICES_ALONE:
+			return "all computed here: the input was not shared";
+		case SLICES_NO_ROWS:
+			return "all computed by another participant: the input was not shared";
+		default:
+			return NULL;
+	}
+}
+
 /* A rescan returns the rows again: their values are computed again. */
 void
 node_window_rescan(WindowCalc *w)

@@ -410,10 +410,23 @@ SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY 
 SET gpusort.parallel_window = off;
 SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw) s');
 RESET gpusort.parallel_window;
+-- a plan made with gpusort on, run with it off: the input is not shared,
+-- and one participant computes every value
+SET plan_cache_mode = force_generic_plan;
+PREPARE win_pw_sum AS SELECT sum(r), count(*), sum(r::numeric * id)
+  FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+SELECT win_shown(line) FROM win_explain('EXECUTE win_pw_sum') AS line WHERE line ~ 'Aggregate';
+SET gpusort.enabled = off;
+EXECUTE win_pw_sum;
+SELECT sum(r), count(*), sum(r::numeric * id)
+  FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+RESET gpusort.enabled;
+DEALLOCATE win_pw_sum;
+RESET plan_cache_mode;
 -- (each participant's share of the slices varies from run to run)
 SELECT win_shown(regexp_replace(line, ' \(actual rows=[0-9]+ loops=[0-9]+\)', '')) AS line
 FROM explain_analyze('SELECT sum(r) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw) s') AS line
-WHERE line ~ '(GpuSort|Gather|Aggregate|Window Functions|Sort Method)' AND line !~ 'Worker [0-9]';
+WHERE line ~ '(GpuSort|Gather|Aggregate|Window Functions|Window Values|Sort Method)' AND line !~ 'Worker [0-9]';
 RESET gpusort.work_mem;
 RESET gpusort.debug_hold_rows;
 RESET parallel_setup_cost;
