@@ -230,6 +230,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 	CustomPath *cpath;
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->partial_pathlist == NIL ||
+		root->parse->hasTargetSRFs ||
 		sort_engine_sharing_stager() == NULL ||
 		(wc = only_window(root, &funcs)) == NULL ||
 		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
