@@ -249,9 +249,9 @@ gpusort_define_settings(void)
 
 	DefineCustomBoolVariable("gpusort.parallel_window",
 							 "Computes ranking window functions below a Gather, in every participant.",
-							 "Where a query reads a window's values in a subquery (an aggregate over "
-							 "them, say), the participants of a parallel plan sort their rows as one "
-							 "input held on the GPU and each computes the values of slices of it. "
+							 "Where a query aggregates a window's values from a subquery, the "
+							 "participants of a parallel plan sort their rows as one input held "
+							 "on the GPU and each computes the values of slices of it. "
 							 "Takes effect when queries are planned.",
 							 &gpusort_parallel_window,
 							 true,

@@ -19,7 +19,9 @@
  * Gather above it as it does above a parallel scan.
  *
  * It is offered for one window clause with PARTITION BY, whose functions
- * GpuSort computes (window_plan.c), over one table's parallel scan, where
+ * GpuSort computes (window_plan.c), in a subquery of a query that
+ * aggregates (in parts: each participant's rows are then reduced where
+ * they are computed), over one table's parallel scan, where
  * the sort keys are exact and few enough for the engine to hold every row
  * by them alone (keys_held_whole: the first partition key, say, a column
  * declared NOT NULL, as rows led by a NULL are not held), and only where
@@ -214,6 +216,22 @@ only_window(PlannerInfo *root, List **funcs)
 }
 
 /*
+ * Does the query level above aggregate, every aggregate of it in parts (so
+ * that each participant aggregates the rows it computes, and only a row of
+ * each reaches the leader)?  Elsewhere every row would still go to the
+ * leader, through the Gather's queues, which does not pay.
+ */
+static bool
+aggregated_above(PlannerInfo *root)
+{
+	PlannerInfo *parent = root->parent_root;
+
+	return parent != NULL && parent->parse->hasAggs &&
+		parent->parse->groupingSets == NIL &&
+		!parent->hasNonPartialAggs && !parent->hasNonSerialAggs;
+}
+
+/*
  * The partial path of the parallel window over the input's cheapest partial
  * path, where it may be offered (the file's header); else NULL.
  */
@@ -230,7 +248,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 	CustomPath *cpath;
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->partial_pathlist == NIL ||
-		root->parse->hasTargetSRFs ||
+		root->parse->hasTargetSRFs || !aggregated_above(root) ||
 		sort_engine_sharing_stager() == NULL ||
 		(wc = only_window(root, &funcs)) == NULL ||
 		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||

@@ -355,11 +355,12 @@ RESET gpusort.min_run_rows;
 RESET gpusort.work_mem;
 
 -- The parallel window (window_path.c): one window clause over a table's
--- parallel scan, partitioned first by a column declared NOT NULL, whose
--- values a query reads from a subquery, is computed below the Gather by
--- every participant, each over slices of the one sorted input (held here
--- by the CPU engine, as the GPU service holds it): slices within one
--- partition, partitions across slices, partitions of a few rows.
+-- parallel scan, partitioned first by a column declared NOT NULL, in a
+-- subquery of a query that aggregates (in parts), is computed below the
+-- Gather by every participant, each over slices of the one sorted input
+-- (held here by the CPU engine, as the GPU service holds it): slices
+-- within one partition, partitions across slices, partitions of a few
+-- rows.  Each check sums a hash of every row with its values.
 SET gpusort.debug_hold_rows = on;
 SET gpusort.work_mem = '64kB';
 CREATE TABLE win_pw (id int NOT NULL, g int NOT NULL, w int NOT NULL,
@@ -373,18 +374,20 @@ SELECT win_explain('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTIT
   FROM win_pw) s');
 SELECT win_check('SELECT sum(r), count(*), sum(r::numeric * id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
   FROM win_pw) s');
-SELECT win_explain('SELECT * FROM (SELECT id, g, v, rank() OVER w, dense_rank() OVER w FROM win_pw
-  WINDOW w AS (PARTITION BY g ORDER BY v)) s');
+CREATE FUNCTION win_pw_hashed(query text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT 'SELECT count(*), sum(hashtext(s::text)::numeric) FROM (' || query || ') s'
+$$;
 INSERT INTO win_queries (q) VALUES
-  ('SELECT * FROM (SELECT id, g, v, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
-           cume_dist() OVER w FROM win_pw WINDOW w AS (PARTITION BY g ORDER BY v)) s'),
-  ('SELECT * FROM (SELECT id, row_number() OVER w, ntile(3) OVER w FROM win_pw
-      WINDOW w AS (PARTITION BY g ORDER BY v DESC, id)) s'),
-  ('SELECT * FROM (SELECT id, w, rank() OVER w, count(*) OVER w FROM win_pw
-      WINDOW w AS (PARTITION BY w ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) s'),
-  ('SELECT * FROM (SELECT id, g, w, cume_dist() OVER (PARTITION BY g, w ORDER BY v) FROM win_pw) s'),
-  ('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) * 2 + id AS x FROM win_pw
-      WHERE id % 3 <> 0) s'),
+  (win_pw_hashed('SELECT id, g, v, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w,
+           cume_dist() OVER w FROM win_pw WINDOW w AS (PARTITION BY g ORDER BY v)')),
+  (win_pw_hashed('SELECT id, row_number() OVER w, ntile(3) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY g ORDER BY v DESC, id)')),
+  (win_pw_hashed('SELECT id, w, rank() OVER w, count(*) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY w ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)')),
+  (win_pw_hashed('SELECT id, g, w, cume_dist() OVER (PARTITION BY g, w ORDER BY v) FROM win_pw')),
+  (win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v) * 2 + id AS x FROM win_pw
+      WHERE id % 3 <> 0')),
   ('SELECT sum(r), count(*) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw
       WHERE id < 0) s'),
   ('SELECT g, max(r), sum(c) FROM (SELECT g, rank() OVER w r, count(*) OVER w c FROM win_pw
@@ -400,15 +403,19 @@ SET parallel_leader_participation = off;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET parallel_leader_participation;
 -- no parallel window: a key that may be NULL (first, or of a codec that
--- leaves no room for one), no PARTITION BY, two window clauses,
+-- leaves no room for one), no PARTITION BY, two window clauses, the rows
+-- themselves returned, an aggregate that is not computed in parts,
 -- gpusort.parallel_window off
-SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY id) FROM win_pw) s');
-SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw) s');
-SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (ORDER BY v) FROM win_pw) s');
-SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v),
-  rank() OVER (PARTITION BY w ORDER BY v) FROM win_pw) s');
-SET gpusort.parallel_window = off;
+SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY n ORDER BY id) FROM win_pw'));
+SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw'));
+SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (ORDER BY v) FROM win_pw'));
+SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v),
+  rank() OVER (PARTITION BY w ORDER BY v) FROM win_pw'));
 SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw) s');
+SELECT win_plan('SELECT string_agg(r::text, '','' ORDER BY id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) r
+  FROM win_pw) s');
+SET gpusort.parallel_window = off;
+SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw'));
 RESET gpusort.parallel_window;
 -- a plan made with gpusort on, run with it off: the input is not shared,
 -- and one participant computes every value
@@ -435,5 +442,5 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE win_t, win_empty, win_queries, win_x, win_big, win_pw;
-DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown;
+DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown, win_pw_hashed;
 DROP COLLATION win_libc;
