@@ -216,6 +216,32 @@ only_window(PlannerInfo *root, List **funcs)
 }
 
 /*
+ * The WindowAgg's path over sort, made here rather than by
+ * create_windowagg_path, whose arguments differ between releases: only its
+ * plan is used, inside the marker's, so its costs are its input's.
+ */
+static Path *
+windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc)
+{
+	WindowAggPath *path = makeNode(WindowAggPath);
+
+	path->path.pathtype = T_WindowAgg;
+	path->path.parent = rel;
+	path->path.pathtarget = target;
+	path->path.parallel_safe = sort->parallel_safe;
+	path->path.parallel_workers = sort->parallel_workers;
+	path->path.rows = sort->rows;
+	path->path.startup_cost = sort->startup_cost;
+	path->path.total_cost = sort->total_cost;
+	path->path.pathkeys = sort->pathkeys;
+	path->subpath = sort;
+	path->winclause = wc;
+	path->qual = NIL;
+	path->topwindow = true;
+	return (Path *) path;
+}
+
+/*
  * Does the query level above aggregate, every aggregate of it in parts (so
  * that each participant aggregates the rows it computes, and only a row of
  * each reaches the leader)?  Elsewhere every row would still go to the
@@ -267,13 +293,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 
 	input = linitial(input_rel->partial_pathlist);
 	sort = (Path *) create_sort_path(root, window_rel, input, pathkeys, -1.0);
-#if PG_VERSION_NUM >= 170000
-	wagg = (Path *) create_windowagg_path(root, window_rel, sort, target,
-										  funcs, NIL, wc, NIL, true);
-#else
-	wagg = (Path *) create_windowagg_path(root, window_rel, sort, target,
-										  funcs, wc, NIL, true);
-#endif
+	wagg = windowagg_path(window_rel, sort, target, wc);
 
 	/*
 	 * Each participant reads its share of the input and returns its share
