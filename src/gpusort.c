@@ -91,7 +91,8 @@ _PG_init(void)
 
 	gpusort_define_settings();
 	gpusort_node_init();
-	gpusort_planner_init(loaded_by_choice());
+	gpusort_loaded_by_choice = loaded_by_choice();
+	gpusort_planner_init();
 	gpusort_window_path_init();
 	if (process_shared_preload_libraries_in_progress)
 		worker_stats_init();

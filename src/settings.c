@@ -18,6 +18,7 @@
 
 bool		gpusort_enabled = true;
 bool		gpusort_enabled_explicit = false;
+bool		gpusort_loaded_by_choice = false;
 int			gpusort_min_rows = 1000;
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_work_mem = -1;
@@ -63,6 +64,12 @@ static void
 assign_enabled(bool newval, void *extra)
 {
 	gpusort_enabled_explicit = *(bool *) extra;
+}
+
+bool
+gpusort_planner_acts(void)
+{
+	return gpusort_enabled && (gpusort_loaded_by_choice || gpusort_enabled_explicit);
 }
 
 /* gpusort.work_mem: -1 (use work_mem) or at least 64 kB, as work_mem. */

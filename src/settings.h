@@ -29,6 +29,19 @@ extern bool gpusort_enabled;
  * default?  The planner hook then acts however the library was loaded.
  */
 extern bool gpusort_enabled_explicit;
+
+/*
+ * Was the library loaded by choice (a preload setting or LOAD), rather than
+ * by a call of one of its functions (_PG_init sets it)?
+ */
+extern bool gpusort_loaded_by_choice;
+
+/*
+ * Do gpusort's planner hooks act on the plans made now: gpusort.enabled on,
+ * and the library loaded by choice or gpusort.enabled set explicitly (so
+ * that sorting an array does not change how the session's queries run)?
+ */
+extern bool gpusort_planner_acts(void);
 extern int	gpusort_min_rows;
 extern int	gpusort_device;
 extern int	gpusort_work_mem;

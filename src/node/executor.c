@@ -238,7 +238,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	node_stage_plan_tails(state);
 	/* (the window compares rows by the store's keys where it can) */
 	state->top_n = NULL;
-	state->slices = gpusort_window_mode(cscan) == WINDOW_SLICES;
+	state->slicing = gpusort_window_mode(cscan) == WINDOW_SLICES ?
+		SLICES_UNDECIDED : SLICES_NONE;
 	if (window_slot != NULL)
 	{
 		/* (a node over a Gather Merge reads its rows in order: no sort) */
@@ -352,11 +353,30 @@ collect_and_sort(GpuSortState *state)
 	node_start_ring(state);
 }
 
+/*
+ * How a parallel window's participant reads its rows, decided before its
+ * first: slices of the shared input, once it has added its rows and the
+ * leader sorted them all; or, where the leader did not share it, all of
+ * them for the first participant to ask (whose input then has every row:
+ * the parallel scan below gives all its pages to the process that reads
+ * it) and none for the others, which leave their input unread.
+ */
+static SliceReading
+decide_slices(GpuSortState *state)
+{
+	if (state->share == NULL || !state->sharing)
+		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
+	node_collect(state);
+	return node_share_slices_ready(state) ? SLICES_READ : SLICES_NO_ROWS;
+}
+
 static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
+	if (state->slicing == SLICES_UNDECIDED)
+		state->slicing = decide_slices(state);
 	if (state->window)
 		return node_window_next(state);
 	if (state->marks)
@@ -520,6 +540,8 @@ gpusort_rescan(CustomScanState *node)
 
 	if (state->window)
 		node_window_rescan(state->window);	/* computed again */
+	if (node_is_slices(state))
+		state->slicing = SLICES_UNDECIDED;
 	if (gpusort_window_mode((CustomScan *) node->ss.ps.plan) == WINDOW_OVER_SORTED)
 	{
 		/* the input is read again, in order */

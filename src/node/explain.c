@@ -82,6 +82,26 @@ explain_sort_keys(GpuSortState *state, List *ancestors, ExplainState *es)
 }
 
 /*
+ * Who computed a parallel window's values, as this participant read its
+ * rows (NULL before it decided, or for another node).
+ */
+static const char *
+window_values_by(GpuSortState *state)
+{
+	switch (state->slicing)
+	{
+		case SLICES_READ:
+			return "every participant's, over slices of the one sorted input";
+		case SLICES_ALONE:
+			return "all computed here: the input was not shared";
+		case SLICES_NO_ROWS:
+			return "all computed by another participant: the input was not shared";
+		default:
+			return NULL;
+	}
+}
+
+/*
  * The window functions the node computes in place of a WindowAgg
  * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)",
  * and the run condition that ends a partition's rows (top-N per group),
@@ -128,8 +148,8 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 							es);
 	if (gpusort_window_mode(cscan) == WINDOW_OVER_SORTED)
 		ExplainPropertyText("Rows Sorted By", "the Gather Merge below", es);
-	if (es->analyze && state->window && node_window_slicing(state->window))
-		ExplainPropertyText("Window Values", node_window_slicing(state->window), es);
+	if (es->analyze && window_values_by(state))
+		ExplainPropertyText("Window Values", window_values_by(state), es);
 }
 
 /*
@@ -228,7 +248,7 @@ method_shown(GpuSortState *state)
 	title = sort_engine_get(spilled_on(state))->title;
 	if (!node_share_active(state))
 		return psprintf("rows held on the %s, sorted at once", title);
-	if (state->slices)
+	if (node_is_slices(state))
 		return IsParallelWorker() ?
 			psprintf("held by the leader on the %s, read in slices", title) :
 			psprintf("rows of all participants held on the %s, sorted at once, read back in slices by each", title);

@@ -41,6 +41,19 @@ typedef enum NodePhase
 	PHASE_TUPLESORT				/* rows sorted by tuplesort */
 } NodePhase;
 
+/*
+ * How a parallel window's participant reads its rows (WINDOW_SLICES,
+ * window_calc.c), decided before its first row (executor.c).
+ */
+typedef enum SliceReading
+{
+	SLICES_NONE,				/* not a parallel window: all sorted rows */
+	SLICES_UNDECIDED,			/* a parallel window, before its first row */
+	SLICES_READ,				/* slices of the shared input */
+	SLICES_ALONE,				/* all rows, read by this participant alone */
+	SLICES_NO_ROWS				/* another participant reads them all */
+} SliceReading;
+
 /* What ran, for EXPLAIN ANALYZE. */
 typedef enum RunKind
 {
@@ -147,8 +160,7 @@ typedef struct GpuSortState
 	bool		sharing;		/* share->shared: says when it adds no more */
 	bool		held_shared;	/* its stage is the shared input (kept for
 								 * EXPLAIN) */
-	bool		slices;			/* a parallel window: the participants read
-								 * the shared input in slices */
+	SliceReading slicing;		/* a parallel window's (else SLICES_NONE) */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -213,6 +225,13 @@ sorted_row(GpuSortState *state, int64 pos)
 		-(pos - store->nrows) - 1;
 }
 
+/* Is the node a parallel window's (its participants read slices)? */
+static inline bool
+node_is_slices(const GpuSortState *state)
+{
+	return state->slicing != SLICES_NONE;
+}
+
 /*
  * Does the node keep a merge join's rows since its mark (mark_rows.c)?  Rows
  * sorted in memory are gone back to by their place instead.
@@ -245,7 +264,6 @@ extern struct WindowCalc *node_window_begin(GpuSortState *state,
 											NodeRowSource sorted_next);
 extern TupleTableSlot *node_window_next(GpuSortState *state);
 extern void node_window_rescan(struct WindowCalc *window);
-extern const char *node_window_slicing(struct WindowCalc *window);
 extern void node_window_end(struct WindowCalc *window);
 
 /* sort_rows.c */

@@ -34,9 +34,6 @@
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/* Was the library loaded by a preload setting or LOAD? */
-static bool loaded_by_choice = false;
-
 static Plan *replace_sorts(Plan *plan, bool bounded);
 
 static List *
@@ -201,16 +198,9 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	return stmt;
 }
 
-bool
-gpusort_planner_acts(void)
-{
-	return gpusort_enabled && (loaded_by_choice || gpusort_enabled_explicit);
-}
-
 void
-gpusort_planner_init(bool by_choice)
+gpusort_planner_init(void)
 {
-	loaded_by_choice = by_choice;
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }

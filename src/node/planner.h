@@ -10,14 +10,8 @@
 
 #include "nodes/plannodes.h"
 
-/*
- * Installs the hook (_PG_init).  by_choice: the library was loaded by a
- * preload setting or LOAD, not by a call of one of its functions.
- */
-extern void gpusort_planner_init(bool by_choice);
-
-/* Does the hook act on the plans made now (gpusort.enabled, how loaded)? */
-extern bool gpusort_planner_acts(void);
+/* Installs the hook (_PG_init); it acts where gpusort_planner_acts(). */
+extern void gpusort_planner_init(void);
 
 /* window_path.c: the parallel window's path (_PG_init), and its plan. */
 extern void gpusort_window_path_init(void);

@@ -97,7 +97,7 @@ share_stager(GpuSortState *state, bool can_hold)
 		return NULL;
 	stager = sort_engine_sharing_stager();
 	/* slices need rows ordered by their held keys alone, read from anywhere */
-	if (state->slices && stager && (state->store.tail > 0 || stager->seek == NULL))
+	if (node_is_slices(state) && stager && (state->store.tail > 0 || stager->seek == NULL))
 		return NULL;
 	return stager;
 }
@@ -149,7 +149,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 							 row_store_expected_bytes(&state->store,
 													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
-							 state->slices ? 1 : state->settings.held_gpus,
+							 node_is_slices(state) ? 1 : state->settings.held_gpus,
 							 &share->stage, &why);
 	if (state->shared_stage == NULL)
 		return;
@@ -222,6 +222,29 @@ node_share_done(GpuSortState *state, int64 stores, int64 rows, bool all_held)
 }
 
 /*
+ * Sleeps until ndone participants add no more, or, where sorted, until
+ * the leader has sorted the input (an error of a worker is raised here,
+ * as the wait reads the workers' messages).
+ */
+static void
+share_sleep_until(NodeShare *share, int ndone, bool sorted)
+{
+	ConditionVariablePrepareToSleep(&share->done_cv);
+	for (;;)
+	{
+		bool		ready;
+
+		SpinLockAcquire(&share->mutex);
+		ready = sorted ? share->sorted : share->ndone >= ndone;
+		SpinLockRelease(&share->mutex);
+		if (ready)
+			break;
+		ConditionVariableSleep(&share->done_cv, compat_service_wait_event());
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
  * In the leader, once it adds no more: waits until every worker that
  * started adds no more (an error of a worker is raised here, as the wait
  * reads the workers' messages), and returns the stores and (*rows) rows
@@ -231,24 +254,10 @@ int64
 node_share_wait(GpuSortState *state, int64 *rows)
 {
 	NodeShare  *share = state->share;
-	int			participants;
 
 	Assert(!IsParallelWorker() && state->share_done);
 	WaitForParallelWorkersToAttach(state->pcxt);
-	participants = state->pcxt->nworkers_launched + 1;
-	ConditionVariablePrepareToSleep(&share->done_cv);
-	for (;;)
-	{
-		int			ndone;
-
-		SpinLockAcquire(&share->mutex);
-		ndone = share->ndone;
-		SpinLockRelease(&share->mutex);
-		if (ndone >= participants)
-			break;
-		ConditionVariableSleep(&share->done_cv, compat_service_wait_event());
-	}
-	ConditionVariableCancelSleep();
+	share_sleep_until(share, state->pcxt->nworkers_launched + 1, false);
 	*rows = share->rows;
 	return share->stores;
 }
@@ -277,6 +286,16 @@ node_share_solo(GpuSortState *state)
  * every participant's rows must be there; the slices are made and the
  * workers woken.
  */
+static void
+report_rows_elsewhere(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("GpuSort could not hold every row of a parallel window's input"),
+			 errdetail("The engine that held the rows refused some of them midway."),
+			 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
+}
+
 void
 node_share_sorted(GpuSortState *state, int64 held_rows)
 {
@@ -284,11 +303,7 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 	int			participants = state->pcxt->nworkers_launched + 1;
 
 	if (share->elsewhere)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("GpuSort could not hold every row of a parallel window's input"),
-				 errdetail("The engine that held the rows refused some of them midway."),
-				 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
+		report_rows_elsewhere();
 	SpinLockAcquire(&share->mutex);
 	share->held_rows = held_rows;
 	share->slice_rows = Max(MIN_SLICE_ROWS,
@@ -303,21 +318,7 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 void
 node_share_wait_sorted(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
-
-	ConditionVariablePrepareToSleep(&share->done_cv);
-	for (;;)
-	{
-		bool		sorted;
-
-		SpinLockAcquire(&share->mutex);
-		sorted = share->sorted;
-		SpinLockRelease(&share->mutex);
-		if (sorted)
-			break;
-		ConditionVariableSleep(&share->done_cv, compat_service_wait_event());
-	}
-	ConditionVariableCancelSleep();
+	share_sleep_until(state->share, 0, true);
 }
 
 /*
@@ -352,9 +353,6 @@ node_share_slices_ready(GpuSortState *state)
 	NodeShare  *share = state->share;
 
 	if (!IsParallelWorker() && !share->sorted)
-	{
-		share->elsewhere = true;
-		node_share_sorted(state, 0);	/* (raises the error) */
-	}
+		report_rows_elsewhere();
 	return node_share_active(state);
 }

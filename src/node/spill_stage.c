@@ -455,8 +455,8 @@ sort_held(GpuSortState *state)
 						state->runs.nruns == 0);
 		if (IsParallelWorker())
 		{
-			state->held_empty = !state->slices;
-			if (state->slices)
+			state->held_empty = !node_is_slices(state);
+			if (node_is_slices(state))
 				node_share_wait_sorted(state);
 			return;
 		}
@@ -481,7 +481,7 @@ sort_held(GpuSortState *state)
 		if (state->stager->parts)
 			state->stage_parts = state->stager->parts(state->stage, NULL);
 	}
-	if (state->slices && node_share_active(state))
+	if (node_is_slices(state) && node_share_active(state))
 		node_share_sorted(state, state->held_empty ? 0 : state->staged_rows);
 }
 
@@ -706,6 +706,18 @@ next_null_row(GpuSortState *state, TupleTableSlot *into)
 	return false;
 }
 
+/* The reader of the rows held in one part, begun where it is not. */
+static StagePart *
+held_main(GpuSortState *state)
+{
+	if (state->held_main == NULL)
+	{
+		state->held_main = palloc0(sizeof(StagePart));
+		part_begin(state, state->held_main, 0);
+	}
+	return state->held_main;
+}
+
 /* Stores the next row in order into the slot; false after the last. */
 bool
 node_stage_next(GpuSortState *state, TupleTableSlot *into)
@@ -714,12 +726,7 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 
 	if (state->nullsfirst[0] && next_null_row(state, into))
 		return true;
-	if (!state->held_empty && state->held_main == NULL)
-	{
-		state->held_main = palloc0(sizeof(StagePart));
-		part_begin(state, state->held_main, 0);
-	}
-	tuple = state->held_empty ? NULL : held_order_next(&state->held_main->order);
+	tuple = state->held_empty ? NULL : held_order_next(&held_main(state)->order);
 	if (tuple == NULL)
 		return !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
@@ -739,17 +746,12 @@ node_stage_seek(GpuSortState *state, int64 row)
 	Assert(state->stage_parts == 1 && state->store.tail == 0);
 	if (state->held_empty)
 		return;
-	if (state->held_main == NULL)
-	{
-		state->held_main = palloc0(sizeof(StagePart));
-		part_begin(state, state->held_main, 0);
-	}
 	if (!state->stager->seek(state->stage, 0, row, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("GpuSort could not read back the rows it held on the %s: %s",
 						holder_title(state), why)));
-	state->held_main->order.left = 0;	/* the rows handed back before */
+	held_main(state)->order.left = 0;	/* the rows handed back before */
 }
 
 void

@@ -67,16 +67,6 @@ typedef enum RowKeysWanted
 	ALL_KEYS
 } RowKeysWanted;
 
-/* How a parallel window's participant reads its rows (WINDOW_SLICES). */
-typedef enum SliceReading
-{
-	SLICES_NONE,				/* not a parallel window: all sorted rows */
-	SLICES_UNDECIDED,			/* a parallel window, before its first row */
-	SLICES_READ,				/* slices of the shared input */
-	SLICES_ALONE,				/* all rows, read by this participant alone */
-	SLICES_NO_ROWS				/* another participant reads them all */
-} SliceReading;
-
 /* One window function, and ntile()'s count in the current partition. */
 typedef struct WindowFuncState
 {
@@ -137,12 +127,12 @@ typedef struct WindowCalc
 	bool		done;			/* no row is returned any more */
 
 	/*
-	 * A parallel window's slices: the node's sorted rows (sorted_next reads
-	 * through slice_next), the slice read (rows first up to end, the place
-	 * of the next row read), whether its first partition started, and the
-	 * partition of the last row read, by its keys or a copy.
+	 * A parallel window's slices (the node's slicing says how it reads
+	 * them): the node's sorted rows (sorted_next reads through slice_next),
+	 * the slice read (rows first up to end, the place of the next row read),
+	 * whether its first partition started, and the partition kept to
+	 * compare with, by its keys or a copy.
 	 */
-	SliceReading slicing;
 	NodeRowSource read_sorted;
 	bool		slice_reading;
 	bool		slice_emitting;
@@ -298,7 +288,6 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 	}
 	if (gpusort_window_mode(cscan) == WINDOW_SLICES)
 	{
-		w->slicing = SLICES_UNDECIDED;
 		w->read_sorted = sorted_next;
 		w->sorted_next = slice_next;
 		w->slice_row_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
@@ -309,70 +298,52 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 }
 
 /*
- * Is row of the partition of the last row that slice_last_keys (or
- * slice_last) keeps?  Its keys, compared by keys, are left in
- * slice_row_keys.
+ * Is row of the partition kept (slice_keep_partition)?  (None kept: no.)
  */
 static bool
 slice_same_partition(WindowCalc *w, TupleTableSlot *row)
 {
+	if (!w->slice_have_last)
+		return false;
 	if (w->nkeycolumns > 0)
 	{
 		make_row_keys(w, row, w->slice_row_keys, 0, w->partition_columns);
-		return w->slice_have_last &&
-			keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->partition_words);
+		return keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->partition_words);
 	}
-	return w->slice_have_last && rows_equal(w, w->partition_equal, row, w->slice_last);
+	return rows_equal(w, w->partition_equal, row, w->slice_last);
 }
 
-/* Keeps row's partition as the last one read (slice_same_partition first). */
+/* Keeps row's partition, to compare later rows with. */
 static void
 slice_keep_partition(WindowCalc *w, TupleTableSlot *row)
 {
 	if (w->nkeycolumns > 0)
-		memcpy(w->slice_last_keys, w->slice_row_keys, sizeof(uint64) * w->partition_words);
+		make_row_keys(w, row, w->slice_last_keys, 0, w->partition_columns);
 	else
 		ExecCopySlot(w->slice_last, row);
 	w->slice_have_last = true;
 }
 
 /*
- * How this participant reads its rows, decided before its first: slices
- * of the shared input, once it has added its rows and the leader sorted
- * them all; or, where the leader did not share it, all of them for the
- * first participant to ask (whose input then has every row: the parallel
- * scan below gives all its pages to the process that reads it) and none
- * for the others, which leave their input unread.
- */
-static SliceReading
-slices_decide(GpuSortState *state)
-{
-	if (state->share == NULL || !state->sharing)
-		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
-	node_collect(state);
-	return node_share_slices_ready(state) ? SLICES_READ : SLICES_NO_ROWS;
-}
-
-/*
  * The next row of this participant's slices, in order (NULL after the
- * last): the rows of each partition that starts in a slice it takes.
+ * last): the rows of each partition that starts in a slice it takes.  Rows
+ * are compared by partition only where a slice begins and ends: with the
+ * row before it, to skip a partition begun in an earlier slice, and with
+ * its last row, to read on to the end of the partition that goes past it.
  */
 static TupleTableSlot *
 slice_next(GpuSortState *state)
 {
 	WindowCalc *w = state->window;
 
-	if (w->slicing == SLICES_UNDECIDED)
-		w->slicing = slices_decide(state);
-	if (w->slicing == SLICES_ALONE)
+	if (state->slicing == SLICES_ALONE)
 		return w->read_sorted(state);
-	if (w->slicing == SLICES_NO_ROWS)
+	if (state->slicing != SLICES_READ)
 		return NULL;
 	for (;;)
 	{
 		TupleTableSlot *row;
 		int64		pos;
-		bool		same;
 
 		if (!w->slice_reading)
 		{
@@ -392,23 +363,30 @@ slice_next(GpuSortState *state)
 			continue;
 		}
 		pos = w->slice_pos++;
-		same = slice_same_partition(w, row);
 		if (pos < w->slice_first)
 		{
 			slice_keep_partition(w, row);
 			continue;
 		}
-		/* past its end, only the rest of the partition it returns */
-		if (pos >= w->slice_end && !(w->slice_emitting && same))
+		if (!w->slice_emitting)
 		{
+			/* a partition begun before the slice is another's */
+			if (pos >= w->slice_end)
+			{
+				w->slice_reading = false;
+				continue;
+			}
+			if (slice_same_partition(w, row))
+				continue;
+			w->slice_emitting = true;
+		}
+		else if (pos >= w->slice_end && !slice_same_partition(w, row))
+		{
+			/* past its end, only the rest of the partition it returns */
 			w->slice_reading = false;
 			continue;
 		}
-		/* a partition begun before the slice is another's */
-		if (!w->slice_emitting && same)
-			continue;
-		w->slice_emitting = true;
-		if (!same)
+		if (pos == w->slice_end - 1)
 			slice_keep_partition(w, row);
 		return row;
 	}
@@ -734,26 +712,6 @@ node_window_next(GpuSortState *state)
 	return ExecProject(state->css.ss.ps.ps_ProjInfo);
 }
 
-/*
- * How a parallel window's participant computed its values, for EXPLAIN
- * ANALYZE (the leader's, NULL before it decided or for another window).
- */
-const char *
-node_window_slicing(WindowCalc *w)
-{
-	switch (w->slicing)
-	{
-		case SLICES_READ:
-			return "every participant's, over slices of the one sorted input";
-		case SLICES_ALONE:
-			return "all computed here: the input was not shared";
-		case SLICES_NO_ROWS:
-			return "all computed by another participant: the input was not shared";
-		default:
-			return NULL;
-	}
-}
-
 /* A rescan returns the rows again: their values are computed again. */
 void
 node_window_rescan(WindowCalc *w)
@@ -761,11 +719,7 @@ node_window_rescan(WindowCalc *w)
 	w->started = false;
 	w->input_done = false;
 	w->done = false;
-	if (w->slicing != SLICES_NONE)
-	{
-		w->slicing = SLICES_UNDECIDED;
-		w->slice_reading = false;
-	}
+	w->slice_reading = false;
 	if (w->buffered)
 	{
 		tuplestore_clear(w->partition);

@@ -21,13 +21,13 @@
  * It is offered for one window clause with PARTITION BY, whose functions
  * GpuSort computes (window_plan.c), in a subquery of a query that
  * aggregates (in parts: each participant's rows are then reduced where
- * they are computed), over one table's parallel scan, where
- * the sort keys are exact and few enough for the engine to hold every row
- * by them alone (keys_held_whole: the first partition key, say, a column
- * declared NOT NULL, as rows led by a NULL are not held), and only where
- * an engine that shares held inputs is registered (the GPU service).  Where at run time the leader cannot share the input, one
- * participant computes the whole window alone and the others return no
- * row, which is still right.
+ * they are computed), over one table's parallel scan, where the sort keys
+ * are exact and few enough for the engine to hold every row by them alone
+ * (keys_held_whole: the first partition key, say, a column declared NOT
+ * NULL, as rows led by a NULL are not held), and only where an engine that
+ * shares held inputs is registered (the GPU service).  Where at run time
+ * the leader cannot share the input, one participant computes the whole
+ * window alone and the others return no row, which is still right.
  *
  * The path's plan is a marker made by the planner around the plan of a
  * WindowAgg over a Sort over the partial scan (which PostgreSQL builds and
