@@ -38,6 +38,7 @@ int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
 bool		gpusort_debug_hold_rows = false;
+int			gpusort_debug_hold_stores = 0;
 bool		gpusort_huge_pages = false;
 
 /* gpusort.device's values: auto, the engines, the end (gpusort_define_device) */
@@ -342,6 +343,18 @@ gpusort_define_settings(void)
 							 false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.debug_hold_stores",
+							"For tests: the stores that the CPU engine holding rows takes from each process before it declines one.",
+							"With gpusort.debug_hold_rows, the engine then declines "
+							"every later store of that process, as a GPU declines "
+							"rows for want of device memory, so that the paths for "
+							"rows refused midway run where there is no GPU.  0 (the "
+							"default): it takes them all.",
+							&gpusort_debug_hold_stores,
+							0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.huge_pages",
 							 "Asks for transparent huge pages for the rows a sort holds.",

@@ -61,6 +61,7 @@ extern int	gpusort_prefault_threads;
 extern int	gpusort_key_threads;
 extern int	gpusort_xfrm_scramble;
 extern bool gpusort_debug_hold_rows;
+extern int	gpusort_debug_hold_stores;
 extern bool gpusort_huge_pages;
 
 /* Memory budget of one GpuSort node, in kilobytes. */

@@ -7,7 +7,9 @@
  *	  the node's paths for held inputs run on machines without a GPU.
  *
  * Only gpusort.debug_hold_rows turns it on: it takes whatever the input
- * brings, beyond any budget.  It lays each store out as the GPU engine
+ * brings, beyond any budget, but where gpusort.debug_hold_stores says how
+ * many stores each process may add: it declines the later ones, as a GPU
+ * short of device memory would.  It lays each store out as the GPU engine
  * does (the blocks back to back, each row's place and length, tail
  * included: stored_rows_places), orders the rows by their key words and
  * then by arrival, and hands them back a buffer at a time, MAXALIGNed
@@ -33,6 +35,7 @@
 #include "utils/memutils.h"
 
 #include "engine/engine.h"
+#include "settings.h"
 
 typedef struct SortStage SortStage;
 
@@ -65,6 +68,7 @@ struct SortStage
 	int			participant;	/* 0: the leader, else its worker's number
 								 * plus one */
 	int			nfiles;			/* the stores this process wrote */
+	int			nstores;		/* the stores this process added */
 	MemoryContextCallback detach;
 };
 
@@ -195,14 +199,26 @@ read_stores(SortStage *stage)
 static bool
 host_add(SortStage *stage, const StoredRows *rows, char **why)
 {
-	Size	   *block_places = palloc(sizeof(Size) * Max(rows->nblocks, 1));
-	uint64	   *places = palloc(sizeof(uint64) * Max(rows->nrows, 1));
-	uint32	   *lengths = palloc(sizeof(uint32) * Max(rows->nrows, 1));
-	Size		bytes = stored_rows_block_places(rows, 0, block_places);
-	char	   *arena = MemoryContextAllocHuge(stage->cxt, Max(bytes, 1));
+	Size	   *block_places;
+	uint64	   *places;
+	uint32	   *lengths;
+	Size		bytes;
+	char	   *arena;
 	int			block = 0;
 	BufFile    *file;
 
+	if (gpusort_debug_hold_stores > 0 && stage->nstores >= gpusort_debug_hold_stores)
+	{
+		*why = psprintf("it holds %d stores of this process, as many as "
+						"gpusort.debug_hold_stores allows", stage->nstores);
+		return false;
+	}
+	stage->nstores++;
+	block_places = palloc(sizeof(Size) * Max(rows->nblocks, 1));
+	places = palloc(sizeof(uint64) * Max(rows->nrows, 1));
+	lengths = palloc(sizeof(uint32) * Max(rows->nrows, 1));
+	bytes = stored_rows_block_places(rows, 0, block_places);
+	arena = MemoryContextAllocHuge(stage->cxt, Max(bytes, 1));
 	take_key_words(stage, rows->nwords);
 	for (int b = 0; b < rows->nblocks; b++)
 		memcpy(arena + block_places[b], rows->block_start[b], rows->block_used[b]);

@@ -137,6 +137,17 @@ INSERT INTO held_small SELECT g, md5(g::text) FROM generate_series(2, 5000) g;
 SELECT held_lines('SELECT * FROM held_small ORDER BY t');
 SELECT same_as_native('SELECT * FROM held_small ORDER BY t');
 
+-- An engine that declines a store midway, as a GPU short of device memory
+-- does (gpusort.debug_hold_stores: the test holder declines each process's
+-- stores after the first N): the rows it holds become the first sorted
+-- run and the rest go to runs; with keys that leave ties too.
+SET gpusort.debug_hold_stores = 3;
+SELECT held_lines('SELECT * FROM held_t ORDER BY b, c, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY b, c, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY t, id');
+SELECT same_as_native('SELECT * FROM held_t ORDER BY n DESC, tl, id');
+RESET gpusort.debug_hold_stores;
+
 DROP TABLE held_t, held_small;
 DROP FUNCTION held_lines;
 DROP COLLATION held_libc;

@@ -402,6 +402,21 @@ RESET max_parallel_workers;
 SET parallel_leader_participation = off;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET parallel_leader_participation;
+-- an engine that declines a participant's rows midway (the test holder
+-- after each process's first store): an ORDER BY's participants each sort
+-- their later rows in runs of their own, and the leader the shared input
+-- as a run, under the Gather Merge, whose order is Sort's; a parallel
+-- window's rows are then spread over the participants with no Gather
+-- Merge to merge them, and the query fails with a hint, the leader alone
+-- too
+SET gpusort.debug_hold_stores = 1;
+SELECT same_as_native('SELECT * FROM win_pw ORDER BY v, id');
+SELECT same_as_native('SELECT * FROM win_pw ORDER BY g, v DESC, w, id');
+SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+SET max_parallel_workers = 0;
+SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+RESET max_parallel_workers;
+RESET gpusort.debug_hold_stores;
 -- no parallel window: a key that may be NULL (first, or of a codec that
 -- leaves no room for one), no PARTITION BY, two window clauses, the rows
 -- themselves returned, an aggregate that is not computed in parts,
