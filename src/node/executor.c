@@ -367,7 +367,7 @@ decide_slices(GpuSortState *state)
 	if (state->share == NULL || !state->sharing)
 		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
 	node_collect(state);
-	return node_share_slices_ready(state) ? SLICES_READ : SLICES_NO_ROWS;
+	return node_share_slice_reading(state);
 }
 
 static TupleTableSlot *

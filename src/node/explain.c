@@ -93,9 +93,13 @@ window_values_by(GpuSortState *state)
 		case SLICES_READ:
 			return "every participant's, over slices of the one sorted input";
 		case SLICES_ALONE:
-			return "all computed here: the input was not shared";
+			return state->sharing ?
+				"all computed here: the engine refused rows midway, which came here" :
+				"all computed here: the input was not shared";
 		case SLICES_NO_ROWS:
-			return "all computed by another participant: the input was not shared";
+			return state->sharing ?
+				"all computed by the leader: the engine refused rows midway" :
+				"all computed by another participant: the input was not shared";
 		default:
 			return NULL;
 	}
@@ -243,6 +247,8 @@ method_shown(GpuSortState *state)
 	}
 	if (state->ran != RUN_SPILLED)
 		return "in memory";
+	if (state->rest_handed)
+		return "refused midway: handed to the leader";
 	if (state->staged_batches == 0)
 		return "external merge of sorted runs";
 	title = sort_engine_get(spilled_on(state))->title;

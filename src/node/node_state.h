@@ -161,6 +161,12 @@ typedef struct GpuSortState
 	bool		held_shared;	/* its stage is the shared input (kept for
 								 * EXPLAIN) */
 	SliceReading slicing;		/* a parallel window's (else SLICES_NONE) */
+	struct dsm_segment *rest_seg;	/* its file set for rows the engine
+									 * refused (shared_stage.c), or NULL */
+	MemoryContextCallback rest_detach;
+	struct BufFile *rest_file;	/* a worker's, open: its rows refused */
+	bool		rest_handed;	/* a worker's rows went to the leader */
+	int64		rest_rows;		/* rows handed over, or taken */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -300,6 +306,7 @@ extern void node_stage_plan_tails(GpuSortState *state);
 extern bool node_stage_begin(GpuSortState *state);
 extern bool node_stage_store(GpuSortState *state);
 extern void node_stage_to_run(GpuSortState *state);
+extern void node_stage_held_to_run(GpuSortState *state);
 extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
@@ -322,7 +329,12 @@ extern bool node_share_solo(GpuSortState *state);
 extern void node_share_sorted(GpuSortState *state, int64 held_rows);
 extern void node_share_wait_sorted(GpuSortState *state);
 extern bool node_share_next_slice(GpuSortState *state, int64 *first, int64 *end);
-extern bool node_share_slices_ready(GpuSortState *state);
+extern SliceReading node_share_slice_reading(GpuSortState *state);
+extern bool node_share_alone(GpuSortState *state);
+extern bool node_share_can_hand_rest(GpuSortState *state);
+extern void node_share_put_rest(GpuSortState *state, TupleTableSlot *row);
+extern void node_share_rest_done(GpuSortState *state);
+extern void node_share_take_rest(GpuSortState *state);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

@@ -29,9 +29,15 @@
  * slices of its rows in turn (node_share_next_slice) and computes the
  * window's values over the partitions that start in each.  That needs
  * every row of every participant in the one input, which each says as it
- * adds no more; a row elsewhere (one led by a NULL, which the planner
- * rules out, or rows the engine refused midway) fails the query, since no
- * Gather Merge is there to merge them.  Where the leader does not share
+ * adds no more.  Where the engine refuses a participant's rows midway (its
+ * device memory taken by other sorts), no Gather Merge is there to merge
+ * the rest: a worker then hands the rows it could not add to the leader,
+ * in a file of a shared file set that the leader made with the share
+ * (node_share_put_rest), and the leader sorts them with its own and the
+ * rows held, and computes the whole window alone (node_share_alone), as
+ * PostgreSQL's WindowAgg would above a Gather Merge.  Only rows that went
+ * nowhere the leader can read (a worker that could not join the input,
+ * or map the file set) fail the query.  Where the leader does not share
  * the input at all, the first participant to ask does the whole window
  * alone (node_share_solo) and the others return nothing: the parallel
  * scan below hands all its pages to the one that reads it.
@@ -42,7 +48,10 @@
 
 #include "access/parallel.h"
 #include "optimizer/optimizer.h"
+#include "storage/buffile.h"
 #include "storage/condition_variable.h"
+#include "storage/dsm.h"
+#include "storage/sharedfileset.h"
 #include "storage/spin.h"
 
 #include "compat.h"
@@ -69,6 +78,12 @@ typedef struct NodeShare
 	int64		held_rows;		/* its rows */
 	int64		slice_rows;		/* the rows of a slice */
 	int64		next_slice;		/* the next slice to take */
+
+	/* a parallel window's rows that the engine refused */
+	dsm_handle	rest_files;		/* the segment of the file set that takes
+								 * them to the leader (0: none) */
+	bool		lost;			/* some went nowhere the leader reads */
+	bool		alone;			/* the leader computes the whole window */
 } NodeShare;
 
 /* The fewest rows of a parallel window's slice, and the slices per participant. */
@@ -119,6 +134,45 @@ all_participants_rows(Plan *plan, int nworkers)
 }
 
 /*
+ * The segment of the file set that takes a parallel window's refused rows
+ * to the leader goes with the query's memory, on error too (it is mapped
+ * for the session, not the resource owner); the files go once every
+ * participant has let go of it.
+ */
+static void
+detach_rest_files(void *arg)
+{
+	GpuSortState *state = arg;
+
+	if (state->rest_seg)
+		dsm_detach(state->rest_seg);
+	state->rest_seg = NULL;
+	state->rest_file = NULL;	/* (its buffers went with the resource owner) */
+}
+
+/* Keeps seg, mapped for the session, until the query's memory goes. */
+static void
+keep_rest_files(GpuSortState *state, dsm_segment *seg)
+{
+	dsm_pin_mapping(seg);
+	detach_rest_files(state);	/* a rescan's: the last scan's */
+	state->rest_seg = seg;
+	if (!state->rest_detach.func)
+	{
+		state->rest_detach.func = detach_rest_files;
+		state->rest_detach.arg = state;
+		MemoryContextRegisterResetCallback(state->css.ss.ps.state->es_query_cxt,
+										   &state->rest_detach);
+	}
+}
+
+static SharedFileSet *
+rest_fileset(GpuSortState *state)
+{
+	return (SharedFileSet *) dsm_segment_address(state->rest_seg);
+}
+
+/*
  * In the leader, before the workers start (again, on a rescan, once the
  * input of the last scan is let go): the input they share, if any.
  */
@@ -157,6 +211,16 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	share->shared = true;
 	share->tail = state->store.tail;
 	state->sharing = true;
+
+	/* a parallel window's: the files for rows the engine may refuse */
+	if (node_is_slices(state) && !state->store.keys_only)
+	{
+		dsm_segment *seg = dsm_create(sizeof(SharedFileSet), 0);
+
+		SharedFileSetInit(dsm_segment_address(seg), seg);
+		keep_rest_files(state, seg);
+		share->rest_files = dsm_segment_handle(seg);
+	}
 }
 
 /* In a worker, as it starts: joins the leader's input, if it shares one. */
@@ -181,6 +245,17 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	state->shared_stager = stager;
 	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,
 									   &share->stage, &why);
+	if (share->rest_files != 0 && state->shared_stage)
+	{
+		dsm_segment *seg = dsm_attach(share->rest_files);
+
+		/* (none: the rows the engine may refuse are lost, and say so) */
+		if (seg)
+		{
+			keep_rest_files(state, seg);
+			SharedFileSetAttach(rest_fileset(state), seg);
+		}
+	}
 }
 
 /* Is this participant's stage the input the participants share? */
@@ -217,6 +292,8 @@ node_share_done(GpuSortState *state, int64 stores, int64 rows, bool all_held)
 	share->stores += stores;
 	share->rows += rows;
 	share->elsewhere |= !all_held;
+	/* the leader reads its own rows elsewhere, and those handed over */
+	share->lost |= !all_held && IsParallelWorker() && !state->rest_handed;
 	SpinLockRelease(&share->mutex);
 	ConditionVariableBroadcast(&share->done_cv);
 }
@@ -302,10 +379,12 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 	NodeShare  *share = state->share;
 	int			participants = state->pcxt->nworkers_launched + 1;
 
-	if (share->elsewhere)
+	if (share->lost)
 		report_rows_elsewhere();
 	SpinLockAcquire(&share->mutex);
-	share->held_rows = held_rows;
+	/* rows the engine refused: the leader takes them, and does it all */
+	share->alone = share->elsewhere;
+	share->held_rows = share->alone ? 0 : held_rows;
 	share->slice_rows = Max(MIN_SLICE_ROWS,
 							held_rows / (participants * SLICES_PER_PARTICIPANT) + 1);
 	share->next_slice = 0;
@@ -342,17 +421,149 @@ node_share_next_slice(GpuSortState *state, int64 *first, int64 *end)
 }
 
 /*
- * After this participant's collect for a parallel window: may it read
- * slices of the shared input (the leader sorted it, and its stage is that
- * input)?  A leader that could not sort it fails the query here, as its
- * workers wait for the slices.
+ * After this participant's collect for a parallel window, how it reads its
+ * rows: slices of the shared input once the leader sorted it (and its
+ * stage is that input); or, where the engine refused rows midway, all of
+ * them in the leader and none in the workers.  A leader that could not
+ * sort the input fails the query here, as its workers wait for the slices.
  */
-bool
-node_share_slices_ready(GpuSortState *state)
+SliceReading
+node_share_slice_reading(GpuSortState *state)
 {
 	NodeShare  *share = state->share;
 
-	if (!IsParallelWorker() && !share->sorted)
+	if (IsParallelWorker())
+		share_sleep_until(share, 0, true);
+	else if (!share->sorted)
 		report_rows_elsewhere();
-	return node_share_active(state);
+	if (share->alone)
+		return IsParallelWorker() ? SLICES_NO_ROWS : SLICES_ALONE;
+	return node_share_active(state) ? SLICES_READ : SLICES_NO_ROWS;
+}
+
+/* Does the leader compute the whole parallel window (rows were refused)? */
+bool
+node_share_alone(GpuSortState *state)
+{
+	return state->share != NULL && !IsParallelWorker() && state->share->sorted &&
+		state->share->alone;
+}
+
+/*
+ * May this worker of a parallel window hand the rows that the engine
+ * refuses to the leader (it added to the shared input, and has the files)?
+ */
+bool
+node_share_can_hand_rest(GpuSortState *state)
+{
+	return IsParallelWorker() && node_is_slices(state) && node_share_active(state) &&
+		state->rest_seg != NULL;
+}
+
+/* The file of worker's refused rows in the share's file set. */
+static void
+rest_file_name(char *name, int worker)
+{
+	snprintf(name, MAXPGPATH, "rest.%d", worker);
+}
+
+static void
+write_rest_row(BufFile *file, MinimalTuple tuple)
+{
+	BufFileWrite(file, &tuple->t_len, sizeof(uint32));
+	BufFileWrite(file, tuple, tuple->t_len);
+}
+
+/*
+ * A worker whose rows the engine refused: the rows in the store, and row
+ * where not NULL (one larger than the store), go to its file for the
+ * leader; the store is emptied for the next.
+ */
+void
+node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
+{
+	RowStore   *store = &state->store;
+
+	Assert(node_share_can_hand_rest(state) && !store->keys_only);
+	if (!state->rest_handed)
+	{
+		char		name[MAXPGPATH];
+
+		rest_file_name(name, ParallelWorkerNumber);
+		state->rest_file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
+		state->rest_handed = true;
+	}
+	for (uint32 i = 0; i < store->nnullrows; i++)
+		write_rest_row(state->rest_file, store->nullrows[i]);
+	for (uint32 i = 0; i < store->nrows; i++)
+		write_rest_row(state->rest_file, store->rows[i]);
+	state->rest_rows += (int64) store->nrows + store->nnullrows;
+	row_store_reset(store);
+	if (row)
+	{
+		bool		shouldfree;
+		MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &shouldfree);
+
+		write_rest_row(state->rest_file, tuple);
+		state->rest_rows++;
+		if (shouldfree)
+			pfree(tuple);
+	}
+}
+
+/*
+ * The worker's input ended: its file is whole, and it adds no more (the
+ * stores the engine took from it, and their rows).
+ */
+void
+node_share_rest_done(GpuSortState *state)
+{
+	BufFileClose(state->rest_file);
+	state->rest_file = NULL;
+	node_share_done(state, state->staged_batches, state->staged_rows, false);
+}
+
+/*
+ * In the leader of a parallel window that it computes alone: every
+ * worker's refused rows, into the store and the runs as its own input
+ * would go (spill.c).
+ */
+void
+node_share_take_rest(GpuSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	if (state->rest_seg == NULL)
+		return;					/* (no worker could hand any) */
+	for (int worker = 0; worker < state->pcxt->nworkers_launched; worker++)
+	{
+		char		name[MAXPGPATH];
+		BufFile    *file;
+		uint32		len;
+
+		rest_file_name(name, worker);
+		file = BufFileOpenFileSet(&rest_fileset(state)->fs, name, O_RDONLY, true);
+		if (file == NULL)
+			continue;
+		while (BufFileRead(file, &len, sizeof(len)) == sizeof(len))
+		{
+			MinimalTuple tuple = palloc(len);
+
+			CHECK_FOR_INTERRUPTS();
+			if (BufFileRead(file, tuple, len) != len)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("GpuSort could not read a worker's rows back from its temporary file")));
+			ExecStoreMinimalTuple(tuple, slot, true);
+			if (!row_store_add(&state->store, slot))
+			{
+				node_spill_run(state);
+				if (!row_store_add(&state->store, slot))
+					node_spill_row(state, slot);
+			}
+			state->rest_rows++;
+		}
+		BufFileClose(file);
+	}
+	ExecClearTuple(slot);
 }

@@ -257,14 +257,31 @@ node_spill_run(GpuSortState *state)
 	instr_time	start;
 
 	Assert(state->spilling);
+	INSTR_TIME_SET_CURRENT(start);
+	if (state->rest_file)
+	{
+		/* a parallel window's worker whose rows the engine refused */
+		node_share_put_rest(state, NULL);
+		state->spill_ms += ms_since(start);
+		return;
+	}
 	if (state->stage)
 	{
-		INSTR_TIME_SET_CURRENT(start);
 		if (node_stage_store(state))
 		{
 			state->spill_ms += ms_since(start);
 			return;
 		}
+		if (node_share_can_hand_rest(state))
+		{
+			/* they and the rest go to the leader, the input to the end */
+			state->closed_stage = state->stage;
+			state->stage = NULL;
+			node_share_put_rest(state, NULL);
+			state->spill_ms += ms_since(start);
+			return;
+		}
+
 		/*
 		 * the engine could not take them: sorted runs from here on (a
 		 * shared input becomes a run once every participant has added)
@@ -314,6 +331,11 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	MinimalTuple tuple;
 
 	Assert(state->spilling && !state->keys_only);	/* a key fits any budget */
+	if (state->rest_file)
+	{
+		node_share_put_rest(state, slot);
+		return;
+	}
 	if (state->stage)
 	{
 		RowStore   *store = &state->store;
@@ -388,12 +410,27 @@ node_spill_finish(GpuSortState *state)
 	instr_time	start;
 
 	/* the engine sorts what it holds, if it can take the last rows */
-	if (state->stage)
+	if (state->stage || state->rest_file)
 		node_spill_run(state);
+	if (state->rest_file)
+	{
+		/* a parallel window's worker: its rows are the leader's to sort */
+		node_share_rest_done(state);
+		state->ntotal = 0;
+		state->ran = RUN_SPILLED;
+		state->phase = PHASE_SORTED;
+		return;
+	}
 	if (state->stage)
 	{
 		node_stage_finish(state);
-		if (state->stage_parts > 1)
+		if (node_share_alone(state))
+		{
+			/* a parallel window's rows held, then the workers' refused */
+			begin_runs(state);
+			node_stage_held_to_run(state);
+		}
+		else if (state->stage_parts > 1)
 		{
 			/* held in parts: they are merged as runs are */
 			begin_runs(state);
@@ -401,9 +438,13 @@ node_spill_finish(GpuSortState *state)
 		}
 	}
 	else
-	{
 		/* a shared input that the leader added no more to: a run first */
 		node_stage_closed_to_run(state);
+	if (state->stage == NULL)
+	{
+		/* a parallel window's leader that computes it alone takes them */
+		if (node_share_alone(state))
+			node_share_take_rest(state);
 
 		/*
 		 * The last run stays in memory, unless the read buffers of the runs

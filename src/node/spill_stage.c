@@ -404,9 +404,12 @@ node_stage_store(GpuSortState *state)
 			/*
 			 * the others' rows stay: the leader turns them into a run once
 			 * all have added theirs; a worker's own rows led by a NULL
-			 * become its first run now (node_stage_to_run)
+			 * become its first run now (node_stage_to_run), or, in a
+			 * parallel window, go to the leader with the rest of its rows,
+			 * after which it says it adds no more (node_share_put_rest)
 			 */
-			node_share_done(state, state->staged_batches, state->staged_rows, false);
+			if (!node_share_can_hand_rest(state))
+				node_share_done(state, state->staged_batches, state->staged_rows, false);
 			if (!IsParallelWorker())
 			{
 				state->closed_stage = state->stage;
@@ -482,7 +485,11 @@ sort_held(GpuSortState *state)
 			state->stage_parts = state->stager->parts(state->stage, NULL);
 	}
 	if (node_is_slices(state) && node_share_active(state))
+	{
 		node_share_sorted(state, state->held_empty ? 0 : state->staged_rows);
+		if (node_share_alone(state) && state->stage_why == NULL)
+			state->stage_why = "a worker's rows came to the leader, refused midway";
+	}
 }
 
 /*
@@ -619,9 +626,20 @@ parts_to_runs(GpuSortState *state)
 void
 node_stage_to_run(GpuSortState *state)
 {
+	sort_held(state);
+	node_stage_held_to_run(state);
+}
+
+/*
+ * The same once the engine sorted what it holds: where the leader of a
+ * parallel window computes it alone, the rows held are merged with those
+ * the engine refused (node_share_take_rest).
+ */
+void
+node_stage_held_to_run(GpuSortState *state)
+{
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	sort_held(state);
 	if (state->stage_parts > 1)
 		parts_to_runs(state);
 	else if (node_stage_next(state, slot))

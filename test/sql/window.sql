@@ -402,19 +402,35 @@ RESET max_parallel_workers;
 SET parallel_leader_participation = off;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET parallel_leader_participation;
--- an engine that declines a participant's rows midway (the test holder
--- after each process's first store): an ORDER BY's participants each sort
+-- an engine that declines a participant's rows midway (the test holder,
+-- after each process's first stores): an ORDER BY's participants each sort
 -- their later rows in runs of their own, and the leader the shared input
 -- as a run, under the Gather Merge, whose order is Sort's; a parallel
--- window's rows are then spread over the participants with no Gather
--- Merge to merge them, and the query fails with a hint, the leader alone
--- too
+-- window's workers hand the rows refused to the leader, which computes the
+-- whole window over them, its own and the rows held: every value is
+-- WindowAgg's, the leader alone too
 SET gpusort.debug_hold_stores = 1;
 SELECT same_as_native('SELECT * FROM win_pw ORDER BY v, id');
 SELECT same_as_native('SELECT * FROM win_pw ORDER BY g, v DESC, w, id');
-SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+CREATE FUNCTION win_values_by(query text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line ~ 'Window Values:' THEN
+      RETURN NEXT trim(line);
+    END IF;
+  END LOOP;
+END
+$$;
+SELECT win_values_by('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+  FROM win_pw) s');
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
+SET gpusort.debug_hold_stores = 4;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 SET max_parallel_workers = 0;
-SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r FROM win_pw) s;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET max_parallel_workers;
 RESET gpusort.debug_hold_stores;
 -- no parallel window: a key that may be NULL (first, or of a codec that
@@ -457,5 +473,5 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE win_t, win_empty, win_queries, win_x, win_big, win_pw;
-DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown, win_pw_hashed;
+DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown, win_pw_hashed, win_values_by;
 DROP COLLATION win_libc;
