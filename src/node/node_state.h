@@ -166,7 +166,8 @@ typedef struct GpuSortState
 	MemoryContextCallback rest_detach;
 	struct BufFile *rest_file;	/* a worker's, open: its rows refused */
 	bool		rest_handed;	/* a worker's rows went to the leader */
-	int64		rest_rows;		/* rows handed over, or taken */
+	struct BufFile *rest_read;	/* the leader's: a worker's, being read */
+	int			rest_worker;	/* and the worker's file to read next */
 
 	/* EXPLAIN ANALYZE */
 	RunKind		ran;
@@ -334,7 +335,7 @@ extern bool node_share_alone(GpuSortState *state);
 extern bool node_share_can_hand_rest(GpuSortState *state);
 extern void node_share_put_rest(GpuSortState *state, TupleTableSlot *row);
 extern void node_share_rest_done(GpuSortState *state);
-extern void node_share_take_rest(GpuSortState *state);
+extern TupleTableSlot *node_share_next_rest(GpuSortState *state);
 
 /* explain.c */
 extern void gpusort_explain(CustomScanState *node, List *ancestors,

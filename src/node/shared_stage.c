@@ -147,7 +147,9 @@ detach_rest_files(void *arg)
 	if (state->rest_seg)
 		dsm_detach(state->rest_seg);
 	state->rest_seg = NULL;
-	state->rest_file = NULL;	/* (its buffers went with the resource owner) */
+	/* (their buffers went with the resource owner) */
+	state->rest_file = NULL;
+	state->rest_read = NULL;
 }
 
 /* Keeps seg, mapped for the session, until the query's memory goes. */
@@ -193,6 +195,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	state->share_done = false;
 	state->sharing = false;
 	state->held_shared = false;
+	state->rest_worker = 0;
 	if (stager == NULL)
 		return;
 
@@ -489,15 +492,17 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 	{
 		char		name[MAXPGPATH];
 
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+
 		rest_file_name(name, ParallelWorkerNumber);
 		state->rest_file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
 		state->rest_handed = true;
+		MemoryContextSwitchTo(oldcxt);
 	}
 	for (uint32 i = 0; i < store->nnullrows; i++)
 		write_rest_row(state->rest_file, store->nullrows[i]);
 	for (uint32 i = 0; i < store->nrows; i++)
 		write_rest_row(state->rest_file, store->rows[i]);
-	state->rest_rows += (int64) store->nrows + store->nnullrows;
 	row_store_reset(store);
 	if (row)
 	{
@@ -505,7 +510,6 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 		MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &shouldfree);
 
 		write_rest_row(state->rest_file, tuple);
-		state->rest_rows++;
 		if (shouldfree)
 			pfree(tuple);
 	}
@@ -524,46 +528,47 @@ node_share_rest_done(GpuSortState *state)
 }
 
 /*
- * In the leader of a parallel window that it computes alone: every
- * worker's refused rows, into the store and the runs as its own input
- * would go (spill.c).
+ * In the leader of a parallel window that it computes alone: the next of
+ * the rows that the workers handed over, in the scan slot, or NULL after
+ * the last.
  */
-void
-node_share_take_rest(GpuSortState *state)
+TupleTableSlot *
+node_share_next_rest(GpuSortState *state)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	if (state->rest_seg == NULL)
-		return;					/* (no worker could hand any) */
-	for (int worker = 0; worker < state->pcxt->nworkers_launched; worker++)
+	for (;;)
 	{
-		char		name[MAXPGPATH];
-		BufFile    *file;
 		uint32		len;
+		MinimalTuple tuple;
 
-		rest_file_name(name, worker);
-		file = BufFileOpenFileSet(&rest_fileset(state)->fs, name, O_RDONLY, true);
-		if (file == NULL)
-			continue;
-		while (BufFileRead(file, &len, sizeof(len)) == sizeof(len))
+		if (state->rest_read == NULL)
 		{
-			MinimalTuple tuple = palloc(len);
+			char		name[MAXPGPATH];
+			MemoryContext oldcxt;
 
-			CHECK_FOR_INTERRUPTS();
-			if (BufFileRead(file, tuple, len) != len)
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("GpuSort could not read a worker's rows back from its temporary file")));
-			ExecStoreMinimalTuple(tuple, slot, true);
-			if (!row_store_add(&state->store, slot))
-			{
-				node_spill_run(state);
-				if (!row_store_add(&state->store, slot))
-					node_spill_row(state, slot);
-			}
-			state->rest_rows++;
+			/* (no file set: no worker could hand any) */
+			if (state->rest_seg == NULL ||
+				state->rest_worker >= state->pcxt->nworkers_launched)
+				return NULL;
+			rest_file_name(name, state->rest_worker++);
+			oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+			state->rest_read = BufFileOpenFileSet(&rest_fileset(state)->fs, name,
+												  O_RDONLY, true);
+			MemoryContextSwitchTo(oldcxt);
+			continue;			/* (none: that worker handed none) */
 		}
-		BufFileClose(file);
+		if (BufFileRead(state->rest_read, &len, sizeof(len)) != sizeof(len))
+		{
+			BufFileClose(state->rest_read);
+			state->rest_read = NULL;
+			continue;
+		}
+		tuple = palloc(len);
+		if (BufFileRead(state->rest_read, tuple, len) != len)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("GpuSort could not read a worker's rows back from its temporary file")));
+		return ExecStoreMinimalTuple(tuple, slot, true);
 	}
-	ExecClearTuple(slot);
 }

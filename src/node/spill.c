@@ -359,6 +359,17 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		pfree(tuple);
 }
 
+/* Adds a row to the store, its rows a run first where it is full. */
+static void
+spill_add(GpuSortState *state, TupleTableSlot *slot)
+{
+	if (row_store_add(&state->store, slot))
+		return;
+	node_spill_run(state);
+	if (!row_store_add(&state->store, slot))
+		node_spill_row(state, slot);
+}
+
 /*
  * Does the engine that holds the rows hand them back in order itself (one
  * part), rather than the merge of runs (none held, or parts to merge)?
@@ -444,7 +455,16 @@ node_spill_finish(GpuSortState *state)
 	{
 		/* a parallel window's leader that computes it alone takes them */
 		if (node_share_alone(state))
-			node_share_take_rest(state);
+		{
+			TupleTableSlot *slot;
+
+			while ((slot = node_share_next_rest(state)) != NULL)
+			{
+				CHECK_FOR_INTERRUPTS();
+				spill_add(state, slot);
+			}
+			ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
+		}
 
 		/*
 		 * The last run stays in memory, unless the read buffers of the runs

@@ -633,7 +633,7 @@ node_stage_to_run(GpuSortState *state)
 /*
  * The same once the engine sorted what it holds: where the leader of a
  * parallel window computes it alone, the rows held are merged with those
- * the engine refused (node_share_take_rest).
+ * the engine refused (node_share_next_rest).
  */
 void
 node_stage_held_to_run(GpuSortState *state)
