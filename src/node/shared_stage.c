@@ -463,7 +463,7 @@ node_share_can_hand_rest(GpuSortState *state)
 		state->rest_seg != NULL;
 }
 
-/* The file of worker's refused rows in the share's file set. */
+/* The name of a worker's file of refused rows in the share's file set. */
 static void
 rest_file_name(char *name, int worker)
 {
@@ -491,7 +491,6 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 	if (!state->rest_handed)
 	{
 		char		name[MAXPGPATH];
-
 		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
 
 		rest_file_name(name, ParallelWorkerNumber);
