@@ -322,9 +322,7 @@ collect_and_sort(GpuSortState *state)
 				return;
 			}
 		}
-		node_spill_run(state);
-		if (!row_store_add(store, slot))
-			node_spill_row(state, slot);
+		node_spill_refused(state, slot);
 	}
 
 	/* a parallel query's shared input takes the rows that fit too */

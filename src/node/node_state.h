@@ -297,6 +297,7 @@ extern const char *node_tuplesort_planned(GpuSortState *state);
 extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
+extern void node_spill_refused(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_finish(GpuSortState *state);
 extern TupleTableSlot *node_spill_next(GpuSortState *state, bool forward);
 extern void node_spill_end(GpuSortState *state);

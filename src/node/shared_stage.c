@@ -83,7 +83,6 @@ typedef struct NodeShare
 	dsm_handle	rest_files;		/* the segment of the file set that takes
 								 * them to the leader (0: none) */
 	bool		lost;			/* some went nowhere the leader reads */
-	bool		alone;			/* the leader computes the whole window */
 } NodeShare;
 
 /* The fewest rows of a parallel window's slice, and the slices per participant. */
@@ -361,11 +360,7 @@ node_share_solo(GpuSortState *state)
 	return mine;
 }
 
-/*
- * In the leader, once it sorted the shared input of a parallel window:
- * every participant's rows must be there; the slices are made and the
- * workers woken.
- */
+/* A participant's rows went nowhere the leader of a parallel window reads. */
 static void
 report_rows_elsewhere(void)
 {
@@ -376,6 +371,11 @@ report_rows_elsewhere(void)
 			 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
 }
 
+/*
+ * In the leader, once it sorted the shared input of a parallel window: the
+ * slices are made (none where rows went elsewhere: the leader then does it
+ * all) and the workers woken.
+ */
 void
 node_share_sorted(GpuSortState *state, int64 held_rows)
 {
@@ -385,9 +385,7 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 	if (share->lost)
 		report_rows_elsewhere();
 	SpinLockAcquire(&share->mutex);
-	/* rows the engine refused: the leader takes them, and does it all */
-	share->alone = share->elsewhere;
-	share->held_rows = share->alone ? 0 : held_rows;
+	share->held_rows = share->elsewhere ? 0 : held_rows;
 	share->slice_rows = Max(MIN_SLICE_ROWS,
 							held_rows / (participants * SLICES_PER_PARTICIPANT) + 1);
 	share->next_slice = 0;
@@ -436,20 +434,23 @@ node_share_slice_reading(GpuSortState *state)
 	NodeShare  *share = state->share;
 
 	if (IsParallelWorker())
-		share_sleep_until(share, 0, true);
+		node_share_wait_sorted(state);
 	else if (!share->sorted)
 		report_rows_elsewhere();
-	if (share->alone)
+	if (share->elsewhere)
 		return IsParallelWorker() ? SLICES_NO_ROWS : SLICES_ALONE;
 	return node_share_active(state) ? SLICES_READ : SLICES_NO_ROWS;
 }
 
-/* Does the leader compute the whole parallel window (rows were refused)? */
+/*
+ * Does the leader compute the whole parallel window (it sorted the input,
+ * and rows the engine refused are elsewhere)?
+ */
 bool
 node_share_alone(GpuSortState *state)
 {
 	return state->share != NULL && !IsParallelWorker() && state->share->sorted &&
-		state->share->alone;
+		state->share->elsewhere;
 }
 
 /*
@@ -459,8 +460,8 @@ node_share_alone(GpuSortState *state)
 bool
 node_share_can_hand_rest(GpuSortState *state)
 {
-	return IsParallelWorker() && node_is_slices(state) && node_share_active(state) &&
-		state->rest_seg != NULL;
+	/* (only a parallel window's share has the files) */
+	return IsParallelWorker() && node_share_active(state) && state->rest_seg != NULL;
 }
 
 /* The name of a worker's file of refused rows in the share's file set. */

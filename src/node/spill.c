@@ -359,12 +359,13 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		pfree(tuple);
 }
 
-/* Adds a row to the store, its rows a run first where it is full. */
-static void
-spill_add(GpuSortState *state, TupleTableSlot *slot)
+/*
+ * A row that the full store refused: the store's rows go to the engine or
+ * become a run, then the row goes into the store, or alone into a run.
+ */
+void
+node_spill_refused(GpuSortState *state, TupleTableSlot *slot)
 {
-	if (row_store_add(&state->store, slot))
-		return;
 	node_spill_run(state);
 	if (!row_store_add(&state->store, slot))
 		node_spill_row(state, slot);
@@ -461,7 +462,8 @@ node_spill_finish(GpuSortState *state)
 			while ((slot = node_share_next_rest(state)) != NULL)
 			{
 				CHECK_FOR_INTERRUPTS();
-				spill_add(state, slot);
+				if (!row_store_add(store, slot))
+					node_spill_refused(state, slot);
 			}
 			ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
 		}

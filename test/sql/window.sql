@@ -412,20 +412,10 @@ RESET parallel_leader_participation;
 SET gpusort.debug_hold_stores = 1;
 SELECT same_as_native('SELECT * FROM win_pw ORDER BY v, id');
 SELECT same_as_native('SELECT * FROM win_pw ORDER BY g, v DESC, w, id');
-CREATE FUNCTION win_values_by(query text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-    IF line ~ 'Window Values:' THEN
-      RETURN NEXT trim(line);
-    END IF;
-  END LOOP;
-END
-$$;
-SELECT win_values_by('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
-  FROM win_pw) s');
+SELECT trim(line) AS win_values_by
+FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+  FROM win_pw) s') AS line
+WHERE line ~ 'Window Values:';
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 SET gpusort.debug_hold_stores = 4;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
@@ -473,5 +463,5 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE win_t, win_empty, win_queries, win_x, win_big, win_pw;
-DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown, win_pw_hashed, win_values_by;
+DROP FUNCTION win_check, win_compare, win_rows, win_plan, win_explain, win_shown, win_pw_hashed;
 DROP COLLATION win_libc;
