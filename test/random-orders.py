@@ -27,11 +27,18 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   keys    1 to 3 columns whose equal values print alike, ordered by them
           alone (the last key not followed by id: rows tied on every key
           print alike);
+  append  two or three subqueries under UNION ALL and an aggregate, each
+          a window over a NOT NULL partition key (g1 or g2), a merge join
+          or an ORDER BY, so that a Parallel Append may send each
+          participant into one branch, always with parallel query forced;
+          with gpusort on, it must also end within a second of Sort's time
+          (a participant that waits for one that never comes would not);
 
 each at a random budget (work_mem 64kB, 256kB, 4MB or 1GB: in memory, in
 sorted runs, held on the GPU where one is) and with parallel query off or
-forced.  Prints each query whose outputs differ, and a last line "random
-orders: N queries, M mismatches"; exits 1 when M > 0.
+forced.  Every query runs under a statement_timeout of a minute.  Prints
+each query whose outputs differ (or that took too long), and a last line
+"random orders: N queries, M mismatches"; exits 1 when M > 0.
 
     test/random-orders.py [--seed S] [--queries N]     (S 1, N 150)
 """
@@ -40,6 +47,7 @@ import hashlib
 import random
 import subprocess
 import sys
+import time
 
 DB = "gpusort_random"
 
@@ -127,8 +135,8 @@ def columns(libc, icu):
 def make_table(rnd, seed, cols, nrows):
     """A table of nrows rows, its values drawn from few or many of h."""
     spread = rnd.choice([3, 50, 1000, 1000003])
-    one("DROP TABLE IF EXISTS rt; CREATE TABLE rt (id int, %s); "
-        "INSERT INTO rt SELECT g, %s FROM (SELECT g, (hashint4(g * %d) & 2147483647) %% %d AS h "
+    one("DROP TABLE IF EXISTS rt; CREATE TABLE rt (id int, g1 int NOT NULL, g2 int NOT NULL, %s); "
+        "INSERT INTO rt SELECT g, h %% 7, h %% 1009, %s FROM (SELECT g, (hashint4(g * %d) & 2147483647) %% %d AS h "
         "FROM generate_series(1, %d) g) s; ANALYZE rt"
         % (", ".join("%s %s" % (c, t) for c, (t, _) in cols.items()),
            ", ".join(e for _, e in cols.values()), seed, spread, nrows))
@@ -139,27 +147,53 @@ def make_table(rnd, seed, cols, nrows):
 PRINTED_ALIKE = {"i2", "i4", "i8", "d", "ts", "tz", "u", "b", "by", "tc", "tl", "vc", "m", "o", "tm", "ti"}
 
 
-def random_query(rnd, names):
-    def item(c):
-        return c + rnd.choice(["", " DESC"]) + rnd.choice(["", " NULLS FIRST", " NULLS LAST"])
+def item(rnd, c):
+    return c + rnd.choice(["", " DESC"]) + rnd.choice(["", " NULLS FIRST", " NULLS LAST"])
 
+
+def branch(rnd, names):
+    """One subquery of an append query: a window, a merge join or an order,
+    as (id, v) pairs whatever their order."""
+    order = ", ".join(item(rnd, c) for c in rnd.sample(names, rnd.randint(1, 3)))
+    shape = rnd.choice(["window", "window", "merge join", "order"])
+    if shape == "window":
+        func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()"])
+        return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id) AS v FROM rt"
+                % (func, rnd.choice(["g1", "g2"]), order))
+    if shape == "merge join":
+        c = rnd.choice([c for c in names if c in PRINTED_ALIKE])
+        return ("SELECT a.id, b.id AS v FROM rt a JOIN rt b ON a.%s = b.%s AND a.g2 = b.g2" % (c, c))
+    return "SELECT id, row_number() OVER () AS v FROM (SELECT id FROM rt ORDER BY %s, id LIMIT ALL) o" % order
+
+
+def append_query(rnd, names):
+    """Two or three branches under UNION ALL, summed as a hash of each
+    (id, v) pair: the same whatever order the participants return them in."""
+    branches = " UNION ALL ".join(branch(rnd, names) for _ in range(rnd.randint(2, 3)))
+    return ("SET enable_hashjoin = off; SET enable_nestloop = off; "
+            "SELECT count(*), sum(hashint8(id * 1000003::int8 + v)) FROM (%s) s" % branches)
+
+
+def random_query(rnd, names):
     keys = rnd.sample(names, rnd.randint(1, 5))
-    order = ", ".join(item(c) for c in keys)
-    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys"])
+    order = ", ".join(item(rnd, c) for c in keys)
+    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys", "append"])
+    if kind == "append":
+        return kind, append_query(rnd, names)
     if kind == "keys":
         # the sort keys alone, the last not followed by id: rows that tie on
         # every key print alike, whatever their order
         keys = rnd.sample(sorted(c for c in names if c in PRINTED_ALIKE), rnd.randint(1, 3))
         return kind, ("SELECT %s FROM rt ORDER BY %s"
-                      % (", ".join(keys), ", ".join(item(c) for c in keys)))
+                      % (", ".join(keys), ", ".join(item(rnd, c) for c in keys)))
     if kind == "group":
         # rows that are their one key (no tuples), a group's value printed
         # from any of its rows: types whose equal values print alike
         key = rnd.choice([c for c in names if c in PRINTED_ALIKE])
         if rnd.random() < 0.5:
             return kind, ("SET enable_hashagg = off; SELECT %s, count(*) FROM rt GROUP BY 1 ORDER BY %s"
-                          % (key, item(key)))
-        return kind, "SET enable_hashagg = off; SELECT DISTINCT %s FROM rt ORDER BY %s" % (key, item(key))
+                          % (key, item(rnd, key)))
+        return kind, "SET enable_hashagg = off; SELECT DISTINCT %s FROM rt ORDER BY %s" % (key, item(rnd, key))
     if kind == "order":
         return kind, "SELECT rt::text FROM rt ORDER BY %s, id" % order
     if kind == "window":
@@ -176,10 +210,18 @@ def random_query(rnd, names):
 
 
 def digest(settings, query):
+    """The output's digest (or its error) and the seconds it took."""
+    start = time.monotonic()
     rc, out, err = psql(settings + " " + query)
+    took = time.monotonic() - start
     if rc:
-        return "error: " + (err.strip().splitlines() or ["?"])[-1]
-    return hashlib.md5(out.encode()).hexdigest()
+        return "error: " + (err.strip().splitlines() or ["?"])[-1], took
+    return hashlib.md5(out.encode()).hexdigest(), took
+
+
+SERIAL = "SET max_parallel_workers_per_gather = 0;"
+PARALLEL = ("SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
+            "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;")
 
 
 def main():
@@ -203,19 +245,21 @@ def main():
             if done == opts.queries:
                 break
             kind, query = random_query(rnd, names)
-            settings = ("SET client_min_messages = error; SET work_mem = '%s'; "
-                        "SET gpusort.min_rows = 0; SET gpusort.min_run_rows = 0; %s"
-                        % (rnd.choice(["64kB", "256kB", "4MB", "1GB"]),
-                           rnd.choice(["SET max_parallel_workers_per_gather = 0;",
-                                       "SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
-                                       "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"])))
-            on = digest(settings + " SET gpusort.enabled = on;", query)
-            off = digest(settings + " SET gpusort.enabled = off;", query)
+            work_mem = rnd.choice(["64kB", "256kB", "4MB", "1GB"])
+            parallel = rnd.choice([SERIAL, PARALLEL])
+            if kind == "append":
+                parallel = PARALLEL
+            settings = ("SET client_min_messages = error; SET statement_timeout = '60s'; "
+                        "SET work_mem = '%s'; SET gpusort.min_rows = 0; SET gpusort.min_run_rows = 0; %s"
+                        % (work_mem, parallel))
+            off, off_s = digest(settings + " SET gpusort.enabled = off;", query)
+            on, on_s = digest(settings + " SET gpusort.enabled = on;", query)
             done += 1
-            if on != off or on.startswith("error"):
+            late = kind == "append" and on_s > off_s + 1.0
+            if on != off or on.startswith("error") or late:
                 bad += 1
-                print("MISMATCH (%s): %s\n   %s\n   gpusort on: %s, off: %s"
-                      % (kind, settings, query, on, off), flush=True)
+                print("MISMATCH (%s): %s\n   %s\n   gpusort on: %s (%.2f s), off: %s (%.2f s)"
+                      % (kind, settings, query, on, on_s, off, off_s), flush=True)
     one("DROP DATABASE %s" % DB, "postgres")
     print("random orders: %d queries, %d mismatches" % (done, bad))
     sys.exit(1 if bad else 0)

@@ -250,10 +250,19 @@ host_add(SortStage *stage, const StoredRows *rows, char **why)
 	return true;
 }
 
-static int
-host_row_cmp(const HostRow *a, const HostRow *b, int *nwords)
+/* What the comparator needs: the key words, and its calls, to answer cancels. */
+typedef struct HostSortArg
 {
-	for (int w = 0; w < *nwords; w++)
+	int			nwords;
+	uint32		calls;
+} HostSortArg;
+
+static int
+host_row_cmp(const HostRow *a, const HostRow *b, HostSortArg *arg)
+{
+	if ((++arg->calls & 0xFFFF) == 0)
+		CHECK_FOR_INTERRUPTS();
+	for (int w = 0; w < arg->nwords; w++)
 		if (a->key[w] != b->key[w])
 			return a->key[w] < b->key[w] ? -1 : 1;
 	return a->arrival < b->arrival ? -1 : a->arrival > b->arrival;
@@ -261,7 +270,7 @@ host_row_cmp(const HostRow *a, const HostRow *b, int *nwords)
 
 #define ST_SORT host_sort_rows
 #define ST_ELEMENT_TYPE HostRow
-#define ST_COMPARE_ARG_TYPE int
+#define ST_COMPARE_ARG_TYPE HostSortArg
 #define ST_COMPARE(a, b, arg) host_row_cmp(a, b, arg)
 #define ST_SCOPE static
 #define ST_DEFINE
@@ -270,9 +279,12 @@ host_row_cmp(const HostRow *a, const HostRow *b, int *nwords)
 static bool
 host_sort(SortStage *stage, char **why)
 {
+	HostSortArg arg = {0};
+
 	if (stage->fileset)
 		read_stores(stage);
-	host_sort_rows(stage->rows, stage->nrows, &stage->nwords);
+	arg.nwords = stage->nwords;
+	host_sort_rows(stage->rows, stage->nrows, &arg);
 	stage->next = 0;
 	stage->sorted = true;
 	return true;

@@ -364,6 +364,8 @@ decide_slices(GpuSortState *state)
 {
 	if (state->share == NULL || !state->sharing)
 		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
+	if (!node_share_attach(state))
+		return node_share_late_slices(state);
 	node_collect(state);
 	return node_share_slice_reading(state);
 }
@@ -406,6 +408,9 @@ node_collect(GpuSortState *state)
 {
 	if (state->phase != PHASE_START)
 		return;
+	/* (a participant that comes after the shared input was sorted: its own) */
+	if (state->sharing)
+		(void) node_share_attach(state);
 	collect_and_sort(state);
 	/* (where the rows went elsewhere than the shared input: none) */
 	if (state->sharing)

@@ -100,6 +100,8 @@ window_values_by(GpuSortState *state)
 			return state->sharing ?
 				"all computed by the leader: the engine refused rows midway" :
 				"all computed by another participant: the input was not shared";
+		case SLICES_LATE:
+			return "none computed here: it came after the others' rows were sorted";
 		default:
 			return NULL;
 	}

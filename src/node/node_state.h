@@ -51,7 +51,8 @@ typedef enum SliceReading
 	SLICES_UNDECIDED,			/* a parallel window, before its first row */
 	SLICES_READ,				/* slices of the shared input */
 	SLICES_ALONE,				/* all rows, read by this participant alone */
-	SLICES_NO_ROWS				/* another participant reads them all */
+	SLICES_NO_ROWS,				/* another participant reads them all */
+	SLICES_LATE					/* none: it came after they were sorted */
 } SliceReading;
 
 /* What ran, for EXPLAIN ANALYZE. */
@@ -156,6 +157,7 @@ typedef struct GpuSortState
 	struct ParallelContext *pcxt;	/* the leader's */
 	const RowStager *shared_stager;
 	struct SortStage *shared_stage; /* begun or joined, no row added yet */
+	bool		share_attached; /* this participant joined the input */
 	bool		share_done;		/* this participant said it adds no more */
 	bool		sharing;		/* share->shared: says when it adds no more */
 	bool		held_shared;	/* its stage is the shared input (kept for
@@ -323,6 +325,8 @@ extern void node_share_init(GpuSortState *state, struct ParallelContext *pcxt,
 extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 							void *coordinate);
 extern bool node_share_active(GpuSortState *state);
+extern bool node_share_attach(GpuSortState *state);
+extern SliceReading node_share_late_slices(GpuSortState *state);
 extern void node_share_shutdown(CustomScanState *node);
 extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
 							bool all_held);

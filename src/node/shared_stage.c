@@ -17,12 +17,24 @@
  * Whether the rows are shared is decided there, by the leader, for the
  * query's whole input: where the engine cannot hold them, or the leader
  * would not read its own rows (parallel_leader_participation off), every
- * participant sorts its own, as before.  Each participant says when it
- * adds no more (node_share_done), with the stores it added; the leader
- * sorts once every worker that started has said so (node_share_wait), as
- * a parallel CREATE INDEX waits for its workers' sorts.  The shared memory
- * goes when the Gather Merge shuts down, before EXPLAIN ANALYZE reads the
- * node: only what the node copied of it (sharing) is read then.
+ * participant sorts its own, as before.  A participant joins the input as
+ * it begins to read its rows (node_share_attach), says when it adds no
+ * more (node_share_done), with the stores it added, and the leader sorts
+ * once every participant that joined has said so (node_share_wait).  No
+ * one waits for a participant that has not joined: under a Parallel
+ * Append a worker may run another branch and never reach this node, and
+ * a worker may start late or not at all.  Once the leader has taken the
+ * input to sort, no one may join it: a participant that comes later finds
+ * its input read to the end by the others (a parallel plan hands out its
+ * work to those that come, and a participant leaves it only when none is
+ * left), sorts its own empty input, and, in a parallel window, reads no
+ * slices.  The workers of a parallel window wait for the leader to sort;
+ * the leader reaches every branch of a Parallel Append that is not done,
+ * and where it stops the query early (a LIMIT above the Gather), it says
+ * so as it shuts the node down (node_share_shutdown), and they stop
+ * waiting.  The shared memory goes when the Gather shuts down, before
+ * EXPLAIN ANALYZE reads the node: only what the node copied of it
+ * (sharing) is read then.
  *
  * A parallel window (window_path.c) reads the one input in slices: once
  * the leader has sorted it (node_share_sorted), every participant takes
@@ -65,12 +77,15 @@ typedef struct NodeShare
 								 * the same */
 	StageShare	stage;			/* the engine's handle on it */
 	slock_t		mutex;
-	int			ndone;			/* participants that add no more */
+	int			attached;		/* participants that joined the input */
+	int			ndone;			/* of those, the ones that add no more */
+	bool		closed;			/* the leader took it to sort: no more join */
+	bool		over;			/* the leader shut the node down */
 	int64		stores;			/* the stores they added */
 	int64		rows;			/* and those stores' rows */
 	bool		elsewhere;		/* some participant's rows are not all in
 								 * the shared input */
-	ConditionVariable done_cv;	/* ndone, and sorted, grow */
+	ConditionVariable done_cv;	/* ndone grows, sorted or over is set */
 
 	/* a parallel window's slices */
 	bool		solo_taken;		/* not shared: a participant does it all */
@@ -192,6 +207,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	state->share = share;
 	state->pcxt = pcxt;
 	state->share_done = false;
+	state->share_attached = false;
 	state->sharing = false;
 	state->held_shared = false;
 	state->rest_worker = 0;
@@ -240,6 +256,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	 */
 	state->share = share;
 	state->share_done = false;
+	state->share_attached = false;
 	state->sharing = share->shared;
 	state->held_shared = false;
 	if (!share->shared || stager == NULL || share->tail != state->store.tail)
@@ -267,12 +284,65 @@ node_share_active(GpuSortState *state)
 	return state->held_shared;
 }
 
-/* The Gather Merge shuts down: its shared memory goes. */
+/*
+ * This participant begins to read its rows: it joins the input they share
+ * (once), or, where the leader has already taken it to sort, it shares
+ * nothing (the others read all there was: see the head of the file) and
+ * false.
+ */
+bool
+node_share_attach(GpuSortState *state)
+{
+	NodeShare  *share = state->share;
+
+	if (state->share_attached)
+		return true;
+	SpinLockAcquire(&share->mutex);
+	state->share_attached = !share->closed;
+	if (state->share_attached)
+		share->attached++;
+	SpinLockRelease(&share->mutex);
+	if (state->share_attached)
+		return true;
+	Assert(IsParallelWorker());
+	state->sharing = false;
+	if (state->shared_stage)
+		state->shared_stager->end(state->shared_stage);
+	state->shared_stage = NULL;
+	return false;
+}
+
+/*
+ * A parallel window's participant that came after the leader took the
+ * input to sort: it reads no slices, and its input has no rows left.
+ */
+SliceReading
+node_share_late_slices(GpuSortState *state)
+{
+	if (!TupIsNull(ExecProcNode(outerPlanState(state))))
+		elog(ERROR, "GpuSort found rows of a parallel window's input after it was sorted");
+	return SLICES_LATE;
+}
+
+/*
+ * The Gather shuts down: its shared memory goes.  In the leader, that may
+ * be before it sorted the input (the query stopped early): the workers
+ * that wait for it stop waiting.
+ */
 void
 node_share_shutdown(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
+	NodeShare  *share = state->share;
 
+	if (share != NULL && !IsParallelWorker())
+	{
+		SpinLockAcquire(&share->mutex);
+		share->closed = true;
+		share->over = true;
+		SpinLockRelease(&share->mutex);
+		ConditionVariableBroadcast(&share->done_cv);
+	}
 	state->share = NULL;
 	state->pcxt = NULL;
 }
@@ -301,12 +371,14 @@ node_share_done(GpuSortState *state, int64 stores, int64 rows, bool all_held)
 }
 
 /*
- * Sleeps until ndone participants add no more, or, where sorted, until
- * the leader has sorted the input (an error of a worker is raised here,
- * as the wait reads the workers' messages).
+ * Sleeps until, in the leader (sorted false), every participant that
+ * joined the input adds no more, and then closes it to others; in a
+ * worker, until the leader has sorted the input or shut the node down.
+ * An error of a worker is raised here, as the leader's wait reads the
+ * workers' messages.
  */
 static void
-share_sleep_until(NodeShare *share, int ndone, bool sorted)
+share_sleep_until(NodeShare *share, bool sorted)
 {
 	ConditionVariablePrepareToSleep(&share->done_cv);
 	for (;;)
@@ -314,7 +386,10 @@ share_sleep_until(NodeShare *share, int ndone, bool sorted)
 		bool		ready;
 
 		SpinLockAcquire(&share->mutex);
-		ready = sorted ? share->sorted : share->ndone >= ndone;
+		ready = sorted ? share->sorted || share->over :
+			share->ndone >= share->attached;
+		if (ready && !sorted)
+			share->closed = true;
 		SpinLockRelease(&share->mutex);
 		if (ready)
 			break;
@@ -324,10 +399,9 @@ share_sleep_until(NodeShare *share, int ndone, bool sorted)
 }
 
 /*
- * In the leader, once it adds no more: waits until every worker that
- * started adds no more (an error of a worker is raised here, as the wait
- * reads the workers' messages), and returns the stores and (*rows) rows
- * that all participants added.
+ * In the leader, once it adds no more: waits until every participant that
+ * joined adds no more, closes the input to those that have not, and
+ * returns the stores and (*rows) rows that all participants added.
  */
 int64
 node_share_wait(GpuSortState *state, int64 *rows)
@@ -335,8 +409,7 @@ node_share_wait(GpuSortState *state, int64 *rows)
 	NodeShare  *share = state->share;
 
 	Assert(!IsParallelWorker() && state->share_done);
-	WaitForParallelWorkersToAttach(state->pcxt);
-	share_sleep_until(share, state->pcxt->nworkers_launched + 1, false);
+	share_sleep_until(share, false);
 	*rows = share->rows;
 	return share->stores;
 }
@@ -394,11 +467,14 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 	ConditionVariableBroadcast(&share->done_cv);
 }
 
-/* In a worker: waits until the leader sorted the shared input. */
+/*
+ * In a worker: waits until the leader sorted the shared input, or stopped
+ * the query before it did.
+ */
 void
 node_share_wait_sorted(GpuSortState *state)
 {
-	share_sleep_until(state->share, 0, true);
+	share_sleep_until(state->share, true);
 }
 
 /*
@@ -437,6 +513,8 @@ node_share_slice_reading(GpuSortState *state)
 		node_share_wait_sorted(state);
 	else if (!share->sorted)
 		report_rows_elsewhere();
+	if (!share->sorted)
+		return SLICES_NO_ROWS;	/* the query stopped before */
 	if (share->elsewhere)
 		return IsParallelWorker() ? SLICES_NO_ROWS : SLICES_ALONE;
 	return node_share_active(state) ? SLICES_READ : SLICES_NO_ROWS;

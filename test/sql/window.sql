@@ -402,6 +402,28 @@ RESET max_parallel_workers;
 SET parallel_leader_participation = off;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET parallel_leader_participation;
+-- under a Parallel Append, which sends each participant into one branch
+-- and may send none into another until it is done: each branch's input is
+-- shared by those that come, and none waits for one that never does (two
+-- branches hung until cancelled); three branches, two workers, and the
+-- leader alone
+SET statement_timeout = '60s';
+INSERT INTO win_queries (q) VALUES
+  ('SELECT sum(r), count(*), sum(r::numeric * id) FROM (
+      SELECT id, rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw
+      UNION ALL SELECT id, dense_rank() OVER (PARTITION BY w ORDER BY v DESC) FROM win_pw) s'),
+  ('SELECT sum(r), count(*), sum(r::numeric * id) FROM (
+      SELECT id, rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw
+      UNION ALL SELECT id, row_number() OVER (PARTITION BY w ORDER BY v DESC, id) FROM win_pw
+      UNION ALL SELECT id, count(*) OVER (PARTITION BY g, w) FROM win_pw WHERE id % 3 = 0) s');
+SELECT max(n) - 1 AS first_append FROM win_queries \gset
+SELECT n, line FROM win_queries, win_explain(q) WITH ORDINALITY AS e(line, i)
+WHERE n >= :first_append AND line ~ '(Append|Window Functions)' ORDER BY n, i;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_append ORDER BY n;
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_append ORDER BY n;
+RESET max_parallel_workers;
+RESET statement_timeout;
 -- an engine that declines a participant's rows midway (the test holder,
 -- after each process's first stores): an ORDER BY's participants each sort
 -- their later rows in runs of their own, and the leader the shared input
