@@ -25,6 +25,7 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 
 #include "engine/cost.h"
@@ -112,7 +113,9 @@ report_missing_engines(void)
 /*
  * Says that the job runs on the CPU although another engine was chosen and
  * is there: a WARNING when gpusort.device named it, a NOTICE in auto; once
- * per statement, however many jobs it runs.
+ * per statement, however many jobs it runs, and in a parallel query by one
+ * participant: the leader, or the first worker where the leader reads no
+ * rows of its own.
  */
 static void
 report_fallback(const SortEngine *engine, int device, const char *reason)
@@ -120,6 +123,9 @@ report_fallback(const SortEngine *engine, int device, const char *reason)
 	TimestampTz statement = GetCurrentStatementStartTimestamp();
 
 	if (statement == fallback_reported)
+		return;
+	if (IsParallelWorker() &&
+		(parallel_leader_participation || ParallelWorkerNumber != 0))
 		return;
 	fallback_reported = statement;
 	if (device != GPUSORT_DEVICE_AUTO)

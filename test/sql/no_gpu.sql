@@ -18,6 +18,16 @@ SELECT count(*) FROM (SELECT * FROM ng_t ORDER BY s COLLATE "C" OFFSET 0) q;
 SELECT engine, sorts, fallbacks FROM gpusort_stats();
 -- and again in the next statement
 SELECT count(*) FROM (SELECT * FROM ng_t ORDER BY id OFFSET 0) q;
+-- and once for a parallel query, not once for each of its participants
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT count(*) FROM (SELECT * FROM ng_t ORDER BY s COLLATE "C" OFFSET 0) q;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 
 -- In auto, once per session, whatever sorts.
 SET gpusort.device = auto;
