@@ -34,6 +34,7 @@ char	   *gpusort_service_gpus = NULL;
 int			gpusort_service_memory = -1;
 int			gpusort_service_buffer = 1024;
 int			gpusort_held_gpus = 0;
+int			gpusort_service_wait = 60000;
 int			gpusort_prefault_threads = 4;
 int			gpusort_key_threads = 7;
 int			gpusort_xfrm_scramble = 0;
@@ -243,6 +244,16 @@ gpusort_define_settings(void)
 							&gpusort_held_gpus,
 							0, 0, 64,
 							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.service_wait",
+							"How long a sort waits for the GPU service's device memory that "
+							"other sorts hold, before its rows go to sorted runs.",
+							"Sorts that together outgrow the GPU's memory then take it one "
+							"after another; 0: no wait.",
+							&gpusort_service_wait,
+							60000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.window_functions",

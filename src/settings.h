@@ -57,6 +57,7 @@ extern char *gpusort_service_gpus;
 extern int	gpusort_service_memory;
 extern int	gpusort_service_buffer;
 extern int	gpusort_held_gpus;
+extern int	gpusort_service_wait;
 extern int	gpusort_prefault_threads;
 extern int	gpusort_key_threads;
 extern int	gpusort_xfrm_scramble;

@@ -29,6 +29,9 @@
 #      -9 of its processes while 16 sessions sort (test/service-crash.sh);
 #      a parallel query's participants sharing one input (right rows, and
 #      none held after cancels and errors: test/service-shared.sh);
+#      8 sorts at once that together outgrow gpusort.service_memory
+#      (LOAD_MEMORY MB, default 1024), each held in its turn, every row
+#      right, none in sorted runs (test/service-load.sh);
 #      a sort larger than one GPU's share of gpusort.service_memory, in
 #      buckets on two GPU processes (two GPUs, or GPU 0 twice), and inputs
 #      over the budget held in parts on both (test/service-buckets.sh); the
@@ -79,6 +82,18 @@ SUMMARY=()
 record() {
 	SUMMARY+=("$1|$2|$3")
 	echo "== [$(elapsed)s] $1: $2${3:+ ($3)}"
+}
+# check TITLE SCRIPT PASS_LINES FAIL_LINES: runs test/SCRIPT.sh into its log,
+# records PASS with the log's lines that PASS_LINES matches, or FAIL with
+# those that FAIL_LINES matches, and prints the log.
+check() {
+	local log="$RESULTS/$2.log"
+	if "test/$2.sh" >"$log" 2>&1; then
+		record "$1" PASS "$(grep -E "$3" "$log" | tr -s ' ' | tr '\n' ';')"
+	else
+		record "$1" FAIL "$(grep -E "$4" "$log" | head -4 | tr -s ' ' | tr '\n' ';')"
+	fi
+	cat "$log"
 }
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 DB=gpusort_gputest
@@ -336,14 +351,15 @@ SQL
 				record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
 			fi
 			cat "$RESULTS/service-crash.log" 2>/dev/null
-			if [ -n "${SKIP_CRASH_SHARED:-}" ]; then
-				:
-			elif test/service-shared.sh >"$RESULTS/service-shared.log" 2>&1; then
-				record "GPU service: one input shared by a parallel query" PASS "$(grep -E 'service memory' "$RESULTS/service-shared.log" | tr '\n' ';')"
-			else
-				record "GPU service: one input shared by a parallel query" FAIL "$(grep -E 'DIFFERENT|FAIL' "$RESULTS/service-shared.log" | head -3 | tr '\n' ';')"
-			fi
-			cat "$RESULTS/service-shared.log" 2>/dev/null
+			[ -n "${SKIP_CRASH_SHARED:-}" ] ||
+				check "GPU service: one input shared by a parallel query" service-shared \
+					'service memory' 'DIFFERENT|FAIL'
+			# sorts that together outgrow the service's memory (1 GB) wait
+			# their turn rather than go to sorted runs on disk
+			psql -X -q -c "ALTER SYSTEM SET gpusort.service_memory = ${LOAD_MEMORY:-1024}" &&
+				restart_server && sleep 1 && wait_service
+			check "GPU service: 8 sorts at once that together outgrow its memory" service-load \
+				'sessions at once|fallbacks' 'WRONG|FAIL|went|written|slower'
 			# two GPU processes (GPU 0 twice where there is one), 192 MB
 			# each (gpusort.service_memory is a GPU's, shared by its
 			# processes)
@@ -352,12 +368,8 @@ SQL
 			psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
 				-c "ALTER SYSTEM SET gpusort.service_memory = $((192 * per_gpu))" &&
 				restart_server && sleep 1 && wait_service
-			if test/service-buckets.sh >"$RESULTS/service-buckets.log" 2>&1; then
-				record "GPU service: a sort too large for one GPU, in buckets on two" PASS "$(grep -E 'orders wrong|fallbacks:' "$RESULTS/service-buckets.log" | tr -s ' ' | tr '\n' ';')"
-			else
-				record "GPU service: a sort too large for one GPU, in buckets on two" FAIL "$(grep -E 'FAILED' "$RESULTS/service-buckets.log" | tr '\n' ';')"
-			fi
-			cat "$RESULTS/service-buckets.log"
+			check "GPU service: a sort too large for one GPU, in buckets on two" service-buckets \
+				'orders wrong|fallbacks:' 'FAILED'
 			# the differential suites with so little device memory that
 			# every sort of theirs is split over the GPU processes
 			split_mb=${SPLIT_MEMORY:-40}

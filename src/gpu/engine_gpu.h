@@ -140,6 +140,12 @@ extern void gpu_stage_end(SortStage *stage);
 extern bool gpu_stage_declined(void);
 
 /*
+ * And was that a new input declined only for the room kept for the inputs
+ * held beside it (alone, it would fit)?
+ */
+extern bool gpu_stage_declined_busy(void);
+
+/*
  * Device bytes kept for the inputs held here (each one's larger of what it
  * holds and what it is expected to take): what a new input must fit beside,
  * where the sorts' buffers and scratch, given back when an input begins,

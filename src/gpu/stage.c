@@ -21,7 +21,8 @@
  * the one limit, and so does the room that each input is expected to take
  * (the planner's estimate), kept for it from its start: an input that would
  * not fit beside the others is declined before it brings its first rows,
- * not once it has brought half of them.
+ * not once it has brought half of them; where it would fit alone, it is
+ * declined as busy, and its backend may wait for the others to end.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +49,9 @@ static Size held_bytes = 0;
  * setting), rather than fail?  The service does not count such as failed.
  */
 static bool declined = false;
+
+/* And was it a new input that only the room kept for others left out? */
+static bool declined_busy = false;
 
 /*
  * And what they are kept room for: each input's larger of the bytes it
@@ -152,6 +156,12 @@ gpu_stage_declined(void)
 	return declined;
 }
 
+bool
+gpu_stage_declined_busy(void)
+{
+	return declined && declined_busy;
+}
+
 double
 gpu_stage_committed_bytes(void)
 {
@@ -246,6 +256,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	double		start_ms;
 
 	declined = false;
+	declined_busy = false;
 	if (!gpu_engine_start(why, &start_ms))
 		return NULL;
 	if (expected_bytes > (double) gpu.mem_limit)
@@ -259,6 +270,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
 	{
 		declined = true;
+		declined_busy = true;
 		*why = psprintf("the %.0f MB that the rows are expected to take do not fit "
 						"beside the %.0f MB kept for other sorts, within the %zu MB "
 						"of device memory that %s allows",
@@ -421,6 +433,7 @@ gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 	Size		from = stage->arena_used;
 
 	declined = false;
+	declined_busy = false;
 	if (n == 0)
 		return true;
 	if (nwords < 1 || nwords > HELD_KEY_WORDS)

@@ -316,6 +316,7 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	slot->why[0] = '\0';
 	slot->kernel[0] = '\0';
 	slot->declined = false;
+	slot->busy = false;
 	if (held_job(slot->kind) && !held_job_has_memory(slot->kind))
 		base = NULL;
 	else if (slot->pool_count > 0)

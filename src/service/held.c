@@ -104,7 +104,8 @@ static bool held_run_job(ServiceSlot *slot, char *base, char **why);
 
 /*
  * Runs a job on held rows; slot->declined says whether a store that failed
- * was declined for want of room (a choice: its rows go to sorted runs).
+ * was declined for want of room (a choice: its rows go to sorted runs), and
+ * slot->busy whether only the room kept for other inputs left it out.
  */
 bool
 held_run(ServiceSlot *slot, char *base, char **why)
@@ -112,6 +113,7 @@ held_run(ServiceSlot *slot, char *base, char **why)
 	bool		ok = held_run_job(slot, base, why);
 
 	slot->declined = !ok && slot->kind == SERVICE_JOB_HOLD_ADD && gpu_stage_declined();
+	slot->busy = slot->declined && gpu_stage_declined_busy();
 	return ok;
 }
 

@@ -368,9 +368,11 @@ job_spaces_finish(JobSpace *spaces, int n, char **why)
 
 		if (!slot->ok)
 		{
+			/* (rows declined for room are the caller's to count) */
 			*why = pstrdup(slot->why);
-			service_count_fallback(slot->lost ? SERVICE_FALLBACK_LOST :
-								   SERVICE_FALLBACK_FAILED);
+			if (!slot->declined)
+				service_count_fallback(slot->lost ? SERVICE_FALLBACK_LOST :
+									   SERVICE_FALLBACK_FAILED);
 			return false;
 		}
 	}

@@ -48,6 +48,7 @@ typedef enum ServiceFallback
 	SERVICE_FALLBACK_NO_SEGMENT,	/* no shared memory for the job */
 	SERVICE_FALLBACK_FAILED,	/* the GPU process failed the job */
 	SERVICE_FALLBACK_LOST,		/* the GPU process died during the job */
+	SERVICE_FALLBACK_NO_ROOM,	/* rows held declined: device memory full */
 	SERVICE_NUM_FALLBACKS
 } ServiceFallback;
 

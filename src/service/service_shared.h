@@ -141,6 +141,8 @@ typedef struct ServiceSlot
 	bool		ok;
 	bool		declined;		/* not ok: held rows declined for want of
 								 * device memory, no failure */
+	bool		busy;			/* declined: a new input that would fit
+								 * but for the room other inputs keep */
 	bool		lost;			/* its GPU process died during the job */
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */

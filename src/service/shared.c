@@ -32,6 +32,7 @@ const char *const service_fallback_names[SERVICE_NUM_FALLBACKS] = {
 	[SERVICE_FALLBACK_NO_SEGMENT] = "no shared memory",
 	[SERVICE_FALLBACK_FAILED] = "job failed",
 	[SERVICE_FALLBACK_LOST] = "GPU process lost",
+	[SERVICE_FALLBACK_NO_ROOM] = "no room",
 };
 
 #ifdef GPUSORT_WITH_CUDA

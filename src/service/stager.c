@@ -13,6 +13,15 @@
  * same slot carries them all.  The input is let go by a job that needs no
  * answer, at the end or, after an error, when the node's memory goes.
  *
+ * An input's part is made on its GPU process before its first store goes
+ * there (make_part).  Where the room that other inputs keep there leaves
+ * none for the rows this one is expected to take, though alone they would
+ * fit (the GPU process declines it as busy), the backend waits its turn,
+ * up to gpusort.service_wait, and tries again as the others end: sorts
+ * that together outgrow the GPU's memory then run one after another on
+ * it, rather than the later ones in sorted runs on disk.  Once made, a
+ * part that declines a store for want of room takes no more.
+ *
  * The participants of a parallel query may add to one input
  * (held_begin_shared, held_join): the leader's, which it sorts and reads
  * once they all have added theirs, and which lives as long as the leader
@@ -34,17 +43,33 @@
 
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
+#include "compat.h"
 #include "gpu/engine_gpu.h"
 #include "service/job_space.h"
 #include "service/stager.h"
+#include "settings.h"
 #include "util/parallel.h"
+
+/* How often a part waiting for room looks again, in milliseconds. */
+#define ROOM_POLL_MS		20
+
+/* Why a job on held rows did not run: failed, or declined for room. */
+typedef enum HeldRefusal
+{
+	HELD_FAILED,
+	HELD_NO_ROOM,				/* the GPU process has no room for them */
+	HELD_BUSY					/* a new input: others keep the room */
+} HeldRefusal;
 
 /* One part of an input: the rows that one GPU process holds. */
 typedef struct HeldPart
 {
 	int			gpu;			/* the GPU process that holds them */
+	bool		made;			/* its input exists on the GPU process */
 	bool		full;			/* it declined a store: add no more here */
 	Size		room;			/* bytes the rows handed back may take */
 	JobSpace	next[2];		/* those rows, in turn: the ones the node
@@ -193,21 +218,74 @@ set_job(ServiceHeld *held, HeldPart *part, JobSpace *space, ServiceJobKind kind,
 }
 
 /*
- * Runs a prepared job on a part to its end: true, or false with why (and
- * *declined: the part declined the rows for want of room).
+ * Runs a prepared job on a part to its end: true, or false with why and
+ * (where refusal is not NULL) why not.
  */
 static bool
 run_job(ServiceHeld *held, HeldPart *part, JobSpace *space, ServiceJobKind kind,
-		uint32 nrows, int nwords, Size bytes, bool *declined, char **why)
+		uint32 nrows, int nwords, Size bytes, HeldRefusal *refusal, char **why)
 {
 	bool		ok;
 
 	set_job(held, part, space, kind, nrows, nwords, bytes);
 	ok = job_spaces_run(space, 1, why);
-	if (declined)
-		*declined = !ok && space->slot->declined;
+	if (refusal)
+		*refusal = !space->slot->declined ? HELD_FAILED :
+			space->slot->busy ? HELD_BUSY : HELD_NO_ROOM;
 	job_space_end(space);
 	return ok;
+}
+
+/*
+ * Might the part's GPU process take a new input of the bytes expected,
+ * beside the room it keeps for the others (as gpu_stage_begin judges)?
+ */
+static bool
+room_for(ServiceHeld *held, HeldPart *part)
+{
+	ServiceGpu *gpu = &service->gpus[part->gpu];
+
+	return (double) gpu->mem_committed + held->expected <= (double) gpu->mem_limit;
+}
+
+/*
+ * Makes the part's input on its GPU process, empty, keeping room there for
+ * the rows expected; where the room that other inputs keep leaves too
+ * little, waits until they end, up to gpusort.service_wait.  False, with
+ * why and *refusal, where it is not made.
+ */
+static bool
+make_part(ServiceHeld *held, HeldPart *part, HeldRefusal *refusal, char **why)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		JobSpace	space;
+
+		if (!job_space_prepare(0, &space, why))
+		{
+			*refusal = HELD_FAILED;
+			return false;
+		}
+		if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, 0, 1, 0, refusal, why))
+		{
+			part->made = true;
+			return true;
+		}
+		if (*refusal != HELD_BUSY)
+			return false;
+		do
+		{
+			if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
+										   gpusort_service_wait))
+				return false;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 ROOM_POLL_MS, compat_service_wait_event());
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		} while (!room_for(held, part));
+	}
 }
 
 /*
@@ -227,7 +305,10 @@ make_parts(ServiceHeld *held, char **why)
 			return false;
 		if (run_job(held, &held->parts[p], &space, SERVICE_JOB_HOLD_ADD, 0, 1, 0,
 					NULL, why))
+		{
+			held->parts[p].made = true;
 			held->parts[kept++] = held->parts[p];
+		}
 	}
 	if (kept == 0)
 		return false;
@@ -359,18 +440,22 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 		HeldPart   *part = &held->parts[held->deal++ % held->nparts];
 		JobSpace	space;
 		Size		bytes;
-		bool		declined;
+		HeldRefusal refusal;
 
 		if (part->full)
 			continue;
-		if (!store_job(rows, &space, &bytes, why))
-			return false;
-		if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, rows->nrows,
-					rows->nwords, bytes, &declined, why))
-			return true;
-		if (!declined)
+		if (part->made || make_part(held, part, &refusal, why))
+		{
+			if (!store_job(rows, &space, &bytes, why))
+				return false;
+			if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, rows->nrows,
+						rows->nwords, bytes, &refusal, why))
+				return true;
+		}
+		if (refusal == HELD_FAILED)
 			return false;
 		part->full = true;
+		service_count_fallback(SERVICE_FALLBACK_NO_ROOM);
 	}
 	return false;
 }
