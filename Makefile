@@ -3,9 +3,8 @@
 #   make                      build gpusort.so (with CUDA when nvcc is found)
 #   make GPUSORT_CUDA=no      build the CPU-only library
 #   make install              install into the PostgreSQL that pg_config names
-#   make installcheck         run the regression suites against a server,
-#                             then the TAP tests
-#   make prove_installcheck   run the TAP tests alone (test/t/*.pl)
+#   make installcheck         run the regression suites against a server
+#   make prove_installcheck   run the TAP tests (test/t/*.pl), not as root
 #
 # PG_CONFIG picks the PostgreSQL to build against; NVCC the CUDA compiler.
 
@@ -30,13 +29,14 @@ EXTRA_CLEAN = .kbuild .build-pg_config cuda/*.o test/regress.log
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 
-# TAP tests: test/t/*.pl, run by prove.  They start clusters of their own
-# (PostgreSQL::Test::Cluster) from the PostgreSQL that pg_config names, with
-# gpusort installed there, and need PGXS configured with --enable-tap-tests
-# and perl's IPC::Run (without them PGXS says "TAP tests not enabled").
-# make installcheck TAP_TESTS= leaves them out.  Their clusters and logs go
-# to tmp_check/ (PGXS puts it under $(CURDIR)).
-TAP_TESTS = 1
+# TAP tests: test/t/*.pl, run by prove through make prove_installcheck (not
+# by installcheck, which runs against the server it is given).  They start
+# clusters of their own (PostgreSQL::Test::Cluster) from the PostgreSQL that
+# pg_config names, with gpusort installed there, and need PGXS configured
+# with --enable-tap-tests and perl's IPC::Run (without them PGXS says "TAP
+# tests not enabled"); initdb refuses root, so they run as another user
+# (test/run-tests.sh does that for root).  Their clusters and logs go to
+# tmp_check/ (PGXS puts it under $(CURDIR)).
 PROVE_TESTS ?= test/t/*.pl
 
 PG_CONFIG ?= pg_config
@@ -71,9 +71,13 @@ cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 
 $(OBJS): $(wildcard src/*.h src/*/*.h)
 
-# the TAP tests alone, as PGXS runs them in make installcheck
+# the TAP tests
 .PHONY: prove_installcheck
 prove_installcheck:
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "The TAP tests start clusters of their own, and initdb refuses root: run them as another user, or through test/run-tests.sh." >&2; \
+		exit 1; \
+	fi
 	$(prove_installcheck)
 
 print-cuda:

@@ -123,6 +123,10 @@ plan=$("${psql[@]}" -c "SET gpusort.min_rows = 0" \
 check "ORDER BY is planned on GpuSort" "$(echo "$plan" | grep -c 'Custom Scan (GpuSort)')" 1
 check "ORDER BY sorts" "$("${psql[@]}" -c "SET gpusort.min_rows = 0" \
 	-c "SELECT string_agg(g::text, ',') FROM (SELECT g FROM generate_series(1, 5) g ORDER BY g DESC) s")" 5,4,3,2,1
+docdir=/usr/share/doc/postgresql-15-gpusort
+links=$(grep -o '](docs/[^)#]*' README.md | cut -c3- | sort -u)
+check "the documents README.md links to are installed beside it" \
+	"$(for f in README.md $links; do [ -f "$docdir/$f" ] || echo "$f"; done)" ""
 check "DROP EXTENSION gpusort" "$("${psql[@]}" -c 'DROP EXTENSION gpusort' -c "SELECT count(*) FROM pg_extension WHERE extname = 'gpusort'")" 0
 
 echo "$passed passed, $failed failed"

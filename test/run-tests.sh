@@ -72,7 +72,7 @@ failed=0
 # Runs one installcheck and adds its results to the counts.
 run_suites() {
 	local log=test/regress.log
-	make -s installcheck TAP_TESTS= PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$log"
+	make -s installcheck PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$log"
 	passed=$((passed + $(grep -c -E '(\.\.\. ok|^ok [0-9]+ )' "$log")))
 	failed=$((failed + $(grep -c -E '(\.\.\. FAILED|^not ok [0-9]+ )' "$log")))
 	if grep -q -E '(\.\.\. FAILED|^not ok )' "$log" && [ -f regression.diffs ]; then
