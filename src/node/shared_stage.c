@@ -241,25 +241,38 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	}
 }
 
-/* In a worker, as it starts: joins the leader's input, if it shares one. */
+/*
+ * In a worker, as it starts: the leader's share.  It joins the input only
+ * as it begins to read its rows (node_share_attach), if it ever does.
+ */
 void
 node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuSortState *state = (GpuSortState *) node;
 	NodeShare  *share = coordinate;
-	char	   *why = NULL;
-	const RowStager *stager = sort_engine_sharing_stager();
 
-	/*
-	 * A worker that cannot join sorts its own rows, but still says when its
-	 * input ends, as the leader waits for every worker that started.
-	 */
 	state->share = share;
 	state->share_done = false;
 	state->share_attached = false;
 	state->sharing = share->shared;
 	state->held_shared = false;
-	if (!share->shared || stager == NULL || share->tail != state->store.tail)
+}
+
+/*
+ * A worker that joined the participants: the engine's stage of the input
+ * they share, and a parallel window's files for the rows the engine may
+ * refuse.  The leader keeps both until this worker adds no more.  A worker
+ * that cannot join the stage sorts its own rows, but still says when its
+ * input ends, as the leader waits for it.
+ */
+static void
+join_stage(GpuSortState *state)
+{
+	NodeShare  *share = state->share;
+	const RowStager *stager = sort_engine_sharing_stager();
+	char	   *why = NULL;
+
+	if (stager == NULL || share->tail != state->store.tail)
 		return;
 	state->shared_stager = stager;
 	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,
@@ -302,14 +315,15 @@ node_share_attach(GpuSortState *state)
 	if (state->share_attached)
 		share->attached++;
 	SpinLockRelease(&share->mutex);
-	if (state->share_attached)
-		return true;
-	Assert(IsParallelWorker());
-	state->sharing = false;
-	if (state->shared_stage)
-		state->shared_stager->end(state->shared_stage);
-	state->shared_stage = NULL;
-	return false;
+	if (!state->share_attached)
+	{
+		Assert(IsParallelWorker());
+		state->sharing = false;
+		return false;
+	}
+	if (IsParallelWorker())
+		join_stage(state);
+	return true;
 }
 
 /*
