@@ -42,7 +42,7 @@ constexpr gs_radix_policy gs_radix_tuning = {
 	384,
 	/* items_narrow: 24.83 vs 24.65 G/s for 13 (NOTES "Versions", v4 tile shapes) */
 	21,
-	/* items_wide: packed 2.881 vs 3.019 ms for 3 blocks/SM (NOTES v8; ab-NVIDIA_H200-v8.csv) */
+	/* items_wide: packed 2.881 vs 3.019 ms for 3 blocks/SM (NOTES v8; kernels-ab-h200-16core-2026-11-21-6f6af90.csv) */
 	16,
 	/* blocks_per_sm (80 registers): the large tiles above need 2 (NOTES "Versions", v4) */
 	2,

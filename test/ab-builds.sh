@@ -16,10 +16,11 @@
 #                   10000000, 5, "cpu gpu", the 10M int8 full-row case)
 #   BENCH           sql (default) or orders: test/bench-orders.sh SET (default
 #                   types), which reads ROWS, RUNS, DEVICE, WIDE and ONLY
-# Writes RESULTS_DIR/ab-<device>.csv (ab-orders.csv) and prints the medians
-# by build.
+# Writes RESULTS_DIR/ab-TAG-<host>-<cores>-<date>-<commit>.csv (test/results-name.sh;
+# TAG default sql-bench, or orders) and prints the medians by build.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/test/results-name.sh"
 RESULTS=${1:?usage: ab-builds.sh RESULTS_DIR NAME=gpusort.so ...}
 shift
 mkdir -p "$RESULTS"
@@ -63,10 +64,10 @@ for round in $(seq "$ROUNDS"); do
 		if [ "${BENCH:-sql}" = orders ]; then
 			"$ROOT/test/bench-orders.sh" "${SET:-types}" "$dir" >"$dir.log" 2>&1 ||
 				{ tail -5 "$dir.log"; exit 1; }
-			out=$RESULTS/ab-orders.csv
+			out=$RESULTS/$(results_name "ab-${TAG:-orders}").csv
 			[ -f "$out" ] || echo "build,round,order,native_ms,gpusort_ms" >"$out"
 			# "ORDER BY  native  gpusort  ratio" lines: the order may hold spaces, commas, quotes
-			ls "$dir"/bench-*.txt | grep -v -- '-explain\.txt$' | xargs grep -hv -e '^#' -e '^ORDER BY' |
+			ls "$dir"/bench-*.txt | grep -v -- '-explain-' | xargs grep -hv -e '^#' -e '^ORDER BY' |
 				awk -v b="$name" -v r="$round" '{ o = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+x$/, "", o)
 					gsub(/"/, "\"\"", o); print b "," r ",\"" o "\"," $(NF - 2) "," $(NF - 1) }' >>"$out"
 			rm -rf "$dir" "$dir.log"
@@ -75,7 +76,7 @@ for round in $(seq "$ROUNDS"); do
 		BUDGET=${BUDGET:-300} "$ROOT/test/bench-sql.sh" "$dir" >/dev/null 2>"$dir.log" ||
 			{ tail -5 "$dir.log"; exit 1; }
 		csv=$(ls "$dir"/sql-bench-*.csv)
-		[ -n "$out" ] || { out=$RESULTS/ab-$(basename "$csv" .csv | sed 's/^sql-bench-//').csv; echo "build,round,$(head -1 "$csv")" >"$out"; }
+		[ -n "$out" ] || { out=$RESULTS/$(results_name "ab-${TAG:-sql-bench}").csv; echo "build,round,$(head -1 "$csv")" >"$out"; }
 		tail -n +2 "$csv" | sed "s/^/$name,$round,/" >>"$out"
 		rm -rf "$dir" "$dir.log"
 	done

@@ -92,7 +92,8 @@ echo "bench-arrays: gpusort.device = $SETTING, engine = $ENGINE${FALLBACK:+ (GPU
 # --- the timings ----------------------------------------------------------------
 echo "bench-arrays: timing, $RUNS runs per method" >&2
 mkdir -p "$HERE/results"
-CSV=$HERE/results/arrays-$ENGINE-$HOST_NAME.csv
+source "$HERE/results-name.sh"
+CSV=$HERE/results/$(results_name arrays "$ENGINE").csv
 "${PSQL[@]}" --csv -P tuples_only=off >"$CSV" <<EOF
 $SESSION
 CREATE TEMP TABLE timings (type text, method text, run int, ms float8);

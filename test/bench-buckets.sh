@@ -21,8 +21,8 @@ PSQL=(psql -X -q -At)
 SET="SET client_min_messages = warning; SET work_mem = '8GB'; SET gpusort.work_mem = '8GB';"
 source "$ROOT/test/stats.sh"
 mkdir -p "$RESULTS"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
-OUT=$RESULTS/bench-buckets-$(nproc)core-${gpu:-cpu}.txt
+source "$ROOT/test/results-name.sh"
+OUT=$RESULTS/$(results_name bench-buckets).txt
 
 "${PSQL[@]}" -c "DROP TABLE IF EXISTS bb_t" -c "CREATE UNLOGGED TABLE bb_t AS
 	SELECT g AS id, hashint8(g)::int8 * 1000003 AS k,

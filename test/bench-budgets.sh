@@ -12,7 +12,8 @@
 # on a throwaway cluster (test/cluster.sh) after `make install`.
 # Environment: ROWS (default 1000000), RUNS (3), BUDGETS (default "1MB 4MB
 # 16MB 64MB": work_mem and gpusort.work_mem alike), DEVICE (cpu), TAG.
-# Writes RESULTS_DIR/bench-budgets[-TAG]-<cores>core-<device>.txt.
+# Writes RESULTS_DIR/bench-budgets[-TAG]-<host>-<cores>-<date>-<commit>.txt
+# (test/results-name.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${1:-test/results}
@@ -20,7 +21,8 @@ ROWS=${ROWS:-1000000}
 RUNS=${RUNS:-3}
 BUDGETS=${BUDGETS:-1MB 4MB 16MB 64MB}
 DEVICE=${DEVICE:-cpu}
-OUTFILE=$RESULTS/bench-budgets${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+source test/results-name.sh
+OUTFILE=$RESULTS/$(results_name bench-budgets${TAG:+-$TAG} "$DEVICE").txt
 mkdir -p "$RESULTS"
 
 source test/cluster.sh

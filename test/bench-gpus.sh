@@ -35,7 +35,8 @@ mkdir -p "$RESULTS"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
 ngpus=$("${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort" -c "SELECT count(*) FROM gpusort_service WHERE state = 'ready'")
 memory=$("${PSQL[@]}" -c 'SHOW gpusort.service_memory' | tr -d ' ')
-OUT=$RESULTS/bench-gpus-$ROWS-memory$memory-$(nproc)core-${ngpus}x${gpu:-cpu}.txt
+source "$ROOT/test/results-name.sh"
+OUT=$RESULTS/$(results_name bench-gpus-$ROWS-memory$memory).txt
 
 "${PSQL[@]}" -c "DROP TABLE IF EXISTS bg_t" -c "CREATE UNLOGGED TABLE bg_t AS
 	SELECT g AS id, hashint8(g)::int8 * 1000003 AS k,

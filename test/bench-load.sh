@@ -15,7 +15,8 @@
 #
 # Environment: SESSIONS (8), SCALE (10), TPCH_DIR (/tmp/tpch), MODES ("on
 # off"), QUERY, TIMEOUT (seconds a mode may take, 280), TAG.
-# Writes OUT_DIR/bench-load[-TAG].txt.
+# Writes OUT_DIR/bench-load[-TAG]-<host>-<cores>-<date>-<commit>.txt
+# (test/results-name.sh).
 set -uo pipefail
 OUT=${1:-/tmp/gpusort-bench-load}
 mkdir -p "$OUT"
@@ -23,7 +24,8 @@ SESSIONS=${SESSIONS:-8}
 MODES=${MODES:-on off}
 TIMEOUT=${TIMEOUT:-280}
 QUERY=${QUERY:-SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s}
-RES="$OUT/bench-load${TAG:+-$TAG}.txt"
+source "$(dirname "${BASH_SOURCE[0]}")/results-name.sh"
+RES="$OUT/$(results_name bench-load${TAG:+-$TAG}).txt"
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 TMP=$(mktemp -d /tmp/gpusort-bench-load.XXXXXX)
 chmod 755 "$TMP"

@@ -20,7 +20,8 @@
 # OFFSET <rows>" (every row sorted and read, none sent), each in a new
 # session, native and gpusort taking turns, and the ratio native / gpusort
 # (above 1: gpusort is faster).  Writes
-# RESULTS_DIR/bench-SET-<cores>core-<device>.txt, and beside it -explain.txt
+# RESULTS_DIR/bench-SET[-TAG]-<host>-<cores>-<date>-<commit>.txt (the scheme of
+# test/results-name.sh), and beside it bench-SET[-TAG]-explain-<...>.txt
 # with an EXPLAIN ANALYZE of each order under gpusort (where the time went);
 # then draws the charts of RESULTS_DIR (test/plot-results.sh) where
 # matplotlib is there.
@@ -41,7 +42,8 @@ DEVICE=${DEVICE:-cpu}
 WORK_MEM=${WORK_MEM:-2GB}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 mkdir -p "$RESULTS"
-OUTFILE=$RESULTS/bench-$SET${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+source "$(dirname "${BASH_SOURCE[0]}")/results-name.sh"
+OUTFILE=$RESULTS/$(results_name bench-$SET${TAG:+-$TAG} "$DEVICE").txt
 # The statement timed: whole rows that the OFFSET skips, or (WIDE=0) a
 # count over the sort.
 timed() {
@@ -165,7 +167,7 @@ $([ "$DEVICE" != cpu ] && echo "SELECT gpusort_gpu_start();")
 EXPLAIN (ANALYZE, COSTS OFF) $(timed "$1");
 SQL
 }
-EXPLAINS=${OUTFILE%.txt}-explain.txt
+EXPLAINS=$RESULTS/$(results_name bench-$SET${TAG:+-$TAG}-explain "$DEVICE").txt
 : >"$EXPLAINS"
 
 {

@@ -23,7 +23,8 @@
 #           its time and engine (EXPLAIN ANALYZE), per mode
 # Rows are about 70 bytes (id, k int8, an md5 text).  The peak device memory
 # (nvidia-smi) is sampled during the gpu mode.  Results: OUT_DIR/
-# bench-service-TAG.txt (TAG default: the service's setting).
+# bench-service[-TAG]-<host>-<cores>-<date>-<commit>.txt (test/results-name.sh;
+# TAG default: service-off where the service is not on).
 #
 # Environment: MODES (default "off cpu gpu auto"), TESTS (default "many
 # large single fresh"), and the sizes above.
@@ -45,8 +46,9 @@ RUNS=${RUNS:-3}
 DB=${DB:-gpusort_bench_service}
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 service=$("${PSQL[@]}" -d postgres -c "SELECT current_setting('gpusort.service', true)")
-TAG=${TAG:-service-${service:-none}}
-RES="$OUT/bench-service-$TAG.txt"
+[ "${service:-none}" = on ] || TAG=${TAG:-service-${service:-none}}
+source "$(dirname "${BASH_SOURCE[0]}")/results-name.sh"
+RES="$OUT/$(results_name bench-service${TAG:+-$TAG}).txt"
 TMP=$(mktemp -d /tmp/gpusort-bench-service.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 exec > >(tee "$RES") 2>&1

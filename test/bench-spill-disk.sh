@@ -24,7 +24,8 @@ DEVICE=${DEVICE:-cpu}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 ORDERS=${ORDERS:-'k8|t COLLATE "C"|d, ok, ln'}
 TABLE=spill_disk3_$ROWS
-OUTFILE=$RESULTS/bench-spill-disk-$ROWS${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+source test/results-name.sh
+OUTFILE=$RESULTS/$(results_name bench-spill-disk-$ROWS${TAG:+-$TAG} "$DEVICE").txt
 mkdir -p "$RESULTS"
 
 "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort"

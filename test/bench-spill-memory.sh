@@ -19,7 +19,8 @@ RUNS=${RUNS:-1}
 DEVICE=${DEVICE:-gpu}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 TABLE=spill_mem_$ROWS
-OUTFILE=$RESULTS/bench-spill-memory-$ROWS-$(nproc)core-$DEVICE.txt
+source test/results-name.sh
+OUTFILE=$RESULTS/$(results_name bench-spill-memory-$ROWS "$DEVICE").txt
 mkdir -p "$RESULTS"
 
 "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS gpusort"

@@ -8,7 +8,8 @@
 #
 #   test/bench-spill.sh [RESULTS_DIR]
 #
-# Writes RESULTS_DIR/bench-spill-<cores>core-<device>.txt, one table per
+# Writes RESULTS_DIR/bench-spill[-TAG]-<host>-<cores>-<date>-<commit>.txt
+# (test/results-name.sh), one table per
 # work_mem, and beside it each run's EXPLAIN ANALYZE.  Environment: as
 # bench-orders.sh (ROWS, RUNS, DEVICE), and WORK_MEMS (default "4MB 64MB
 # 256MB 1GB"), ORDERS_RE (default: int8, timestamp, text under C).
@@ -18,13 +19,15 @@ RESULTS=${1:-test/results}
 DEVICE=${DEVICE:-cpu}
 WORK_MEMS=${WORK_MEMS:-4MB 64MB 256MB 1GB}
 export ONLY=${ORDERS_RE:-'^(k8|ts|pad COLLATE "C")$'} WIDE=${WIDE:-1} DEVICE
-OUTFILE=$RESULTS/bench-spill${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+source test/results-name.sh
+OUTFILE=$RESULTS/$(results_name bench-spill${TAG:+-$TAG} "$DEVICE").txt
 mkdir -p "$RESULTS"
 : >"$OUTFILE"
 for wm in $WORK_MEMS; do
 	echo "== work_mem $wm"
 	WORK_MEM=$wm TAG=spill-$wm test/bench-orders.sh types "$RESULTS" || exit 1
-	cat "$RESULTS/bench-types-spill-$wm-$(nproc)core-$DEVICE.txt" >>"$OUTFILE"
-	rm -f "$RESULTS/bench-types-spill-$wm-$(nproc)core-$DEVICE.txt"
+	one=$RESULTS/$(results_name "bench-types-spill-$wm" "$DEVICE").txt
+	cat "$one" >>"$OUTFILE"
+	rm -f "$one"
 done
 echo "== results in $OUTFILE"

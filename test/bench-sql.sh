@@ -11,7 +11,8 @@
 # one more EXPLAIN ANALYZE run (TIMING ON, so inflated by instrumentation),
 # the GpuSort phases: Collect, Sort and Emit Time, and for the GPU the
 # upload, sort and download times of the engine (its DEBUG1 report).
-# Writes RESULTS_DIR/sql-bench-<device>.csv and prints a table; then draws
+# Writes RESULTS_DIR/sql-bench-<host>-<cores>-<date>-<commit>.csv
+# (test/results-name.sh) and prints a table; then draws
 # the charts of RESULTS_DIR (test/plot-results.sh) where matplotlib is there.
 #
 # Environment:
@@ -58,9 +59,9 @@ psql -X -q -c "CREATE EXTENSION IF NOT EXISTS gpusort" >/dev/null || exit 1
 DEVICE=$(psql -X -At -c "SELECT name FROM gpusort_devices() ORDER BY id LIMIT 1" 2>/dev/null)
 DEVICE=${DEVICE:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)}
 DEVICE=${DEVICE:-no GPU}
-DEVTAG=$(echo "$DEVICE" | tr -c 'A-Za-z0-9\n' '_')
-CSV=$RESULTS/sql-bench-$DEVTAG.csv
-TABLE=$RESULTS/sql-bench-$DEVTAG.txt
+source "$(dirname "${BASH_SOURCE[0]}")/results-name.sh"
+CSV=$RESULTS/$(results_name sql-bench).csv
+TABLE=${CSV%.csv}.txt
 SERVER=$(psql -X -At -c "SHOW server_version")
 CORES=$(nproc)
 

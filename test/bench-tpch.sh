@@ -37,9 +37,9 @@ source "$ROOT/test/tpch-load.sh"
 mkdir -p "$RESULTS"
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
-NAME=bench-tpch-$SCALE${TAG:+-$TAG}-$(nproc)core-${gpu:-cpu}
-OUT=$RESULTS/$NAME.txt
-EXPLAIN=$RESULTS/$NAME-explain.txt
+source "$ROOT/test/results-name.sh"
+OUT=$RESULTS/$(results_name bench-tpch-$SCALE${TAG:+-$TAG}).txt
+EXPLAIN=$RESULTS/$(results_name bench-tpch-$SCALE${TAG:+-$TAG}-explain).txt
 
 # name|SQL: each ORDER BY returns whole rows to a Limit whose OFFSET lies past
 # the last, which reads every row and sends none, so that the client's

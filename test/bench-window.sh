@@ -27,7 +27,8 @@ SUPPLIERS=${SUPPLIERS:-$((ROWS / 600 + 1))}
 RUNS=${RUNS:-3}
 WORK_MEM=${WORK_MEM:-}
 DEVICE=${DEVICE:-cpu}
-OUTFILE=$RESULTS/bench-window${TAG:+-$TAG}-$(nproc)core-$DEVICE.txt
+source test/results-name.sh
+OUTFILE=$RESULTS/$(results_name bench-window${TAG:+-$TAG} "$DEVICE").txt
 mkdir -p "$RESULTS"
 
 source test/cluster.sh

@@ -14,6 +14,7 @@
 #   GPUSORT_TIMEOUT     seconds each phase may run (default 1800)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/test/results-name.sh"
 BUILD=${GPUSORT_KBUILD:-$ROOT/.kbuild}
 RESULTS=${1:-${GPUSORT_BENCH_DIR:-$ROOT/test/kernels/results}}
 PHASES=${GPUSORT_PHASES:-tests memcheck racecheck bench}
@@ -27,7 +28,6 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 	echo "gpu-kernels: no NVIDIA GPU here; nothing to run (binaries built in $BUILD)"
 	exit 0
 fi
-DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr -c 'A-Za-z0-9\n' '_')
 echo "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 
 status=0
@@ -60,7 +60,7 @@ if has racecheck; then
 fi
 for s in "${summary[@]}"; do echo "$s"; done
 if has bench; then
-	$T "$BUILD/kernel_bench" --csv "$RESULTS/bench-$DEVICE.csv" ${GPUSORT_BENCH_ARGS:-} \
+	$T "$BUILD/kernel_bench" --csv "$RESULTS/$(results_name kernels-bench).csv" ${GPUSORT_BENCH_ARGS:-} \
 		>"$RESULTS/bench.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || status=1

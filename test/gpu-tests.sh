@@ -42,8 +42,10 @@
 #   5. the CUDA kernel tests (test/gpu-kernels.sh, tests phase);
 #   6. the SQL benchmark (test/bench-sql.sh) and its acceptance targets.
 # Ends with a summary table; RESULTS_DIR (default /tmp/gpusort-gpu-tests)
-# gets the logs, the regression output and the benchmark's CSV and table
-# (sql-bench-<device>.*, which belong in test/results/).
+# gets the logs, the regression output, the summary
+# (gpu-tests-<host>-<cores>-<date>-<commit>.txt, test/results-name.sh) and
+# the benchmark's CSV and table (sql-bench-<...>.csv and .txt); these belong
+# in test/results/.
 #
 # Environment:
 #   PG_REGRESS     pg_regress (default: in the PGXS beside psql's bin
@@ -68,6 +70,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
+source test/results-name.sh
 RESULTS=${1:-${TMPDIR:-/tmp}/gpusort-gpu-tests}
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
@@ -480,5 +483,5 @@ fi
 
 echo
 echo "== gpu-tests summary ($(elapsed)s; GPU: ${DEVICES:-none})"
-printf '%s\n' "${SUMMARY[@]}" | awk -F'|' '{ printf "%-55s %-8s %s\n", $1, $2, $3 }' | tee "$RESULTS/summary.txt"
+printf '%s\n' "${SUMMARY[@]}" | awk -F'|' '{ printf "%-55s %-8s %s\n", $1, $2, $3 }' | tee "$RESULTS/$(results_name gpu-tests).txt"
 ! grep -q '|FAIL|' <<<"$(printf '%s\n' "${SUMMARY[@]}")"

@@ -223,7 +223,7 @@ def main():
         out = os.path.join(plots, base + ".svg")
         if name.startswith("sql-bench-") and ext == ".csv":
             ok = plot_sql_bench(path, out)
-        elif name.startswith("bench-") and ext == ".txt" and not base.endswith("-explain"):
+        elif name.startswith("bench-") and ext == ".txt" and "-explain" not in base:
             ok = plot_orders(path, out)
         elif name.startswith("arrays-") and ext == ".csv":
             ok = plot_arrays(path, out)

@@ -25,7 +25,8 @@
 # full result and LIMIT 1000, over the shards with gpusort on and off on
 # every shard, and on one server holding all rows (the coordinator's ref)
 # with gpusort off and on, and reports where the time goes; the results go
-# to RESULTS_DIR (scale-out-bench.csv, scale-out-bench.txt).
+# to RESULTS_DIR (scale-out-<rows>-<host>-<cores>-<date>-<commit>.csv and .txt,
+# test/results-name.sh).
 #
 # Environment:
 #   SHARDS       number of shards (default 2)
@@ -451,8 +452,9 @@ set_shards_gpusort() { # on|off
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
 
 if [ "$BENCH" = 1 ]; then
-	CSV=$RESULTS/scale-out-bench.csv
-	TXT=$RESULTS/scale-out-bench.txt
+	source "$ROOT/test/results-name.sh"
+	CSV=$RESULTS/$(results_name "scale-out-$ROWS").csv
+	TXT=${CSV%.csv}.txt
 	echo "case,query,rows,shards,runs,median_ms,min_ms,max_ms,sql" >"$CSV"
 	FULL="SELECT * FROM t ORDER BY k8 OFFSET $ROWS"
 	LIMIT="SELECT * FROM t ORDER BY k8 LIMIT 1000"

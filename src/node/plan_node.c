@@ -262,7 +262,7 @@ gpusort_mark_shared(CustomScan *cscan)
 		 * o_comment at scale 10 at the defaults took 25.2 s on an H200,
 		 * against 44.1 s with each participant's rows held apart and
 		 * merged by strcoll() in the Gather Merge
-		 * (test/results/ab-keys-held-xfrm-shared-16core-NVIDIA_H200.txt).
+		 * (test/results/ab-keys-held-xfrm-shared-h200-16core-2026-11-28-d43d3c1.txt).
 		 */
 		if (codec->source == KEY_PREFIX_ICU)
 			return;

@@ -184,7 +184,7 @@ node_sort_rows(GpuSortState *state, bool small)
 			 * The words after the first only where it leaves many rows tied
 			 * (text whose first characters repeat): else the comparators
 			 * order the few ties for less than the engine's passes over
-			 * more columns (test/results/text-libc-2core-cpu.txt).
+			 * more columns (test/results/text-libc-cpu-2core-2026-11-25-03ee080.txt).
 			 */
 			if (column->codec->words > 1 &&
 				!xfrm_first_word_ties(column, store->nrows))

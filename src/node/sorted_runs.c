@@ -688,10 +688,10 @@ cursor_before(SortedRuns *runs, int a, int b)
  * node: half of what a binary heap's sifting makes.  (PostgreSQL's
  * lib/binaryheap.h, which calls its comparator through a pointer, made the
  * merge of 2M rows at a 1 MB budget 10% slower than an inlined heap: 575
- * against 636 ms, test/results/ab-merge-heap-2core-cpu.txt; the inlined
+ * against 636 ms, test/results/ab-merge-heap-cpu-2core-2026-11-25-83cd5ca.txt; the inlined
  * heap's sifting was then the first item of the profile of runs merged,
  * 11% of rank() over TPC-H's lineitem at 4 MB; this tree took that query
- * to 0.97 of its time, test/results/ab-loser-tree-2core-cpu.txt.)
+ * to 0.97 of its time, test/results/ab-loser-tree-cpu-2core-2026-11-28-64ac7b4.txt.)
  */
 static int
 tree_build(SortedRuns *runs, int node)

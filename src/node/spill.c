@@ -238,7 +238,7 @@ node_spill_begin(GpuSortState *state)
 	 * merged by the collation's comparison, as tuplesort merges, after the
 	 * cost of the keys: 2M rows of 65-byte text at 4 MB took 0.76x of Sort's
 	 * time in runs under en_US.utf8, 0.87x under en-US-x-icu, and Sort's in
-	 * tuplesort (test/results/text-libc-2core-cpu.txt).
+	 * tuplesort (test/results/text-libc-cpu-2core-2026-11-25-03ee080.txt).
 	 */
 	if (store->columns[0].xfrm)
 		return NODE_TUPLESORT_XFRM_RUNS;
