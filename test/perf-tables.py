@@ -7,10 +7,14 @@ only).
                                  test/bench-orders.sh (the files of
                                  test/results/ whose tables read
                                  "ORDER BY ... native ms gpusort ms ratio")
-  test/perf-tables.py --check    exits 1 when a figure of the README's
-                                 "What to expect" section is in none of the
-                                 result files its line names
+  test/perf-tables.py --check    exits 1 when a figure of the README is in
+                                 none of the result files that its table
+                                 row, paragraph or list item names (a time
+                                 written "29.7 s" may be the files' 29714
+                                 ms, rounded half up), or a result file is
+                                 named more than once in the README
 """
+import decimal
 import os
 import re
 import sys
@@ -66,24 +70,59 @@ def generated():
 
 
 NUMBER = re.compile(r'(?<![\w.])\d[\d,]*(?:\.\d+)?x?(?![\w])')
-CITED = re.compile(r'test/results/([\w.+-]+)')
+# a time in seconds, "29.7 s": the files give it in ms (29714)
+SECONDS = re.compile(r'(?<![\w.])(\d+\.\d+) s\b')
+CITED = re.compile(r'test/results/((?:plots/)?[\w.+-]+)')
+
+
+def readme_blocks(text):
+    """The README's table rows, one each, and its paragraphs and list items,
+    outside code blocks."""
+    blocks, current, fenced = [], [], False
+
+    def flush():
+        if current:
+            blocks.append(' '.join(current))
+            current.clear()
+
+    for line in text.splitlines():
+        if line.startswith('```'):
+            flush()
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif line.startswith('|'):
+            flush()
+            blocks.append(line)
+        elif not line.strip():
+            flush()
+        else:
+            if re.match(r'\s*(- |\d+\. )', line):
+                flush()
+            current.append(line)
+    flush()
+    return blocks
 
 
 def check_readme():
-    """Every figure of a line of the README's What to expect section is in a file that the line names."""
+    """Every figure of a README table row, paragraph or list item that names
+    results files is in one of those files (a time written "29.7 s" may be
+    the files' 29714 ms); each results file is named once in the README."""
     with open(README, encoding='utf-8') as f:
         text = f.read()
-    m = re.search(r'^## What to expect\n(.*?)^## ', text, re.S | re.M)
-    if not m:
-        print('README.md: no "What to expect" section')
-        return False
     ok = True
-    for line in m.group(1).splitlines():
-        files = CITED.findall(line)
-        if not files or not line.startswith('|'):
+    names = CITED.findall(text)
+    for name in sorted(set(names)):
+        if names.count(name) > 1:
+            print('README.md: %s is named %d times' % (name, names.count(name)))
+            ok = False
+    for block in readme_blocks(text):
+        files = CITED.findall(block)
+        if not files:
             continue
-        # the figures: numbers in the line outside code and outside the file names
-        bare = CITED.sub('', re.sub(r'`[^`]*`', '', line))
+        # the figures: numbers outside code, link targets and the file names
+        bare = CITED.sub('', re.sub(r'`[^`]*`', '', block))
+        seconds = set(SECONDS.findall(bare))
         contents = ''
         for name in files:
             path = os.path.join(RESULTS, name)
@@ -91,16 +130,32 @@ def check_readme():
                 print('README.md: %s is not in test/results/' % name)
                 ok = False
                 continue
+            if name.startswith('plots/'):
+                continue
             with open(path, encoding='utf-8') as f:
                 contents += f.read()
+        ms = [decimal.Decimal(v)
+              for v in re.findall(r'(?<![\w.])\d+(?:\.\d+)?(?![\w.])', contents)]
         for num in NUMBER.findall(bare):
             if num.rstrip('x') in ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10'):
                 continue
             bare_num = num.replace(',', '')
-            if not any(n in contents for n in (num, bare_num, bare_num.rstrip('x'))):
-                print('README.md: %s is in none of %s' % (num, ', '.join(files)))
-                ok = False
+            if any(re.search(r'(?<![\d.])%s(?![\d])' % re.escape(n), contents)
+                   for n in (num, bare_num, bare_num.rstrip('x'))):
+                continue
+            if num in seconds and rounds_to(decimal.Decimal(num), ms):
+                continue
+            print('README.md: %s is in none of %s' % (num, ', '.join(files)))
+            ok = False
     return ok
+
+
+def rounds_to(seconds, ms):
+    """Is a time of ms, in seconds, rounded half up to the decimals of
+    seconds, equal to it?"""
+    step = decimal.Decimal(1).scaleb(seconds.as_tuple().exponent)
+    return any((v / 1000).quantize(step, rounding=decimal.ROUND_HALF_UP) == seconds
+               for v in ms)
 
 
 if __name__ == '__main__':
