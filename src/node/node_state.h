@@ -114,6 +114,7 @@ typedef struct GpuSortState
 								 * ntotal after the last */
 	int64		marked;
 	Tuplesortstate *tuplesort;
+	bool		tuplesort_datums;	/* it sorts Datums, as Sort would */
 	struct TopNFilter *top_n;	/* the top N rows of each partition kept as
 								 * the input is read (top_n_filter.c), or
 								 * NULL */
@@ -282,6 +283,8 @@ extern void node_sort_with_tuplesort(GpuSortState *state,
 									 const char *choice,
 									 const char *fallback_reason,
 									 instr_time start);
+extern TupleTableSlot *node_tuplesort_next(GpuSortState *state, bool forward,
+										   TupleTableSlot *slot);
 
 /* heap_input.c */
 typedef struct HeapInput HeapInput;
