@@ -296,6 +296,8 @@ extern TupleTableSlot *heap_input_fill(HeapInput *input, RowStore *store);
 	"the input is expected to fit in tuplesort's memory, not in the engine's"
 #define NODE_TUPLESORT_XFRM_RUNS \
 	"the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does"
+#define NODE_TUPLESORT_BACKWARD \
+	"the input exceeds the memory budget and the plan reads it backward"
 extern const char *node_tuplesort_planned(GpuSortState *state);
 extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
