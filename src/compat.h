@@ -15,6 +15,7 @@
 #include "commands/explain.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplesort.h"
 
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
@@ -77,6 +78,35 @@ compat_guc_malloc(size_t size)
 	return guc_malloc(LOG, size);
 #else
 	return malloc(size);
+#endif
+}
+
+/*
+ * Does Sort sort rows of desc as Datums (nodeSort.c)?  Rows of one column;
+ * before PostgreSQL 16, of a type passed by value.
+ */
+static inline bool
+compat_sort_datums(TupleDesc desc)
+{
+#if PG_VERSION_NUM >= 160000
+	return desc->natts == 1;
+#else
+	return desc->natts == 1 && TupleDescAttr(desc, 0)->attbyval;
+#endif
+}
+
+/*
+ * The next Datum of a Datum sort, not copied: valid until the next call
+ * (PostgreSQL 16 added the choice).
+ */
+static inline bool
+compat_tuplesort_getdatum(Tuplesortstate *state, bool forward, Datum *val,
+						  bool *isnull)
+{
+#if PG_VERSION_NUM >= 160000
+	return tuplesort_getdatum(state, forward, false, val, isnull, NULL);
+#else
+	return tuplesort_getdatum(state, forward, val, isnull, NULL);
 #endif
 }
 

@@ -439,17 +439,7 @@ node_sorted_next(GpuSortState *state)
 		return slot;
 	}
 	if (state->phase == PHASE_TUPLESORT)
-	{
-		if (!state->keys_only)
-		{
-			(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
-			return slot;
-		}
-		/* our slot is virtual: copy tuplesort's MinimalTuple into it */
-		if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
-			return ExecCopySlot(slot, state->sort_slot);
-		return ExecClearTuple(slot);
-	}
+		return node_tuplesort_next(state, forward, slot);
 
 	if (timing)
 		INSTR_TIME_SET_CURRENT(start);

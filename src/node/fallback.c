@@ -2,7 +2,9 @@
  *
  * fallback.c
  *	  The GpuSort node's fallback to PostgreSQL's tuplesort, for inputs larger
- *	  than the memory budget and while gpusort.enabled is off.
+ *	  than the memory budget and while gpusort.enabled is off: the tuplesort,
+ *	  configured as the Sort node's would be (a Datum sort where Sort makes
+ *	  one), the rows it takes and the rows it returns.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +13,7 @@
 #include "executor/executor.h"
 #include "utils/tuplesort.h"
 
+#include "compat.h"
 #include "node/row_store.h"
 #include "node/node_state.h"
 #include "settings.h"
@@ -22,8 +25,28 @@
 static Tuplesortstate *
 begin_tuplesort(GpuSortState *state)
 {
-	return tie_order_tuplesort(&state->ties, state->settings.budget_kb,
-							   state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	int			sortopt = state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE;
+
+	state->tuplesort_datums = compat_sort_datums(state->indesc);
+	if (state->tuplesort_datums)
+		return tuplesort_begin_datum(TupleDescAttr(state->indesc, 0)->atttypid,
+									 state->sortops[0], state->collations[0],
+									 state->nullsfirst[0], state->settings.budget_kb,
+									 NULL, sortopt);
+	return tie_order_tuplesort(&state->ties, state->settings.budget_kb, sortopt);
+}
+
+/* Hands the slot's row to tuplesort: its one value, or the row. */
+static void
+put_row(GpuSortState *state, TupleTableSlot *slot)
+{
+	if (state->tuplesort_datums)
+	{
+		slot_getsomeattrs(slot, 1);
+		tuplesort_putdatum(state->tuplesort, slot->tts_values[0], slot->tts_isnull[0]);
+	}
+	else
+		tuplesort_puttupleslot(state->tuplesort, slot);
 }
 
 /* Hands a row of the row store to tuplesort (row_store_drain). */
@@ -33,9 +56,8 @@ put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
 	GpuSortState *state = arg;
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	tuplesort_puttupleslot(state->tuplesort, tuple ?
-						   ExecStoreMinimalTuple(tuple, slot, false) :
-						   store_key_row(state, slot, keyrow));
+	put_row(state, tuple ? ExecStoreMinimalTuple(tuple, slot, false) :
+			store_key_row(state, slot, keyrow));
 }
 
 /*
@@ -61,14 +83,14 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 
 	if (!TupIsNull(pending))
 	{
-		tuplesort_puttupleslot(tuplesort, pending);
+		put_row(state, pending);
 		for (;;)
 		{
 			TupleTableSlot *next = node_input_next(state);
 
 			if (TupIsNull(next))
 				break;
-			tuplesort_puttupleslot(tuplesort, next);
+			put_row(state, next);
 		}
 	}
 	state->collect_ms = ms_since(start);
@@ -81,4 +103,27 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	state->tuplesort_reason = fallback_reason;
 	state->ran = RUN_TUPLESORT;
 	state->phase = PHASE_TUPLESORT;
+}
+
+/* The next (or previous) row that tuplesort returns, in slot. */
+TupleTableSlot *
+node_tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
+{
+	if (state->tuplesort_datums)
+	{
+		ExecClearTuple(slot);
+		if (compat_tuplesort_getdatum(state->tuplesort, forward,
+									  &slot->tts_values[0], &slot->tts_isnull[0]))
+			ExecStoreVirtualTuple(slot);
+		return slot;
+	}
+	if (!state->keys_only)
+	{
+		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+	/* our slot is virtual: copy tuplesort's MinimalTuple into it */
+	if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
+		return ExecCopySlot(slot, state->sort_slot);
+	return ExecClearTuple(slot);
 }

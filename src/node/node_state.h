@@ -115,6 +115,7 @@ typedef struct GpuSortState
 								 * ntotal after the last */
 	int64		marked;
 	Tuplesortstate *tuplesort;
+	bool		tuplesort_datums;	/* it sorts Datums, as Sort would */
 	struct TopNFilter *top_n;	/* the top N rows of each partition kept as
 								 * the input is read (top_n_filter.c), or
 								 * NULL */
@@ -284,6 +285,8 @@ extern void node_sort_with_tuplesort(GpuSortState *state,
 									 const char *choice,
 									 const char *fallback_reason,
 									 instr_time start);
+extern TupleTableSlot *node_tuplesort_next(GpuSortState *state, bool forward,
+										   TupleTableSlot *slot);
 
 /* heap_input.c */
 typedef struct HeapInput HeapInput;
@@ -295,6 +298,8 @@ extern TupleTableSlot *heap_input_fill(HeapInput *input, RowStore *store);
 	"the input is expected to fit in tuplesort's memory, not in the engine's"
 #define NODE_TUPLESORT_XFRM_RUNS \
 	"the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does"
+#define NODE_TUPLESORT_BACKWARD \
+	"the input exceeds the memory budget and the plan reads it backward"
 extern const char *node_tuplesort_planned(GpuSortState *state);
 extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);

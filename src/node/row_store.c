@@ -30,7 +30,8 @@
 #define MIN_CAPACITY		1024
 #define FIRST_CAPACITY		(64 * 1024) /* rows allocated at most before the
 										 * input shows it has more */
-#define DRAIN_CHUNK			(1024 * 1024)	/* keys handed over between frees */
+#define DRAIN_BYTES			(1024 * 1024)	/* tuples or keys handed over
+											 * between frees */
 #define BLOCK_PREFETCH_BYTES 4096	/* how far ahead tuples are written */
 #define TUPLE_AHEAD			4		/* a page's tuples read ahead */
 
@@ -122,11 +123,107 @@ in_block(MinimalTuple tuple, const TupleBlock *block)
 }
 
 /*
- * The columns of encoded keys go first.  The rows and the rows led by NULLs
- * lie in the tuple blocks in input order, so the rows of each block are the
- * next ones of each array: a block is freed once they are handed over.  A
- * keys-only store hands its keys over from the last, and shrinks the column
- * behind them.
+ * Unmaps the key columns from the first'th on, and their bitmaps of NULLs:
+ * nothing reads them once the rows are being handed over.
+ */
+static void
+unmap_key_columns(RowStore *store, int first)
+{
+	for (int i = first; i < store->ncolumns; i++)
+	{
+		KeyColumn  *column = &store->columns[i];
+
+		if (column->keyarray)
+			big_array_unmap(column->keyarray);
+		if (column->nulls)
+			pfree(column->nulls);
+		column->keys = NULL;
+		column->nulls = NULL;
+	}
+}
+
+/*
+ * A keys-only store hands its keys over from the last, and shrinks the
+ * column behind them, DRAIN_BYTES of keys at a time.
+ */
+static void
+drain_keys(RowStore *store, RowStoreDrainFn fn, void *arg)
+{
+	KeyColumn  *column = &store->columns[0];
+	const uint32 chunk = DRAIN_BYTES / sizeof(uint64);
+
+	unmap_key_columns(store, 1);
+	for (uint32 i = 0; i < store->nnullrows; i++)
+		fn(NULL, -1, arg);
+	for (uint32 r = store->nrows; r > 0; r--)
+	{
+		fn(NULL, r - 1, arg);
+		if ((r - 1) % chunk == 0 && r > 1)
+		{
+			big_array_resize(column->keyarray, sizeof(uint64) * (r - 1));
+			column->keys = (uint64 *) column->keyarray->data;
+		}
+	}
+	unmap_key_columns(store, 0);
+}
+
+/*
+ * Hands fn the rows and the rows led by NULLs of block that lie below limit,
+ * from rows *r and *nullr on.
+ */
+static void
+hand_rows_below(RowStore *store, const TupleBlock *block, const char *limit,
+				uint32 *r, uint32 *nullr, RowStoreDrainFn fn, void *arg)
+{
+	for (; *r < store->nrows && in_block(store->rows[*r], block) &&
+		 (char *) store->rows[*r] < limit; (*r)++)
+		fn(store->rows[*r], *r, arg);
+	for (; *nullr < store->nnullrows && in_block(store->nullrows[*nullr], block) &&
+		 (char *) store->nullrows[*nullr] < limit; (*nullr)++)
+		fn(store->nullrows[*nullr], -1, arg);
+}
+
+/*
+ * The rows and the rows led by NULLs lie in the tuple blocks in input
+ * order, so the rows of each block are the next ones of each array, in the
+ * order of their addresses.  They are handed over DRAIN_BYTES of the block
+ * at a time, and the pages behind them, of the block and of the array of
+ * rows, go back to the kernel; a block is unmapped once its rows are gone.
+ */
+static void
+drain_tuples(RowStore *store, RowStoreDrainFn fn, void *arg)
+{
+	uint32		r = 0;
+	uint32		nullr = 0;
+
+	unmap_key_columns(store, 0);
+	if (store->nextblock)
+		big_array_unmap(store->nextblock);
+	store->nextblock = NULL;
+	for (int b = 0; b < store->nblocks; b++)
+	{
+		const TupleBlock *block = &store->blocks[b];
+		Size		done = 0;
+
+		while (done < (Size) (block->end - block->start))
+		{
+			done = Min(done + DRAIN_BYTES, (Size) (block->end - block->start));
+			hand_rows_below(store, block, block->start + done, &r, &nullr, fn, arg);
+			big_array_discard(block->mapping, done);
+			if (store->rowarray)
+				big_array_discard(store->rowarray, sizeof(MinimalTuple) * r);
+		}
+		big_array_unmap(block->mapping);
+	}
+	Assert(r == store->nrows && nullr == store->nnullrows);
+	if (store->rowarray)
+		big_array_unmap(store->rowarray);
+}
+
+/*
+ * Nothing freed here is kept for reuse, nor left to a helper thread to
+ * unmap (big_array_unmap): what fn copies the rows into takes the memory
+ * at once.  The mappings that earlier arrays left for reuse go first.
  */
 void
 row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
@@ -134,49 +231,12 @@ row_store_drain(RowStore *store, RowStoreDrainFn fn, void *arg)
 	/* nothing may read the arrays behind our back */
 	prefault_cancel();
 	row_store_end_upload(store);
+	big_array_release_kept();
 
 	if (store->keys_only)
-	{
-		KeyColumn  *column = &store->columns[0];
-
-		for (uint32 i = 0; i < store->nnullrows; i++)
-			fn(NULL, -1, arg);
-		for (uint32 r = store->nrows; r > 0; r--)
-		{
-			fn(NULL, r - 1, arg);
-			if ((r - 1) % DRAIN_CHUNK == 0 && r > 1)
-			{
-				big_array_resize(column->keyarray, sizeof(uint64) * (r - 1));
-				column->keys = (uint64 *) column->keyarray->data;
-			}
-		}
-	}
+		drain_keys(store, fn, arg);
 	else
-	{
-		uint32		r = 0;
-		uint32		nullr = 0;
-
-		for (int i = 0; i < store->ncolumns; i++)
-		{
-			if (store->columns[i].keyarray)
-				big_array_free(store->columns[i].keyarray);
-			if (store->columns[i].nulls)
-				pfree(store->columns[i].nulls);
-			store->columns[i].keys = NULL;
-			store->columns[i].nulls = NULL;
-		}
-		for (int b = 0; b < store->nblocks; b++)
-		{
-			const TupleBlock *block = &store->blocks[b];
-
-			for (; r < store->nrows && in_block(store->rows[r], block); r++)
-				fn(store->rows[r], r, arg);
-			for (; nullr < store->nnullrows && in_block(store->nullrows[nullr], block); nullr++)
-				fn(store->nullrows[nullr], -1, arg);
-			big_array_free(block->mapping);
-		}
-		Assert(r == store->nrows && nullr == store->nnullrows);
-	}
+		drain_tuples(store, fn, arg);
 	row_store_reset(store);
 }
 

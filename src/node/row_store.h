@@ -101,9 +101,10 @@ extern double row_store_expected_bytes(const RowStore *store, double rows,
 									   int width);
 
 /*
- * Hands every row to fn and empties the store, freeing its memory as it
- * goes, so that the rows and whatever fn copies them into never both hold
- * the whole input: fn gets a tuple, or in a keys-only store the row's
+ * Hands every row to fn and empties the store, giving its memory back to
+ * the kernel as it goes (a megabyte at a time, nothing kept for reuse), so
+ * that the rows and whatever fn copies them into never both hold more than
+ * that of the input: fn gets a tuple, or in a keys-only store the row's
  * number in the key column (-1 for a row led by a NULL).
  */
 typedef void (*RowStoreDrainFn) (MinimalTuple tuple, int64 keyrow, void *arg);

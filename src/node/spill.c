@@ -161,9 +161,11 @@ tuplesort_holds(GpuSortState *state, double rows, double tuple)
  * before any row is read: why, else NULL.  Never where the engine may hold
  * the rows (the GPU, which writes no disk), nor where the planner expects
  * the input to fit the store.  Tuplesort would hold in memory an input that
- * the store, which keeps more for each row, would write to disk in runs;
- * runs of collation keys would merge by comparisons, as tuplesort's do, so
- * their keys would be made for nothing.
+ * the store, which keeps more for each row, would write to disk in runs; a
+ * plan that reads backward would take tuplesort once the store is full
+ * (node_spill_begin), the store's rows copied once more; runs of collation
+ * keys would merge by comparisons, as tuplesort's do, so their keys would
+ * be made for nothing.
  */
 const char *
 node_tuplesort_planned(GpuSortState *state)
@@ -177,6 +179,8 @@ node_tuplesort_planned(GpuSortState *state)
 		return NULL;
 	if (tuplesort_holds(state, plan->plan_rows, tuple))
 		return NODE_TUPLESORT_HOLDS;
+	if (state->random_access)
+		return NODE_TUPLESORT_BACKWARD;
 	if (state->store.columns[0].xfrm)
 		return NODE_TUPLESORT_XFRM_RUNS;
 	return NULL;
@@ -226,7 +230,7 @@ node_spill_begin(GpuSortState *state)
 		return NULL;
 	}
 	if (state->random_access)
-		return "the input exceeds the memory budget and the plan reads it backward";
+		return NODE_TUPLESORT_BACKWARD;
 	if (tuplesort_holds_seen(state))
 		return NODE_TUPLESORT_HOLDS;
 	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */

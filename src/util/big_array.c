@@ -100,14 +100,20 @@ kept_mapping(Size bytes)
 	return NULL;
 }
 
-Size
-big_array_bytes(Size bytes)
+static Size
+page_size(void)
 {
 	static Size page = 0;
 
 	if (page == 0)
 		page = (Size) sysconf(_SC_PAGESIZE);
-	return TYPEALIGN(page, Max(bytes, 1));
+	return page;
+}
+
+Size
+big_array_bytes(Size bytes)
+{
+	return TYPEALIGN(page_size(), Max(bytes, 1));
 }
 
 static void
@@ -169,6 +175,15 @@ big_array_resize(BigArray *array, Size bytes)
 	array->bytes = bytes;
 }
 
+/* The array's handle, once its mapping is gone: data NULL. */
+static void
+forget_mapping(BigArray *array)
+{
+	array->data = NULL;
+	array->bytes = 0;
+	array->discarded = 0;
+}
+
 void
 big_array_free(BigArray *array)
 {
@@ -184,6 +199,27 @@ big_array_free(BigArray *array)
 	/* kept for the next array of its size, or unmapped */
 	if (array->data != NULL && !keep_mapping(array->data, array->bytes))
 		unmap_mapping(array->data, array->bytes);
-	array->data = NULL;
-	array->bytes = 0;
+	forget_mapping(array);
+}
+
+void
+big_array_unmap(BigArray *array)
+{
+	if (array->data != NULL)
+	{
+		prefault_cancel();
+		munmap(array->data, array->bytes);
+	}
+	forget_mapping(array);
+}
+
+void
+big_array_discard(BigArray *array, Size upto)
+{
+	Size		end = TYPEALIGN_DOWN(page_size(), Min(upto, array->bytes));
+
+	if (array->data == NULL || end <= array->discarded)
+		return;
+	madvise(array->data + array->discarded, end - array->discarded, MADV_DONTNEED);
+	array->discarded = end;
 }

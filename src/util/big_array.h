@@ -25,6 +25,8 @@ typedef struct BigArray
 {
 	char	   *data;			/* may move at each resize; NULL once freed */
 	Size		bytes;			/* mapped, a multiple of the page size */
+	Size		discarded;		/* bytes at its start given back
+								 * (big_array_discard) */
 	MemoryContextCallback unmap;	/* when the owning context goes */
 } BigArray;
 
@@ -43,6 +45,19 @@ extern Size big_array_bytes(Size bytes);
  * thread (prefault_unmap); its handle stays, with data NULL.
  */
 extern void big_array_free(BigArray *array);
+
+/*
+ * Frees the array and unmaps it now, keeping nothing for reuse and leaving
+ * nothing to a helper thread: for memory that another structure is about
+ * to take in its place.
+ */
+extern void big_array_unmap(BigArray *array);
+
+/*
+ * Gives the kernel back the whole pages of the array's first upto bytes,
+ * which nothing will read again; the array stays mapped, its size as it was.
+ */
+extern void big_array_discard(BigArray *array, Size upto);
 
 /* Unmaps the mappings that freed arrays left for reuse. */
 extern void big_array_release_kept(void);

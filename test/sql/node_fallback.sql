@@ -28,6 +28,16 @@ SELECT explain_analyze('EXECUTE big');
 RESET gpusort.enabled;
 DEALLOCATE big;
 
+-- Tuplesort is configured as Sort's would be: rows of one column passed by
+-- value are sorted as Datums, in the memory that Sort's sort takes.
+PREPARE keys AS SELECT k FROM fb_t ORDER BY k;
+SELECT uses_gpusort('EXECUTE keys');
+SET gpusort.enabled = off;
+SELECT explain_kb('EXECUTE keys', 'Sort Space Used: ') AS gpusort_kb \gset
+SELECT explain_kb('SELECT k FROM fb_t ORDER BY k', 'Memory: ') = :gpusort_kb AS as_sort_memory;
+RESET gpusort.enabled;
+DEALLOCATE keys;
+
 -- An input larger than the budget again, under a scrollable cursor: the
 -- tuplesort fallback still goes backward.
 CREATE TABLE fb_narrow AS
@@ -68,3 +78,43 @@ SELECT count(*) FROM (
 RESET statement_timeout;
 RESET gpusort.work_mem;
 SELECT count(*) FROM (SELECT id FROM fb_t ORDER BY k OFFSET 0) s;
+
+-- An input that outgrows the budget goes to tuplesort with the rows read so
+-- far, which leave the row store as tuplesort takes them, nothing of it
+-- kept for reuse: the backend's memory peaks (VmHWM) where it does under
+-- Sort alone, within 16 MB, going forward (gpusort.spill off) and under a
+-- SCROLL cursor, which reads backward.  (The planner expects a third of
+-- the rows, which would fit.)  On the CPU engine: a GPU would add its CUDA
+-- context, once per backend, to the peak.
+CREATE TABLE fb_mem AS
+  SELECT g AS id, hashint4(g)::int8 * 1000 AS k, md5(g::text) || md5((g + 1)::text) AS s
+  FROM generate_series(1, 600000) g;
+ANALYZE fb_mem;
+\set forward 'SELECT count(*) FROM (SELECT * FROM fb_mem WHERE id + 0 > 0 ORDER BY k OFFSET 0) s'
+\set scroll 'BEGIN; DECLARE c SCROLL CURSOR FOR SELECT * FROM fb_mem WHERE id + 0 > 0 ORDER BY k; MOVE LAST IN c; MOVE BACKWARD ALL IN c; COMMIT'
+\set session 'SET jit = off; SET max_parallel_workers_per_gather = 0; SET work_mem = ''64MB''; SET gpusort.device = cpu; SET gpusort.spill = off'
+\c
+:session;
+SET gpusort.enabled = off;
+SELECT backend_kb('VmRSS') AS rss_before \gset
+:forward;
+SELECT backend_kb('VmHWM') - :rss_before AS native_kb \gset
+\c
+:session;
+SELECT backend_kb('VmRSS') AS rss_before \gset
+SELECT bool_or(line ~ 'Fallback Reason: memory budget exceeded') AS to_tuplesort
+FROM explain_analyze(:'forward') line;
+SELECT backend_kb('VmHWM') - :rss_before < :native_kb + 16 * 1024 AS within_native_peak;
+\c
+:session;
+SET gpusort.enabled = off;
+SELECT backend_kb('VmRSS') AS rss_before \gset
+:scroll;
+SELECT backend_kb('VmHWM') - :rss_before AS native_kb \gset
+\c
+:session;
+RESET gpusort.spill;
+SELECT backend_kb('VmRSS') AS rss_before \gset
+:scroll;
+SELECT backend_kb('VmHWM') - :rss_before < :native_kb + 16 * 1024 AS within_native_peak;
+DROP TABLE fb_mem;

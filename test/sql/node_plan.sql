@@ -146,6 +146,30 @@ SELECT count(*) FROM explain_analyze('SELECT * FROM plan_t ORDER BY id')
 WHERE explain_analyze ~ 'Planned Engine|Expected to Exceed';
 
 -- Helpers for the suites that follow.
+-- The first number that EXPLAIN ANALYZE of the query reports after label (a
+-- regular expression), in kB, or NULL.
+CREATE FUNCTION explain_kb(query text, label text) RETURNS int8
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  kb text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    kb := substring(line FROM '(?:' || label || ')(\d+)');
+    IF kb IS NOT NULL THEN
+      RETURN kb::int8;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+
+-- A field of the backend's /proc/self/status (VmRSS, VmHWM, VmSize), in kB.
+CREATE FUNCTION backend_kb(field text) RETURNS int8
+LANGUAGE sql AS $$
+  SELECT substring(pg_read_file('/proc/self/status') FROM field || ':\s+(\d+) kB')::int8
+$$;
+
 -- Does the query's plan use GpuSort?
 CREATE FUNCTION uses_gpusort(query text) RETURNS boolean
 LANGUAGE plpgsql AS $$

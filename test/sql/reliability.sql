@@ -66,24 +66,10 @@ CREATE FUNCTION rel_gen() RETURNS SETOF int8 LANGUAGE sql VOLATILE ROWS 10000000
   AS $$ SELECT g::int8 FROM generate_series(1, 20) g $$;
 CREATE FUNCTION rel_gen_huge() RETURNS SETOF int8 LANGUAGE sql VOLATILE ROWS 4000000000
   AS $$ SELECT g::int8 FROM generate_series(1, 20) g $$;
--- The GpuSort node's Memory Used, in kB.
-CREATE FUNCTION memory_used_kb(query text) RETURNS int8
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-    IF line ~ 'Memory Used: \d+ kB' THEN
-      RETURN substring(line FROM 'Memory Used: (\d+) kB')::int8;
-    END IF;
-  END LOOP;
-  RETURN NULL;
-END
-$$;
 SET gpusort.work_mem = '8GB';
-SELECT memory_used_kb('SELECT k, ''pad'' FROM (SELECT rel_gen() k) s ORDER BY k') < 4096 AS small;
+SELECT explain_kb('SELECT k, ''pad'' FROM (SELECT rel_gen() k) s ORDER BY k', 'Memory Used: ') < 4096 AS small;
 SET gpusort.work_mem = '300GB';
-SELECT memory_used_kb('SELECT k, ''pad'' FROM (SELECT rel_gen_huge() k) s ORDER BY k') < 4096 AS small;
+SELECT explain_kb('SELECT k, ''pad'' FROM (SELECT rel_gen_huge() k) s ORDER BY k', 'Memory Used: ') < 4096 AS small;
 SELECT same_as_native('SELECT k, ''pad'' FROM (SELECT rel_gen_huge() k) s ORDER BY k');
 RESET gpusort.work_mem;
 
@@ -92,10 +78,6 @@ RESET gpusort.work_mem;
 -- within 16 MB: the row store is emptied after each run.  (Sort itself
 -- peaks near twice work_mem here, in its final merge.)  On the CPU engine: a
 -- GPU would add its CUDA context, once per backend, to the peak.
-CREATE FUNCTION backend_kb(field text) RETURNS int8
-LANGUAGE sql AS $$
-  SELECT substring(pg_read_file('/proc/self/status') FROM field || ':\s+(\d+) kB')::int8
-$$;
 \c
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '64MB';
@@ -202,5 +184,5 @@ SELECT 'up' AS backend;
 RESET ALL;
 
 DROP TABLE rel_slow, rel_ties, rel_outer, rel_ring;
-DROP FUNCTION rel_gen(), rel_gen_huge(), memory_used_kb(text), backend_kb(text), cancel_delay(text, int),
+DROP FUNCTION rel_gen(), rel_gen_huge(), cancel_delay(text, int),
   rescans_memory();
