@@ -8,7 +8,8 @@
  *	  statement_timeout (service_shared.h has the protocol).
  *
  * The backend remembers the slots it holds, so that an error, a cancel or
- * its exit gives them up.
+ * its exit gives them up.  The buffer's chunks are taken under an LWLock
+ * (a scan of up to POOL_MAX_CHUNKS owners: too long for a spinlock).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +20,7 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 
 #include "compat.h"
 #include "service/job_space.h"
@@ -159,7 +161,7 @@ pool_alloc(uint32 owner, int need)
 	int			run = 0;
 	int			first = -1;
 
-	SpinLockAcquire(&service->pool_lock);
+	LWLockAcquire(service_pool_lock, LW_EXCLUSIVE);
 	for (int c = 0; c < service->pool_chunks; c++)
 	{
 		if (pg_atomic_read_u32(&service->chunk_owner[c]) != 0)
@@ -172,7 +174,7 @@ pool_alloc(uint32 owner, int need)
 	}
 	for (int c = 0; first >= 0 && c < need; c++)
 		pg_atomic_write_u32(&service->chunk_owner[first + c], owner);
-	SpinLockRelease(&service->pool_lock);
+	LWLockRelease(service_pool_lock);
 	return first;
 }
 

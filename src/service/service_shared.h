@@ -37,7 +37,8 @@
  * the slot itself if it is FILLING, QUEUED or DONE; otherwise whoever ends
  * the job releases it.  The GPU processes take no lock and no PGPROC of
  * their own: they only touch slots, chunks' owners and their own GPU's
- * entry, and set latches.  Backends allocate chunks under pool_lock.
+ * entry, and set latches.  Backends allocate chunks under
+ * service_pool_lock, an LWLock that no GPU process takes.
  *
  *-------------------------------------------------------------------------
  */
@@ -53,7 +54,7 @@
 #include "portability/instr_time.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
-#include "storage/spin.h"
+#include "storage/lwlock.h"
 
 #include "service/service.h"
 
@@ -201,13 +202,13 @@ typedef struct ServiceShared
 
 	/*
 	 * the buffer: pool_segment once pool_state is POOL_CREATED, ready once a
-	 * GPU process has mapped it
+	 * GPU process has mapped it; its chunks are taken under
+	 * service_pool_lock, and given back without it
 	 */
 	pg_atomic_uint32 pool_state;	/* a PoolState */
 	dsm_handle	pool_segment;
 	pg_atomic_uint32 pool_ready;
 	int			pool_chunks;
-	slock_t		pool_lock;
 	pg_atomic_uint32 chunk_owner[POOL_MAX_CHUNKS];	/* slot + 1, or 0: free */
 } ServiceShared;
 
@@ -232,6 +233,7 @@ service_pace(double pace, double ms, uint64 row_keys)
 
 /* shared.c */
 extern ServiceShared *service;
+extern LWLock *service_pool_lock;	/* backends': the buffer's chunks */
 extern void service_shmem_init(void);	/* asks for it (_PG_init) */
 
 /*

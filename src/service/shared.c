@@ -37,6 +37,10 @@ const char *const service_fallback_names[SERVICE_NUM_FALLBACKS] = {
 #ifdef GPUSORT_WITH_CUDA
 
 ServiceShared *service = NULL;
+LWLock	   *service_pool_lock = NULL;
+
+/* The tranche of service_pool_lock. */
+#define POOL_LOCK_TRANCHE	"gpusort GPU service buffer"
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
@@ -47,6 +51,7 @@ service_shmem_request(void)
 	if (prev_shmem_request)
 		prev_shmem_request();
 	RequestAddinShmemSpace(sizeof(ServiceShared));
+	RequestNamedLWLockTranche(POOL_LOCK_TRANCHE, 1);
 }
 
 static void
@@ -57,6 +62,7 @@ service_shmem_startup(void)
 	if (prev_shmem_startup)
 		prev_shmem_startup();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	service_pool_lock = &(GetNamedLWLockTranche(POOL_LOCK_TRANCHE))->lock;
 	service = ShmemInitStruct("gpusort GPU service", sizeof(ServiceShared), &found);
 	if (!found)
 	{
@@ -89,7 +95,6 @@ service_shmem_startup(void)
 		}
 		pg_atomic_init_u32(&service->pool_state, POOL_UNDECIDED);
 		pg_atomic_init_u32(&service->pool_ready, 0);
-		SpinLockInit(&service->pool_lock);
 		for (int c = 0; c < POOL_MAX_CHUNKS; c++)
 			pg_atomic_init_u32(&service->chunk_owner[c], 0);
 		service->pool_chunks = Min(gpusort_service_buffer, POOL_MAX_CHUNKS);
