@@ -4,11 +4,9 @@
  *	  Module entry point of gpusort.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries): it only
- * defines settings and installs hooks.  Preloaded, it also asks for a
- * little shared memory, where parallel workers leave their GpuSort
- * statistics for the leader's EXPLAIN (node/worker_stats.c), and, with
- * gpusort.service on, starts the GPU service (service/service.h), whose
- * processes alone run CUDA.  Otherwise CUDA is started lazily, in the
+ * defines settings and installs hooks.  Preloaded with gpusort.service on,
+ * it also starts the GPU service (service/service.h), whose processes alone
+ * run CUDA.  Otherwise CUDA is started lazily, in the
  * backend that first sorts on the GPU, or when the library is loaded into a
  * backend (session_preload_libraries, LOAD) with gpusort.gpu_prestart on.
  *
@@ -32,7 +30,6 @@
 #include "gpu/engine_gpu.h"
 #include "node/gpusort_node.h"
 #include "node/planner.h"
-#include "node/worker_stats.h"
 #include "service/service.h"
 #include "settings.h"
 
@@ -94,8 +91,6 @@ _PG_init(void)
 	gpusort_loaded_by_choice = loaded_by_choice();
 	gpusort_planner_init();
 	gpusort_window_path_init();
-	if (process_shared_preload_libraries_in_progress)
-		worker_stats_init();
 
 	/*
 	 * The engines beside the CPU's, one line each.  The GPU: the service's

@@ -32,6 +32,11 @@
 #      8 sorts at once that together outgrow gpusort.service_memory
 #      (LOAD_MEMORY MB, default 1024), each held in its turn, every row
 #      right, none in sorted runs (test/service-load.sh);
+#      dynamic_shared_memory_type posix, mmap and sysv each (a restart):
+#      a sort on the GPU, no PostgreSQL shared memory in the maps of the GPU
+#      processes, kill -9 of them while 16 sessions sort, no object of a
+#      job left in /dev/shm, and nothing after pg_ctl stop -m immediate
+#      (test/service-shm.sh);
 #      a sort larger than one GPU's share of gpusort.service_memory, in
 #      buckets on two GPU processes (two GPUs, or GPU 0 twice), and inputs
 #      over the budget held in parts on both (test/service-buckets.sh); the
@@ -59,7 +64,8 @@
 #   SKIP_SERVICE_SUITES, SKIP_SERVICE_CHECKS   1: step 4's regression suites,
 #                  or its other checks, left out (each takes about 5 minutes
 #                  on an H100 host)
-#   SKIP_CRASH_SHARED  1: step 4's kill -9 and shared-input checks left out
+#   SKIP_CRASH_SHARED  1: step 4's kill -9, shared-input and shared memory
+#                  (service-shm.sh) checks left out
 #   SUITES         the regression suites of steps 1 and 4 (default: the
 #                  Makefile's REGRESS as said above; node_plan first)
 #   REGRESS_TIMEOUT  seconds for each run of pg_regress (default 420)
@@ -85,18 +91,6 @@ SUMMARY=()
 record() {
 	SUMMARY+=("$1|$2|$3")
 	echo "== [$(elapsed)s] $1: $2${3:+ ($3)}"
-}
-# check TITLE SCRIPT PASS_LINES FAIL_LINES: runs test/SCRIPT.sh into its log,
-# records PASS with the log's lines that PASS_LINES matches, or FAIL with
-# those that FAIL_LINES matches, and prints the log.
-check() {
-	local log="$RESULTS/$2.log"
-	if "test/$2.sh" >"$log" 2>&1; then
-		record "$1" PASS "$(grep -E "$3" "$log" | tr -s ' ' | tr '\n' ';')"
-	else
-		record "$1" FAIL "$(grep -E "$4" "$log" | head -4 | tr -s ' ' | tr '\n' ';')"
-	fi
-	cat "$log"
 }
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 DB=gpusort_gputest
@@ -127,15 +121,7 @@ DEVICES=$(psql -X -At -F ' ' -c "SELECT id, name, total_memory_mb || ' MB', comp
 echo "gpusort_devices(): ${DEVICES:-none}"
 
 # Restarts the server with extra environment (VAR=value ...), as its owner.
-restart_server() {
-	local owner logf run=()
-	owner=$(stat -c %U "$PGDATA") || return 1
-	logf=$PGDATA/log
-	[ -f "$logf" ] || logf=$PGDATA/server.log
-	[ "$(id -un)" = "$owner" ] || run=(runuser -u "$owner" --)
-	"${run[@]}" env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@" \
-		pg_ctl -D "$PGDATA" -l "$logf" -w -m fast restart >/dev/null
-}
+source "$ROOT/test/server-ctl.sh"
 
 # SQL that compares orderings on the GPU engine with PostgreSQL's Sort.
 SAME_AS_NATIVE="
@@ -182,6 +168,20 @@ service_mode() {
 
 # What makes the planner choose parallel plans wherever it can.
 PARALLEL_FORCED="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2"
+
+# run_check NAME LOG PASS_RE FAIL_RE COMMAND...: COMMAND, its output in
+# $RESULTS/LOG.log, recorded with the lines of it that PASS_RE or FAIL_RE
+# pick, and shown
+run_check() {
+	local name=$1 log=$RESULTS/$2.log pass=$3 fail=$4
+	shift 4
+	if "$@" >"$log" 2>&1; then
+		record "$name" PASS "$(grep -E "$pass" "$log" | tr -s ' ' | tr '\n' ';')"
+	else
+		record "$name" FAIL "$(grep -E "$fail" "$log" | head -3 | tr -s ' ' | tr '\n' ';')"
+	fi
+	cat "$log"
+}
 
 # regress NAME SUITES...: the suites with gpusort.device = gpu, recorded
 regress() {
@@ -347,22 +347,24 @@ SQL
 			record "GPU service: crash, shared input, buckets, no device" SKIP "SKIP_SERVICE_CHECKS"
 		else
 			if [ -n "${SKIP_CRASH_SHARED:-}" ]; then
-				record "GPU service: kill -9, shared input" SKIP "SKIP_CRASH_SHARED"
-			elif SESSIONS=${CRASH_SESSIONS:-16} ROWS=1000000 test/service-crash.sh >"$RESULTS/service-crash.log" 2>&1; then
-				record "GPU service: kill -9 of its process while 16 sessions sort" PASS "$(grep -E 'back after|checkpointer|all right' "$RESULTS/service-crash.log" | tr -s ' ' | tr '\n' ';')"
+				record "GPU service: kill -9, shared input, shared memory" SKIP "SKIP_CRASH_SHARED"
 			else
-				record "GPU service: kill -9 of its process while 16 sessions sort" FAIL "$(tail -4 "$RESULTS/service-crash.log" | tr '\n' ';')"
+				run_check "GPU service: kill -9 of its process while 16 sessions sort" service-crash \
+					'back after|checkpointer|all right' 'FAILED|all right|back after' \
+					env SESSIONS="${CRASH_SESSIONS:-16}" ROWS=1000000 test/service-crash.sh
+				run_check "GPU service: one input shared by a parallel query" service-shared \
+					'service memory' 'DIFFERENT|FAIL' test/service-shared.sh
+				# every dynamic_shared_memory_type, and no PostgreSQL shared
+				# memory in the processes that run CUDA (restarts the server)
+				run_check "GPU service: posix, mmap, sysv; no PostgreSQL memory in its processes" service-shm \
+					'^ +ok +[a-z]+: (EXPLAIN|no PostgreSQL)' '^ +FAILED' test/service-shm.sh
 			fi
-			cat "$RESULTS/service-crash.log" 2>/dev/null
-			[ -n "${SKIP_CRASH_SHARED:-}" ] ||
-				check "GPU service: one input shared by a parallel query" service-shared \
-					'service memory' 'DIFFERENT|FAIL'
 			# sorts that together outgrow the service's memory (1 GB) wait
 			# their turn rather than go to sorted runs on disk
 			psql -X -q -c "ALTER SYSTEM SET gpusort.service_memory = ${LOAD_MEMORY:-1024}" &&
 				restart_server && sleep 1 && wait_service
-			check "GPU service: 8 sorts at once that together outgrow its memory" service-load \
-				'sessions at once|fallbacks' 'WRONG|FAIL|went|written|slower'
+			run_check "GPU service: 8 sorts at once that together outgrow its memory" service-load \
+				'sessions at once|fallbacks' 'WRONG|FAIL|went|written|slower' test/service-load.sh
 			# two GPU processes (GPU 0 twice where there is one), 192 MB
 			# each (gpusort.service_memory is a GPU's, shared by its
 			# processes)
@@ -371,8 +373,8 @@ SQL
 			psql -X -q -c "ALTER SYSTEM SET gpusort.service_gpus = '$gpus'" \
 				-c "ALTER SYSTEM SET gpusort.service_memory = $((192 * per_gpu))" &&
 				restart_server && sleep 1 && wait_service
-			check "GPU service: a sort too large for one GPU, in buckets on two" service-buckets \
-				'orders wrong|fallbacks:' 'FAILED'
+			run_check "GPU service: a sort too large for one GPU, in buckets on two" service-buckets \
+				'orders wrong|fallbacks:' 'FAILED' test/service-buckets.sh
 			# the differential suites with so little device memory that
 			# every sort of theirs is split over the GPU processes
 			split_mb=${SPLIT_MEMORY:-40}

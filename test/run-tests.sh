@@ -24,8 +24,13 @@
 #                           service back within 10 s (skipped by a library
 #                           built without CUDA, which has no service);
 #        002_service_shm    the service's buffer in /dev/shm only where a GPU
-#                           is ready, and nothing of it after pg_ctl stop -m
-#                           immediate;
+#                           is ready; nothing of the server's objects after
+#                           a crash restart and pg_ctl stop -m immediate; a
+#                           start removes a dead postmaster's objects, not a
+#                           live process's;
+#        003_worker_stats   parallel EXPLAIN ANALYZE from many sessions at
+#                           once: each worker's GpuSort once, the rows add
+#                           up (a rescanned Gather too);
 #      skipped, and said so, where this PostgreSQL's PGXS was built without
 #      --enable-tap-tests (the pgserver wheel's PostgreSQL 16); each test file
 #      counts once, passed or failed, and prove's summary is in the log;
@@ -132,7 +137,7 @@ PGOPTIONS="${PGOPTIONS:-} -c gpusort.debug_hold_rows=on" \
 	random_orders --seed "$((${RANDOM_SEED:-1} + 1))" --queries "${RANDOM_QUERIES:-150}"
 cluster_stop
 
-echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its buffer after an immediate stop"
+echo "== TAP tests (test/t/*.pl through prove): the GPU service's crash, its shared memory objects, parallel workers' EXPLAIN statistics"
 tap_global=$("$PG_CONFIG" --pgxs) && tap_global=${tap_global%/makefiles/pgxs.mk}/Makefile.global
 if ! grep -qs -E '^enable_tap_tests[[:space:]]*=[[:space:]]*yes' "$tap_global" ||
 	[ ! -f "${tap_global%/Makefile.global}/test/perl/PostgreSQL/Test/Cluster.pm" ]; then

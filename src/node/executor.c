@@ -37,7 +37,6 @@
 #include "node/row_keys.h"
 #include "node/top_n_filter.h"
 #include "node/window.h"
-#include "node/worker_stats.h"
 #include "settings.h"
 #include "util/big_array.h"
 #include "util/cacheline.h"
@@ -56,6 +55,7 @@ static void gpusort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 								   void *coordinate);
 static void gpusort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 									 void *coordinate);
+static void gpusort_shutdown(CustomScanState *node);
 
 CustomExecMethods gpusort_exec_methods = {
 	.CustomName = "GpuSort",
@@ -66,12 +66,15 @@ CustomExecMethods gpusort_exec_methods = {
 	.MarkPosCustomScan = gpusort_mark,
 	.RestrPosCustomScan = gpusort_restore,
 	.ExplainCustomScan = gpusort_explain,
-	/* a parallel query's participants sharing one input (shared_stage.c) */
+	/*
+	 * a parallel query: its workers' statistics, and its participants
+	 * sharing one input (shared_stage.c)
+	 */
 	.EstimateDSMCustomScan = node_share_estimate,
 	.InitializeDSMCustomScan = gpusort_initialize_dsm,
 	.ReInitializeDSMCustomScan = gpusort_reinitialize_dsm,
 	.InitializeWorkerCustomScan = node_share_join,
-	.ShutdownCustomScan = node_share_shutdown,
+	.ShutdownCustomScan = gpusort_shutdown,
 };
 
 static void
@@ -254,9 +257,6 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 		heap_input_begin(outerPlanState(node)) : NULL;
 	state->phase = PHASE_START;
 	state->ran = RUN_NONE;
-	/* the statistics of this node's workers in an earlier run are gone */
-	if (!IsParallelWorker())
-		worker_stats_forget(cscan->scan.plan.plan_node_id);
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -412,6 +412,8 @@ node_collect(GpuSortState *state)
 	if (state->sharing)
 		(void) node_share_attach(state);
 	collect_and_sort(state);
+	if (IsParallelWorker())
+		gpusort_publish_worker_stats(state);
 	/* (where the rows went elsewhere than the shared input: none) */
 	if (state->sharing)
 		node_share_done(state, 0, 0,
@@ -510,8 +512,6 @@ gpusort_end(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (IsParallelWorker())
-		gpusort_publish_worker_stats(state);
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
@@ -593,6 +593,22 @@ gpusort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coo
 		state->shared_stager->end(state->shared_stage);
 	state->shared_stage = NULL;
 	node_share_init(state, pcxt, coordinate, node_stage_possible(state));
+}
+
+/*
+ * The node shuts down, before the Gather above it, whose shared memory
+ * goes: a worker says what it did at last (its tuple queue ends after
+ * this, so the leader, which read all of them, sees it), and the leader
+ * keeps its workers' statistics for EXPLAIN ANALYZE.
+ */
+static void
+gpusort_shutdown(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (IsParallelWorker())
+		gpusort_publish_worker_stats(state);
+	node_share_shutdown(state);
 }
 
 static void

@@ -26,7 +26,6 @@
 #include "node/node_state.h"
 #include "node/top_n_filter.h"
 #include "node/window.h"
-#include "node/worker_stats.h"
 #include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
@@ -367,17 +366,15 @@ gpusort_publish_worker_stats(GpuSortState *state)
 {
 	WorkerSortStats stats;
 
-	if (state->ran == RUN_NONE)
+	if (state->ran == RUN_NONE || state->worker_stats == NULL)
 		return;
 	memset(&stats, 0, sizeof(stats));
-	stats.plan_node_id = state->css.ss.ps.plan->plan_node_id;
-	stats.worker = ParallelWorkerNumber;
 	strlcpy(stats.engine, engine_shown(state), sizeof(stats.engine));
 	strlcpy(stats.method, method_shown(state), sizeof(stats.method));
 	stats.rows = state->ran == RUN_TUPLESORT ? -1 : state->ntotal;
 	stats.memory_kb = (state->memory_used + 1023) / 1024;
 	stats.collect_ms = state->collect_ms;
-	worker_stats_publish(&stats);
+	worker_stats_publish(state->worker_stats, &stats);
 }
 
 /*
@@ -388,9 +385,8 @@ gpusort_publish_worker_stats(GpuSortState *state)
 static void
 explain_workers(GpuSortState *state, ExplainState *es)
 {
-	WorkerSortStats workers[64];
-	int			n = worker_stats_read(state->css.ss.ps.plan->plan_node_id,
-									  workers, lengthof(workers));
+	WorkerSortStats *workers;
+	int			n = node_share_worker_stats(state, &workers);
 
 	if (n == 0)
 		return;

@@ -37,12 +37,23 @@ extern CustomScan *gpusort_make_node(Sort *sort);
 extern void gpusort_unproject_keys(CustomScan *cscan);
 
 /*
- * Where a GpuSort's rows go to a Gather Merge, marks it parallel-aware if
- * its participants may add their rows to one input that the engine holds
- * (a registered engine shares held inputs, and the order's keys can be
- * held): the executor then gives it the query's shared memory
- * (shared_stage.c), and EXPLAIN calls it Parallel.
+ * A GpuSort's custom_private: the columns of its sort keys, their ordering
+ * operators, collations and NULLS FIRST flags (four lists); whether its
+ * participants may add their rows to one input (an Integer); for a node
+ * that computes window functions, what window_plan.c keeps of them.
+ */
+#define GPUSORT_PRIVATE_SHARED	4
+#define GPUSORT_PRIVATE_WINDOW	5
+
+/*
+ * Where a GpuSort's rows go to a Gather Merge, says that its participants
+ * may add their rows to one input that the engine holds, where a
+ * registered engine shares held inputs and the order's keys can be held
+ * (shared_stage.c decides at run time).
  */
 extern void gpusort_mark_shared(CustomScan *cscan);
+
+/* May its participants add their rows to one input (or is it serial)? */
+extern bool gpusort_shares_input(CustomScan *cscan);
 
 #endif							/* GPUSORT_NODE_H */

@@ -28,6 +28,7 @@
 #include "util/timing.h"
 #include "node/sorted_runs.h"
 #include "node/tie_order.h"
+#include "node/worker_stats.h"
 #include "utils/tuplestore.h"
 
 /* The sorted rows gathered ahead of the emit phase (emit_ring.h). */
@@ -153,8 +154,14 @@ typedef struct GpuSortState
 	bool		held_empty;		/* none of the rows held are to be read
 								 * here (a worker's, or none held) */
 
-	/* a parallel query whose participants share one input (shared_stage.c) */
+	/*
+	 * a parallel query (shared_stage.c): its workers' statistics, and the
+	 * one input that its participants may share
+	 */
 	struct NodeShare *share;	/* in the query's shared memory, or NULL */
+	SharedWorkerStats *worker_stats;	/* likewise, after it */
+	WorkerSortStats *workers_kept;	/* the leader's copy of them */
+	int			nworkers_kept;	/* its entries; -1: not copied yet */
 	struct ParallelContext *pcxt;	/* the leader's */
 	const RowStager *shared_stager;
 	struct SortStage *shared_stage; /* begun or joined, no row added yet */
@@ -332,7 +339,8 @@ extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 extern bool node_share_active(GpuSortState *state);
 extern bool node_share_attach(GpuSortState *state);
 extern SliceReading node_share_late_slices(GpuSortState *state);
-extern void node_share_shutdown(CustomScanState *node);
+extern void node_share_shutdown(GpuSortState *state);
+extern int	node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers);
 extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
 							bool all_held);
 extern int64 node_share_wait(GpuSortState *state, int64 *rows);
@@ -351,7 +359,10 @@ extern TupleTableSlot *node_share_next_rest(GpuSortState *state);
 extern void gpusort_explain(CustomScanState *node, List *ancestors,
 							ExplainState *es);
 
-/* In a parallel worker, as the node ends: what it did, for the leader. */
+/*
+ * In a parallel worker, once it sorted and as the node shuts down: what it
+ * did, for the leader's EXPLAIN ANALYZE.
+ */
 extern void gpusort_publish_worker_stats(GpuSortState *state);
 
 #endif							/* GPUSORT_NODE_STATE_H */

@@ -17,6 +17,7 @@
 #include "keys/key_codec.h"
 #include "node/gpusort_node.h"
 #include "node/node_state.h"
+#include "node/window.h"
 
 static Node *gpusort_create_state(CustomScan *cscan);
 
@@ -119,7 +120,7 @@ gpusort_make_node(Sort *sort)
 
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_private = list_make4(cols, ops, colls, nullsfirst);
+	cscan->custom_private = list_make5(cols, ops, colls, nullsfirst, makeInteger(false));
 	cscan->custom_scan_tlist = sort->plan.targetlist;
 	cscan->methods = &gpusort_plan_methods;
 	return cscan;
@@ -270,7 +271,16 @@ gpusort_mark_shared(CustomScan *cscan)
 		if (!codec->exact || words >= HELD_KEY_WORDS)
 			break;
 	}
-	cscan->scan.plan.parallel_aware = true;
+	list_nth_cell(cscan->custom_private, GPUSORT_PRIVATE_SHARED)->ptr_value =
+		makeInteger(true);
+}
+
+bool
+gpusort_shares_input(CustomScan *cscan)
+{
+	/* (a parallel window's participants always offer theirs) */
+	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED)) ||
+		gpusort_window_mode(cscan) == WINDOW_SLICES;
 }
 
 static Node *

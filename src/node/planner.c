@@ -34,15 +34,15 @@
 
 static planner_hook_type prev_planner_hook = NULL;
 
-static Plan *replace_sorts(Plan *plan, bool bounded);
+static Plan *replace_sorts(Plan *plan, bool bounded, bool parallel);
 
 static List *
-replace_sorts_in_list(List *plans, bool bounded)
+replace_sorts_in_list(List *plans, bool bounded, bool parallel)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), bounded);
+		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), bounded, parallel);
 	return plans;
 }
 
@@ -61,16 +61,20 @@ worth_replacing(Sort *sort)
 /*
  * Returns the plan with its eligible Sorts replaced.  "bounded" says that a
  * LIMIT above may pass a tuple bound down to this node (as
- * ExecSetTupleBound does through these node types).
+ * ExecSetTupleBound does through these node types), "parallel" that a
+ * Gather or a Gather Merge is above it.
  */
 static Plan *
-replace_sorts(Plan *plan, bool bounded)
+replace_sorts(Plan *plan, bool bounded, bool parallel)
 {
 	bool		child_bounded = false;
+	bool		child_parallel;
+	Plan	   *result = plan;
 
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+	child_parallel = parallel || IsA(plan, Gather) || IsA(plan, GatherMerge);
 
 	/* a parallel window's path, planned whole (window_path.c) */
 	if (gpusort_is_window_slices_marker(plan))
@@ -93,29 +97,33 @@ replace_sorts(Plan *plan, bool bounded)
 			break;
 	}
 
-	plan->lefttree = replace_sorts(plan->lefttree, child_bounded);
-	plan->righttree = replace_sorts(plan->righttree, child_bounded);
+	plan->lefttree = replace_sorts(plan->lefttree, child_bounded, child_parallel);
+	plan->righttree = replace_sorts(plan->righttree, child_bounded, child_parallel);
 
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			replace_sorts_in_list(((Append *) plan)->appendplans, child_bounded);
+			replace_sorts_in_list(((Append *) plan)->appendplans, child_bounded,
+								  child_parallel);
 			break;
 		case T_MergeAppend:
-			replace_sorts_in_list(((MergeAppend *) plan)->mergeplans, child_bounded);
+			replace_sorts_in_list(((MergeAppend *) plan)->mergeplans, child_bounded,
+								  child_parallel);
 			break;
 		case T_BitmapAnd:
-			replace_sorts_in_list(((BitmapAnd *) plan)->bitmapplans, false);
+			replace_sorts_in_list(((BitmapAnd *) plan)->bitmapplans, false, false);
 			break;
 		case T_BitmapOr:
-			replace_sorts_in_list(((BitmapOr *) plan)->bitmapplans, false);
+			replace_sorts_in_list(((BitmapOr *) plan)->bitmapplans, false, false);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded);
+				replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded,
+							  child_parallel);
 			break;
 		case T_CustomScan:
-			replace_sorts_in_list(((CustomScan *) plan)->custom_plans, false);
+			replace_sorts_in_list(((CustomScan *) plan)->custom_plans, false,
+								  child_parallel);
 			break;
 		case T_GatherMerge:
 			if (IsA(plan->lefttree, CustomScan) &&
@@ -138,7 +146,7 @@ replace_sorts(Plan *plan, bool bounded)
 			break;
 		case T_Sort:
 			if (!bounded && worth_replacing((Sort *) plan))
-				return (Plan *) gpusort_make_node((Sort *) plan);
+				result = (Plan *) gpusort_make_node((Sort *) plan);
 			break;
 		case T_WindowAgg:
 			{
@@ -156,13 +164,23 @@ replace_sorts(Plan *plan, bool bounded)
 												   (GatherMerge *) plan->lefttree);
 				}
 				if (window != NULL)
-					return (Plan *) window;
+					result = (Plan *) window;
 			}
 			break;
 		default:
 			break;
 	}
-	return plan;
+
+	/*
+	 * A GpuSort below a Gather runs in every participant: parallel-aware,
+	 * it gets the query's shared memory from the executor, where its
+	 * workers leave their statistics for EXPLAIN ANALYZE and its
+	 * participants may share one input (worker_stats.c, shared_stage.c),
+	 * and EXPLAIN calls it Parallel.
+	 */
+	if (parallel && IsA(result, CustomScan) && gpusort_is_node((CustomScan *) result))
+		result->parallel_aware = true;
+	return result;
 }
 
 static PlannedStmt *
@@ -180,9 +198,9 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!gpusort_planner_acts())
 		return stmt;
 
-	stmt->planTree = replace_sorts(stmt->planTree, false);
+	stmt->planTree = replace_sorts(stmt->planTree, false, false);
 	foreach(lc, stmt->subplans)
-		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), false);
+		lfirst(lc) = replace_sorts((Plan *) lfirst(lc), false, false);
 
 	/* a GpuSort whose rows are the result's, bar a LIMIT */
 	if (stmt->commandType == CMD_SELECT && stmt->rowMarks == NIL)

@@ -11,10 +11,14 @@
  *	  the whole input with short ones, instead of the sorted shares of every
  *	  participant read through the tuple queues.
  *
- * The planner marks such a GpuSort parallel-aware (gpusort_mark_shared), so
- * that the executor gives it shared memory of the query: a NodeShare,
- * which the leader fills before the workers start and the workers join.
- * Whether the rows are shared is decided there, by the leader, for the
+ * Every GpuSort below a Gather is parallel-aware (planner.c), so that the
+ * executor gives it shared memory of the query: a NodeShare, which the
+ * leader fills before the workers start and the workers join, followed by
+ * the area where the workers leave their statistics for EXPLAIN ANALYZE
+ * (worker_stats.c).  The planner marks those whose rows go to a Gather
+ * Merge as ones whose participants may share their input
+ * (gpusort_mark_shared).  Whether the rows are shared is decided by the
+ * leader, for the
  * query's whole input: where the engine cannot hold them, or the leader
  * would not read its own rows (parallel_leader_participation off), every
  * participant sorts its own, as before.  A participant joins the input as
@@ -34,7 +38,8 @@
  * so as it shuts the node down (node_share_shutdown), and they stop
  * waiting.  The shared memory goes when the Gather shuts down, before
  * EXPLAIN ANALYZE reads the node: only what the node copied of it
- * (sharing) is read then.
+ * (sharing, the workers' statistics, which the leader copies as the node
+ * shuts down, before the Gather) is read then.
  *
  * A parallel window (window_path.c) reads the one input in slices: once
  * the leader has sorted it (node_share_sorted), every participant takes
@@ -67,7 +72,9 @@
 #include "storage/spin.h"
 
 #include "compat.h"
+#include "node/gpusort_node.h"
 #include "node/node_state.h"
+#include "node/worker_stats.h"
 
 typedef struct NodeShare
 {
@@ -104,10 +111,17 @@ typedef struct NodeShare
 #define MIN_SLICE_ROWS		1024
 #define SLICES_PER_PARTICIPANT	8
 
+/* The workers' statistics, after the NodeShare. */
+static SharedWorkerStats *
+share_worker_stats(NodeShare *share)
+{
+	return (SharedWorkerStats *) ((char *) share + MAXALIGN(sizeof(NodeShare)));
+}
+
 Size
 node_share_estimate(CustomScanState *node, ParallelContext *pcxt)
 {
-	return sizeof(NodeShare);
+	return add_size(MAXALIGN(sizeof(NodeShare)), worker_stats_size(pcxt->nworkers));
 }
 
 /*
@@ -121,7 +135,8 @@ share_stager(GpuSortState *state, bool can_hold)
 {
 	const RowStager *stager;
 
-	if (!state->settings.enabled || !state->settings.spill || state->random_access ||
+	if (!gpusort_shares_input((CustomScan *) state->css.ss.ps.plan) ||
+		!state->settings.enabled || !state->settings.spill || state->random_access ||
 		!parallel_leader_participation || !can_hold)
 		return NULL;
 	stager = sort_engine_sharing_stager();
@@ -204,7 +219,10 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	memset(share, 0, sizeof(NodeShare));
 	SpinLockInit(&share->mutex);
 	ConditionVariableInit(&share->done_cv);
+	worker_stats_init(share_worker_stats(share), pcxt->nworkers);
 	state->share = share;
+	state->worker_stats = share_worker_stats(share);
+	state->nworkers_kept = -1;	/* a rescan's: the last run's to come */
 	state->pcxt = pcxt;
 	state->share_done = false;
 	state->share_attached = false;
@@ -252,6 +270,7 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	NodeShare  *share = coordinate;
 
 	state->share = share;
+	state->worker_stats = share_worker_stats(share);
 	state->share_done = false;
 	state->share_attached = false;
 	state->sharing = share->shared;
@@ -339,14 +358,14 @@ node_share_late_slices(GpuSortState *state)
 }
 
 /*
- * The Gather shuts down: its shared memory goes.  In the leader, that may
- * be before it sorted the input (the query stopped early): the workers
- * that wait for it stop waiting.
+ * The node shuts down, and then the Gather, whose shared memory goes: the
+ * leader keeps a copy of its workers' statistics.  That may be before it
+ * sorted the input (the query stopped early): the workers that wait for it
+ * stop waiting.
  */
 void
-node_share_shutdown(CustomScanState *node)
+node_share_shutdown(GpuSortState *state)
 {
-	GpuSortState *state = (GpuSortState *) node;
 	NodeShare  *share = state->share;
 
 	if (share != NULL && !IsParallelWorker())
@@ -357,8 +376,31 @@ node_share_shutdown(CustomScanState *node)
 		SpinLockRelease(&share->mutex);
 		ConditionVariableBroadcast(&share->done_cv);
 	}
+	if (state->worker_stats && !IsParallelWorker())
+		(void) node_share_worker_stats(state, NULL);
 	state->share = NULL;
+	state->worker_stats = NULL;
 	state->pcxt = NULL;
+}
+
+/*
+ * In the leader: its workers' statistics (*workers, in worker order), and
+ * how many; copied from the query's shared memory the first time after
+ * each run of the Gather.
+ */
+int
+node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers)
+{
+	if (state->nworkers_kept < 0 && state->worker_stats)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+
+		state->nworkers_kept = worker_stats_copy(state->worker_stats, &state->workers_kept);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	if (workers)
+		*workers = state->workers_kept;
+	return Max(state->nworkers_kept, 0);
 }
 
 /*

@@ -49,6 +49,7 @@
 
 #include "engine/engine.h"
 #include "keys/xfrm_keys.h"
+#include "node/gpusort_node.h"
 #include "node/held_order.h"
 #include "node/row_store.h"
 #include "node/sorted_runs.h"
@@ -141,7 +142,7 @@ node_stage_plan_tails(GpuSortState *state)
 	if (state->keys_only || state->held_tie_key == state->nkeys)
 		return;
 	/* only where the input is expected not to fit, or may be shared */
-	if (!plan->parallel_aware &&
+	if (!gpusort_shares_input((CustomScan *) plan) &&
 		row_store_expected_bytes(store, plan->plan_rows, plan->plan_width) <=
 		(double) state->settings.budget_kb * 1024)
 		return;

@@ -293,7 +293,7 @@ window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 
 	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
 		gpusort_window_funcs(sort) != NIL ||
-		(sort->scan.plan.parallel_aware && mode == WINDOW_SORTS) ||
+		(gpusort_shares_input(sort) && mode == WINDOW_SORTS) ||
 		sort->scan.plan.initPlan != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		wagg->startOffset != NULL || wagg->endOffset != NULL ||
@@ -535,23 +535,23 @@ gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
 WindowNodeMode
 gpusort_window_mode(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) < 5)
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
 		return WINDOW_SORTS;
-	return (WindowNodeMode) intVal(lthird((List *) list_nth(cscan->custom_private, 4)));
+	return (WindowNodeMode) intVal(lthird((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW)));
 }
 
 List *
 gpusort_window_funcs(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) < 5)
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
 		return NIL;
-	return lsecond((List *) list_nth(cscan->custom_private, 4));
+	return lsecond((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
 }
 
 WindowAgg *
 gpusort_window_clause(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) < 5)
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
 		return NULL;
-	return linitial((List *) list_nth(cscan->custom_private, 4));
+	return linitial((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
 }

@@ -1,133 +1,61 @@
 /*-------------------------------------------------------------------------
  *
  * worker_stats.c
- *	  Parallel workers' GpuSort statistics in shared memory (worker_stats.h).
+ *	  Parallel workers' GpuSort statistics in the query's shared memory
+ *	  (worker_stats.h): the area of one entry per worker, its filling and
+ *	  the leader's copy.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "miscadmin.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/proc.h"
-#include "storage/shmem.h"
-#include "storage/spin.h"
+#include "access/parallel.h"
 
 #include "node/worker_stats.h"
 
-/* Slots: enough for every worker of many concurrent queries. */
-#define WORKER_STATS_SLOTS	256
-
-typedef struct WorkerStatsShared
+Size
+worker_stats_size(int nworkers)
 {
-	slock_t		mutex;
-	int			next;			/* where to write when none is free */
-	WorkerSortStats slots[WORKER_STATS_SLOTS];
-} WorkerStatsShared;
-
-static WorkerStatsShared *shared = NULL;
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
-
-static void
-worker_stats_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(sizeof(WorkerStatsShared));
-}
-
-static void
-worker_stats_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("gpusort worker statistics", sizeof(WorkerStatsShared), &found);
-	if (!found)
-	{
-		memset(shared, 0, sizeof(WorkerStatsShared));
-		SpinLockInit(&shared->mutex);
-	}
-	LWLockRelease(AddinShmemInitLock);
+	return add_size(offsetof(SharedWorkerStats, workers),
+					mul_size(sizeof(WorkerSortStats), Max(nworkers, 0)));
 }
 
 void
-worker_stats_init(void)
+worker_stats_init(SharedWorkerStats *area, int nworkers)
 {
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = worker_stats_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = worker_stats_shmem_startup;
-}
-
-/* The pid of this parallel worker's leader. */
-static int
-leader_pid(void)
-{
-	return MyProc->lockGroupLeader ? MyProc->lockGroupLeader->pid : MyProcPid;
+	SpinLockInit(&area->mutex);
+	area->nworkers = nworkers;
+	memset(area->workers, 0, sizeof(WorkerSortStats) * Max(nworkers, 0));
 }
 
 void
-worker_stats_publish(const WorkerSortStats *stats)
+worker_stats_publish(SharedWorkerStats *area, const WorkerSortStats *stats)
 {
-	int			slot = -1;
-
-	if (shared == NULL)
+	Assert(IsParallelWorker());
+	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= area->nworkers)
 		return;
-	SpinLockAcquire(&shared->mutex);
-	for (int i = 0; i < WORKER_STATS_SLOTS && slot < 0; i++)
-		if (shared->slots[i].leader_pid == 0)
-			slot = i;
-	if (slot < 0)
-	{
-		/* all taken (leaders that never explained): overwrite in turn */
-		slot = shared->next;
-		shared->next = (shared->next + 1) % WORKER_STATS_SLOTS;
-	}
-	shared->slots[slot] = *stats;
-	shared->slots[slot].leader_pid = leader_pid();
-	SpinLockRelease(&shared->mutex);
+	SpinLockAcquire(&area->mutex);
+	area->workers[ParallelWorkerNumber] = *stats;
+	area->workers[ParallelWorkerNumber].worker = ParallelWorkerNumber;
+	area->workers[ParallelWorkerNumber].done = true;
+	SpinLockRelease(&area->mutex);
 }
 
 int
-worker_stats_read(int plan_node_id, WorkerSortStats *out, int max)
+worker_stats_copy(SharedWorkerStats *area, WorkerSortStats **workers)
 {
+	WorkerSortStats *copy = palloc(sizeof(WorkerSortStats) * Max(area->nworkers, 1));
 	int			n = 0;
 
-	if (shared == NULL)
-		return 0;
-	SpinLockAcquire(&shared->mutex);
-	for (int i = 0; i < WORKER_STATS_SLOTS && n < max; i++)
-		if (shared->slots[i].leader_pid == MyProcPid &&
-			shared->slots[i].plan_node_id == plan_node_id)
-			out[n++] = shared->slots[i];
-	SpinLockRelease(&shared->mutex);
-
-	/* in worker order (insertion sort: a few entries) */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && out[j - 1].worker > out[j].worker; j--)
-		{
-			WorkerSortStats tmp = out[j];
-
-			out[j] = out[j - 1];
-			out[j - 1] = tmp;
-		}
+	/* those that sorted, in worker order (an entry at a time) */
+	for (int i = 0; i < area->nworkers; i++)
+	{
+		SpinLockAcquire(&area->mutex);
+		copy[n] = area->workers[i];
+		SpinLockRelease(&area->mutex);
+		if (copy[n].done)
+			n++;
+	}
+	*workers = copy;
 	return n;
-}
-
-void
-worker_stats_forget(int plan_node_id)
-{
-	if (shared == NULL)
-		return;
-	SpinLockAcquire(&shared->mutex);
-	for (int i = 0; i < WORKER_STATS_SLOTS; i++)
-		if (shared->slots[i].leader_pid == MyProcPid &&
-			shared->slots[i].plan_node_id == plan_node_id)
-			shared->slots[i].leader_pid = 0;
-	SpinLockRelease(&shared->mutex);
 }

@@ -2,15 +2,16 @@
  *
  * worker_stats.h
  *	  What the GpuSort of each parallel worker did, handed to the leader's
- *	  EXPLAIN ANALYZE through shared memory, as Sort shows "Worker N:" lines.
+ *	  EXPLAIN ANALYZE through the query's own shared memory, as Sort shows
+ *	  "Worker N:" lines (SharedSortInfo).
  *
- * PostgreSQL gives a custom scan shared memory of its query only when the
- * node is parallel-aware, which GpuSort is not (each worker sorts its own
- * part).  So the library, when preloaded, keeps a small array of slots in
- * the server's shared memory: a worker's GpuSort writes one as it ends,
- * keyed by its leader's pid and the plan node; the leader reads them for
- * EXPLAIN, and forgets its old ones when the node starts again.  Without
- * preloading there are no slots, and no such lines.
+ * Every GpuSort below a Gather is parallel-aware (planner.c), so that the
+ * executor gives it a part of the query's shared memory (shared_stage.c),
+ * which ends with an area of one entry per worker the query planned: each
+ * worker fills its own as its sort ends and as it shuts down, and the
+ * leader copies them all as it shuts down, before the Gather lets that
+ * memory go.  On a rescan of the Gather the area starts empty again: the
+ * entries are those of its last run, as Sort's are.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,31 +20,40 @@
 
 #include "postgres.h"
 
+#include "storage/spin.h"
+
 typedef struct WorkerSortStats
 {
-	int			leader_pid;		/* 0: a free slot */
-	int			plan_node_id;
-	int			worker;			/* the worker's ParallelWorkerNumber */
+	bool		done;			/* the worker sorted: the entry is filled */
+	int			worker;			/* its ParallelWorkerNumber */
 	char		engine[16];		/* "cpu", "gpu" or "tuplesort" */
-	char		method[48];		/* "in memory", or how it spilled */
-	int64		rows;
+	char		method[64];		/* "in memory", or how it spilled */
+	int64		rows;			/* -1: not counted (tuplesort) */
 	int64		memory_kb;
 	double		collect_ms;		/* reading its share of the input */
 } WorkerSortStats;
 
-/* Asks for the slots (_PG_init, while shared_preload_libraries loads). */
-extern void worker_stats_init(void);
+/* The area in the query's shared memory, one entry per worker. */
+typedef struct SharedWorkerStats
+{
+	slock_t		mutex;
+	int			nworkers;
+	WorkerSortStats workers[FLEXIBLE_ARRAY_MEMBER];
+} SharedWorkerStats;
 
-/* In a parallel worker: stores what its GpuSort did. */
-extern void worker_stats_publish(const WorkerSortStats *stats);
+/* The bytes of an area for nworkers workers. */
+extern Size worker_stats_size(int nworkers);
+
+/* In the leader, before the workers start (again): an empty area. */
+extern void worker_stats_init(SharedWorkerStats *area, int nworkers);
+
+/* In a parallel worker: fills its entry. */
+extern void worker_stats_publish(SharedWorkerStats *area, const WorkerSortStats *stats);
 
 /*
- * In the leader: copies the slots of this leader's workers for the node
- * into out (at most max), in worker order, and returns how many.
+ * In the leader: the filled entries (palloc'd, in worker order) into
+ * *workers, and how many.
  */
-extern int	worker_stats_read(int plan_node_id, WorkerSortStats *out, int max);
-
-/* In the leader, as the node starts: frees its slots of earlier runs. */
-extern void worker_stats_forget(int plan_node_id);
+extern int	worker_stats_copy(SharedWorkerStats *area, WorkerSortStats **workers);
 
 #endif							/* WORKER_STATS_H */

@@ -19,7 +19,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include "storage/dsm_impl.h"
 #include "utils/memutils.h"
 
 #include "engine/cost.h"
@@ -137,12 +136,6 @@ service_admits(uint32 nrows, int nkeys, char **why)
 	/* no GPU at all: the job fails as it would in a backend's own engine */
 	if (service_unavailable(NULL))
 		return true;
-	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
-	{
-		*why = "the GPU service needs dynamic_shared_memory_type = posix";
-		service_count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
-		return false;
-	}
 	if (ready == 0)
 	{
 		*why = "the GPU service is not ready";

@@ -11,10 +11,19 @@
  * callbacks, takes no lock, and reports errors only to the server log and
  * to the backend whose job failed.  It dies with the supervisor.
  *
+ * Nor does it map any of PostgreSQL's shared memory, where a fault of the
+ * driver could write what no restart of the server repairs: right after
+ * the fork, before CUDA is loaded, it unmaps what it inherited of it (the
+ * main segment, the dynamic segments' control segment and any segment the
+ * supervisor had mapped), and keeps only the service's state, an object
+ * of gpusort's own (shm_objects.h).  What it reads and writes is there, in
+ * the service's buffer and in the jobs' objects, and in its own memory; it
+ * wakes backends with a signal, not through their latches.
+ *
  * It maps the service's buffer at its start and pins it, so that the GPU
  * engine copies jobs from it and back with no copy of its own; the buffer,
- * and a job that came in a segment of its own (service_shared.h), are
- * mapped by the segment's name.  A job is sorted in place: the payload or the
+ * and a job that came in an object of its own (service_shared.h), are
+ * mapped by the object's name.  A job is sorted in place: the payload or the
  * permutation, and the sorted first key column, take the place of what went
  * up.  A backend that gives up on its job sets the slot's cancel flag,
  * which the kernels watch.
@@ -25,7 +34,6 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -33,8 +41,12 @@
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/pg_shmem.h"
+#include "storage/proc.h"
+#include "utils/backend_status.h"
 #include "utils/memutils.h"
 #include "utils/ps_status.h"
+#include "utils/wait_event.h"
 
 #include "gpu/engine_gpu.h"
 #include "keys/key_codec.h"
@@ -46,7 +58,96 @@
 /* Seconds before a GPU that failed to start is tried again. */
 #define FAILED_RETRY_S		30
 
-/* Leaves the supervisor's state behind: a process of its own. */
+/* The most shared mappings that leave_postgres_memory() unmaps. */
+#define MAX_INHERITED_MAPPINGS	256
+
+/*
+ * Unmaps every shared mapping to write that the fork inherited but the
+ * service's state (read-only ones, such as the C library's of nscd, are
+ * none of PostgreSQL's): PostgreSQL's main segment (PGSharedMemoryDetach,
+ * as the syslogger leaves it: the anonymous mapping and the System V
+ * segment that heads it, or the System V segment itself), then, read from
+ * /proc/self/maps, its dynamic segments' control segment and any dynamic
+ * segment (posix objects, System V segments, the files of mmap), with
+ * munmap() alone: dsm_detach_all() would count the supervisor's own
+ * mappings off in the control segment.  PostgreSQL's pointers into that
+ * memory that its code follows unasked (the latch, the PGPROC, the
+ * backend's status and wait event entries, which the log's prefix and the
+ * wait events read) are pointed at this process's own state or cleared
+ * first; and its exit path, which would walk the dynamic segments, is
+ * never taken (exit_at_once).
+ */
+static void
+leave_postgres_memory(void)
+{
+	uintptr_t	unmap[MAX_INHERITED_MAPPINGS][2];
+	int			n = 0;
+	char		line[MAXPGPATH + 128];
+	bool		line_start = true;
+	FILE	   *maps;
+
+	SwitchBackToLocalLatch();
+	pgstat_reset_wait_event_storage();
+	MyProc = NULL;
+	MyBEEntry = NULL;
+	PGSharedMemoryDetach();
+
+	maps = fopen("/proc/self/maps", "r");
+	if (maps == NULL)
+	{
+		ereport(LOG,
+				(errmsg("gpusort: a GPU process cannot read its mappings: %m")));
+		_exit(1);
+	}
+	while (fgets(line, sizeof(line), maps) != NULL)
+	{
+		unsigned long start;
+		unsigned long end;
+		char		perms[8];
+		bool		starts = line_start;
+
+		/* (the rest of a line longer than the buffer is no mapping) */
+		line_start = strchr(line, '\n') != NULL;
+		/* a shared mapping to write ("rw-s"), but the service's state */
+		if (!starts || sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 ||
+			perms[1] != 'w' || perms[3] != 's' ||
+			((uintptr_t) service >= start && (uintptr_t) service < end))
+			continue;
+		if (n == MAX_INHERITED_MAPPINGS)
+		{
+			ereport(LOG,
+					(errmsg("gpusort: a GPU process inherited over %d shared mappings",
+							MAX_INHERITED_MAPPINGS)));
+			_exit(1);
+		}
+		unmap[n][0] = start;
+		unmap[n++][1] = end;
+	}
+	fclose(maps);
+	for (int i = 0; i < n; i++)
+		if (munmap((void *) unmap[i][0], unmap[i][1] - unmap[i][0]) != 0)
+		{
+			ereport(LOG,
+					(errmsg("gpusort: a GPU process could not unmap PostgreSQL's shared memory: %m")));
+			_exit(1);
+		}
+}
+
+/*
+ * The process ends at once, whatever ends it (an error outside a job, a
+ * FATAL, exit()): PostgreSQL's exit path would go on to the dynamic
+ * segments it no longer maps.
+ */
+static void
+exit_at_once(int code, Datum arg)
+{
+	_exit(code);
+}
+
+/*
+ * Leaves the supervisor's state behind: a process of its own, outside
+ * PostgreSQL's shared memory.
+ */
 static void
 become_gpu_process(int g)
 {
@@ -54,7 +155,10 @@ become_gpu_process(int g)
 
 	/* none of the supervisor's exit callbacks (its PGPROC, ...) */
 	on_exit_reset();
+	before_shmem_exit(exit_at_once, (Datum) 0);
 	MyProcPid = getpid();
+	service_in_gpu_process = true;
+	leave_postgres_memory();
 	InterruptPending = false;
 	QueryCancelPending = false;
 	ProcDiePending = false;
@@ -190,30 +294,6 @@ take_job(int g, uint32 *word)
 static char *pool_base = NULL;
 
 /*
- * Maps a dynamic shared memory segment of bytes by its name (this process
- * has no PGPROC for dsm_attach()), its pages at once; MAP_FAILED, with
- * errno, where it cannot.
- */
-static void *
-map_segment(dsm_handle handle, Size bytes)
-{
-	char		name[64];
-	void	   *p;
-	int			fd;
-	int			save_errno;
-
-	SERVICE_SEGMENT_NAME(name, handle);
-	fd = shm_open(name, O_RDWR, 0);
-	if (fd < 0)
-		return MAP_FAILED;
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-	save_errno = errno;
-	close(fd);
-	errno = save_errno;
-	return p;
-}
-
-/*
  * Maps the service's buffer, which the supervisor creates once the first
  * process found a GPU, and pins it for the GPU, which then copies jobs from
  * it directly.  Without it, every job comes in a segment of its own.
@@ -223,6 +303,7 @@ map_pool(int g)
 {
 	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
 	PoolState	state;
+	char		name[SHM_OBJECT_NAME_LEN];
 	void	   *p;
 	char	   *why = NULL;
 
@@ -235,7 +316,8 @@ map_pool(int g)
 	if (state != POOL_CREATED)
 		return;
 	pg_read_barrier();
-	p = map_segment(service->pool_segment, bytes);
+	shm_object_name(name, "buffer");
+	p = shm_object_map(name, bytes, true);
 	if (p == MAP_FAILED)
 	{
 		ereport(LOG,
@@ -328,10 +410,10 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 	}
 	else
 	{
-		base = map_segment(slot->segment, slot->segment_bytes);
+		base = shm_object_map(slot->segment, slot->segment_bytes, true);
 		if (base == MAP_FAILED)
-			why = psprintf("the GPU process could not map the job's segment %u: %m",
-						   (unsigned) slot->segment);
+			why = psprintf("the GPU process could not map the job's object %s: %m",
+						   slot->segment);
 	}
 	if (base != MAP_FAILED)
 	{

@@ -2,13 +2,15 @@
  *
  * job_space.c
  *	  A backend's jobs in the GPU service (job_space.h): each is copied
- *	  into chunks of the service's buffer (or, where it has no room, a
- *	  dynamic shared memory segment), queued in a slot, and waited for on
- *	  the backend's latch, which keeps answering cancels and
- *	  statement_timeout (service_shared.h has the protocol).
+ *	  into chunks of the service's buffer (or, where it has no room, an
+ *	  object of the backend's own, shm_objects.h), queued in a slot, and
+ *	  waited for on the backend's latch, which the GPU process sets with
+ *	  SIGUSR1 and which keeps answering cancels and statement_timeout
+ *	  (service_shared.h has the protocol).  Backends alone run this file.
  *
  * The backend remembers the slots it holds, so that an error, a cancel or
- * its exit gives them up.
+ * its exit gives them up.  The buffer's chunks are taken under an LWLock
+ * (a scan of up to POOL_MAX_CHUNKS owners: too long for a spinlock).
  *
  *-------------------------------------------------------------------------
  */
@@ -16,9 +18,12 @@
 
 #ifdef GPUSORT_WITH_CUDA
 
+#include <sys/mman.h>
+
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 
 #include "compat.h"
 #include "service/job_space.h"
@@ -113,7 +118,6 @@ claim_slot(uint32 *word, int *slotno)
 			*slotno = (start + i) % SERVICE_SLOTS;
 			pg_atomic_write_u32(&slot->abandoned, 0);
 			slot->cancel = 0;
-			slot->latch = MyLatch;
 			slot->pool_count = 0;
 			slot->target_gpu = -1;
 			slot->owner_pid = MyProcPid;
@@ -139,16 +143,17 @@ claim_slot(uint32 *word, int *slotno)
 static char *
 map_pool(void)
 {
-	dsm_segment *seg;
+	char		name[SHM_OBJECT_NAME_LEN];
+	void	   *p;
 
 	if (pool_base || !pg_atomic_read_u32(&service->pool_ready))
 		return pool_base;
 	pg_read_barrier();
-	seg = dsm_attach(service->pool_segment);
-	if (seg == NULL)
+	shm_object_name(name, "buffer");
+	p = shm_object_map(name, (Size) service->pool_chunks * POOL_CHUNK, false);
+	if (p == MAP_FAILED)
 		return NULL;
-	dsm_pin_mapping(seg);
-	pool_base = dsm_segment_address(seg);
+	pool_base = p;
 	return pool_base;
 }
 
@@ -159,7 +164,7 @@ pool_alloc(uint32 owner, int need)
 	int			run = 0;
 	int			first = -1;
 
-	SpinLockAcquire(&service->pool_lock);
+	LWLockAcquire(service_pool_lock, LW_EXCLUSIVE);
 	for (int c = 0; c < service->pool_chunks; c++)
 	{
 		if (pg_atomic_read_u32(&service->chunk_owner[c]) != 0)
@@ -172,7 +177,7 @@ pool_alloc(uint32 owner, int need)
 	}
 	for (int c = 0; first >= 0 && c < need; c++)
 		pg_atomic_write_u32(&service->chunk_owner[first + c], owner);
-	SpinLockRelease(&service->pool_lock);
+	LWLockRelease(service_pool_lock);
 	return first;
 }
 
@@ -187,7 +192,9 @@ prepare_space(Size bytes, JobSpace *space, bool optional, char **why)
 	ServiceSlot *slot;
 	int			slotno;
 	int			first;
+	int			err = 0;
 
+	Assert(!service_in_gpu_process);
 	if (!exit_callback)
 	{
 		before_shmem_exit(give_up_at_exit, (Datum) 0);
@@ -232,19 +239,20 @@ prepare_space(Size bytes, JobSpace *space, bool optional, char **why)
 		return false;
 	}
 	/* a sort must not fail for want of a GPU */
-	if (service_room_for_segment(bytes))
-		space->seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (service_room_for_segment(bytes) &&
+		(space->seg = job_segment_create(Max(bytes, 1))) == NULL)
+		err = errno;
 	if (space->seg == NULL)
 	{
+		*why = psprintf("no room for %zu MB of shared memory for the GPU service%s%s",
+						bytes >> 20, err ? ": " : "", err ? strerror(err) : "");
 		job_space_end(space);
-		*why = psprintf("no room for %zu MB of shared memory for the GPU service",
-						bytes >> 20);
 		service_count_fallback(SERVICE_FALLBACK_NO_SEGMENT);
 		return false;
 	}
-	slot->segment = dsm_segment_handle(space->seg);
-	slot->segment_bytes = dsm_segment_map_length(space->seg);
-	space->base = dsm_segment_address(space->seg);
+	strlcpy(slot->segment, space->seg->name, sizeof(slot->segment));
+	slot->segment_bytes = space->seg->bytes;
+	space->base = space->seg->base;
 	return true;
 }
 
@@ -419,7 +427,7 @@ job_space_end(JobSpace *space)
 {
 	job_spaces_abandon(space, 1);
 	if (space->seg)
-		dsm_detach(space->seg);
+		job_segment_destroy(space->seg);
 	space->seg = NULL;
 }
 

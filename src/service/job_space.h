@@ -13,8 +13,6 @@
 
 #include "postgres.h"
 
-#include "storage/dsm.h"
-
 #include "service/service_shared.h"
 
 /* The most jobs one backend holds at once (the buckets of one sort). */
@@ -22,13 +20,13 @@
 
 /*
  * A job's shared memory and its slot, while the job is this backend's:
- * chunks of the service's buffer, or a segment of its own.
+ * chunks of the service's buffer, or an object of its own.
  */
 typedef struct JobSpace
 {
 	ServiceSlot *slot;
 	uint32		word;			/* its state word when claimed (FILLING) */
-	dsm_segment *seg;			/* NULL: chunks of the buffer */
+	JobSegment *seg;			/* NULL: chunks of the buffer */
 	char	   *base;			/* bytes of the job (service_shared.h) */
 	uint64		row_keys;		/* rows times key columns, for the queue */
 } JobSpace;
@@ -62,12 +60,12 @@ extern bool job_spaces_run(JobSpace *spaces, int n, char **why);
 extern void job_spaces_queue(JobSpace *spaces, int n);
 extern bool job_spaces_finish(JobSpace *spaces, int n, char **why);
 
-/* Ends a job, run or not: its slot and its segment go. */
+/* Ends a job, run or not: its slot and its object go. */
 extern void job_space_end(JobSpace *space);
 
 /*
  * Gives the jobs of spaces[0..n) up, those this backend still holds,
- * without their segments, which go with the transaction: for errors.
+ * without their objects, which go with the resource owner: for errors.
  * Only the jobs of the work that failed: another node's may be in use.
  */
 extern void job_spaces_abandon(JobSpace *spaces, int n);

@@ -6,6 +6,8 @@
  *	  process:
  *
  *	  shared.c		the shared memory, its job slots, and what it publishes
+ *	  shm_objects.c the service's own shared memory objects, in which all
+ *					of it lies
  *	  supervisor.c	the start, and the background worker that starts and
  *					watches the GPU processes
  *	  gpu_process.c a GPU process: one GPU's context, running jobs
@@ -16,14 +18,19 @@
  *	  stager.c		the rows of an input over a node's budget, held by
  *					the service
  *
+ * A GPU process maps none of PostgreSQL's shared memory: this struct, the
+ * service's buffer and the jobs' memory are gpusort's own objects
+ * (shm_objects.h), whatever dynamic_shared_memory_type is, and nothing that
+ * a GPU process reads or writes lies elsewhere.
+ *
  * A job travels in shared memory: the key columns, then the payload, then
- * room for the order.  That is a run of chunks of the service's buffer (a
- * dynamic shared memory segment that the supervisor creates once a GPU is
- * found, and every GPU process pins, so that the GPU copies it with no copy
- * by its process), or, when the buffer has no room, a dynamic shared memory
- * segment of the backend's own.  A GPU process maps both by name (only
- * dynamic_shared_memory_type = posix).  The GPU process sorts the job in
- * place and sets the backend's latch.
+ * room for the order.  That is a run of chunks of the service's buffer
+ * (which the supervisor makes once a GPU is found, and every GPU process
+ * pins, so that the GPU copies it with no copy by its process), or, when
+ * the buffer has no room, an object of the backend's own.  A GPU process
+ * maps both by name, sorts the job in place and wakes the backend with
+ * SIGUSR1, which sets a backend's latch (procsignal_sigusr1_handler), as
+ * the postmaster wakes a background worker's bgw_notify_pid.
  *
  * A slot's state says who owns it, and changes only by compare-and-swap of
  * the whole word, whose upper bits count the slot's uses (so that a late
@@ -37,7 +44,8 @@
  * the slot itself if it is FILLING, QUEUED or DONE; otherwise whoever ends
  * the job releases it.  The GPU processes take no lock and no PGPROC of
  * their own: they only touch slots, chunks' owners and their own GPU's
- * entry, and set latches.  Backends allocate chunks under pool_lock.
+ * entry, and signal backends.  Backends allocate chunks under
+ * service_pool_lock, an LWLock of PostgreSQL's that no GPU process takes.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,11 +59,10 @@
 
 #include "port/atomics.h"
 #include "portability/instr_time.h"
-#include "storage/dsm.h"
-#include "storage/latch.h"
-#include "storage/spin.h"
+#include "storage/lwlock.h"
 
 #include "service/service.h"
+#include "service/shm_objects.h"
 
 #define SERVICE_SLOTS		512
 
@@ -82,7 +89,7 @@ typedef enum SlotState
 typedef enum PoolState
 {
 	POOL_UNDECIDED = 0,			/* no GPU found yet */
-	POOL_CREATED,				/* pool_segment is the buffer */
+	POOL_CREATED,				/* the object "buffer" is made */
 	POOL_NONE					/* no buffer: jobs travel in segments */
 } PoolState;
 
@@ -108,13 +115,12 @@ typedef struct ServiceSlot
 	pg_atomic_uint32 abandoned;
 	volatile int cancel;		/* what the GPU's kernels watch */
 	uint64		ticket;			/* the order of the queue */
-	Latch	   *latch;			/* the backend's */
 	int			pool_first;		/* its chunks of the buffer, if pool_count */
 	int			pool_count;
-	dsm_handle	segment;		/* else its segment */
+	char		segment[SHM_OBJECT_NAME_LEN];	/* else its object */
 	Size		segment_bytes;
 	int			target_gpu;		/* the GPU process that must run it, or -1 */
-	int			owner_pid;		/* the backend's */
+	int			owner_pid;		/* the backend's, woken when it ends */
 	uint64		row_keys;		/* rows times key columns, for the wait */
 	instr_time	queued_at;		/* when its backend queued it */
 
@@ -202,14 +208,13 @@ typedef struct ServiceShared
 	ServiceSlot slots[SERVICE_SLOTS];
 
 	/*
-	 * the buffer: pool_segment once pool_state is POOL_CREATED, ready once a
-	 * GPU process has mapped it
+	 * the buffer: the object "buffer" once pool_state is POOL_CREATED,
+	 * ready once a GPU process has mapped it; its chunks are taken under
+	 * service_pool_lock, and given back without it
 	 */
 	pg_atomic_uint32 pool_state;	/* a PoolState */
-	dsm_handle	pool_segment;
 	pg_atomic_uint32 pool_ready;
 	int			pool_chunks;
-	slock_t		pool_lock;
 	pg_atomic_uint32 chunk_owner[POOL_MAX_CHUNKS];	/* slot + 1, or 0: free */
 } ServiceShared;
 
@@ -234,17 +239,17 @@ service_pace(double pace, double ms, uint64 row_keys)
 
 /* shared.c */
 extern ServiceShared *service;
+extern LWLock *service_pool_lock;	/* backends': the buffer's chunks */
+extern bool service_in_gpu_process; /* is this process a GPU process? */
 extern void service_shmem_init(void);	/* asks for it (_PG_init) */
 
-/*
- * Is there room for a segment of bytes where PostgreSQL's posix segments
- * live?  dsm_create() raises an error where there is not.
- */
+/* Is there room in /dev/shm for an object of bytes? */
 extern bool service_room_for_segment(Size bytes);
 
 /*
  * Ends a slot's job, from the state word running (GPU process, supervisor),
- * and wakes its backend, or releases the slot if the backend gave up.
+ * and wakes its backend (SIGUSR1), or releases the slot if the backend
+ * gave up.
  */
 extern void service_slot_finish(ServiceSlot *slot, uint32 running);
 
@@ -280,10 +285,6 @@ service_held_layout(uint32 nrows, int nwords, Size bytes, Size *keys,
 	*lengths = *places + (Size) nrows * sizeof(uint64);
 	return *lengths + (Size) nrows * sizeof(uint32);
 }
-
-/* The name under which PostgreSQL's posix segments live. */
-#define SERVICE_SEGMENT_NAME(buf, handle) \
-	snprintf(buf, sizeof(buf), "/PostgreSQL.%u", (unsigned) (handle))
 
 /* gpu_process.c: the body of a GPU process; it never returns */
 extern void gpu_process_main(int gpu);

@@ -8,7 +8,10 @@
  * The GPU processes are the supervisor's children, forked without the
  * postmaster's knowledge: the postmaster does not restart the server when
  * one of them crashes, which is the point, since CUDA and the driver run in
- * them.  The supervisor, a regular background worker that never loads CUDA,
+ * them.  Nor can they harm the server's shared memory: each unmaps what the
+ * fork gave it of it before it loads CUDA (gpu_process.c), and all it
+ * shares with the server is the service's own (shm_objects.h).  The
+ * supervisor, a regular background worker that never loads CUDA,
  * fails the job a dead process was running (its backend then sorts on the
  * CPU) and starts a new process a second later.  A GPU process dies with
  * the supervisor (PR_SET_PDEATHSIG), and the supervisor with the
@@ -32,11 +35,8 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/fork_process.h"
-#include "storage/dsm.h"
-#include "storage/dsm_impl.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
-#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "engine/engine.h"
@@ -80,10 +80,15 @@ register_supervisor(void)
 bool
 gpu_service_init(void)
 {
+#ifdef EXEC_BACKEND
+	/* the children of the postmaster inherit the service's state by fork() */
+	return false;
+#else
 	service_shmem_init();
 	register_supervisor();
 	sort_engine_register(&service_sort_engine);
 	return true;
+#endif
 }
 
 static void
@@ -233,74 +238,47 @@ stop_gpu_processes(void)
 }
 
 /*
- * The service's buffer, created once the first GPU process has found a GPU
- * (none without one): a dynamic shared memory segment of PostgreSQL's,
- * pinned for the server's life, which backends attach and the GPU
- * processes map by name and pin for the GPU.
- *
- * PostgreSQL's segment rather than a posix object of the service's own:
- * the postmaster removes it when it exits or restarts after a crash (an
+ * The service's buffer, made once the first GPU process has found a GPU
+ * (none without one): the object "buffer" of gpusort's own (shm_objects.h),
+ * which backends and the GPU processes map by its name, and the GPU
+ * processes pin for the GPU.  It lasts as long as the server: the
+ * postmaster removes it when it exits or restarts after a crash (an
  * immediate stop included, which kills the supervisor before any exit
- * callback of its own), and the next start of the cluster removes what a
- * postmaster killed outright left, through its control segment, as the
- * cluster's own OS user.  An object unlinked at once could not be opened by
- * the backends, which are no children of the supervisor; one named after
- * the cluster would outlive a cluster that is not started again.
+ * callback of its own), and at the next start what a postmaster killed
+ * outright left.  The supervisor itself does not map it.
  *
- * dsm_create() allocates the whole segment (posix_fallocate): where
- * /dev/shm cannot hold it (a container's 64 MB), or it fails otherwise, the
- * service has no buffer, and jobs travel in segments of their own.
+ * Its pages are reserved as it is made: where /dev/shm cannot hold it (a
+ * container's 64 MB), or its making fails otherwise, the service has no
+ * buffer, and jobs travel in objects of their own.
  */
 static void
 create_pool(void)
 {
 	Size		bytes = (Size) service->pool_chunks * POOL_CHUNK;
-	dsm_segment *seg = NULL;
-	char	   *why = NULL;
+	char		name[SHM_OBJECT_NAME_LEN];
+	const char *why = NULL;
+	int			rc;
 
 	if (pg_atomic_read_u32(&service->pool_state) != POOL_UNDECIDED ||
 		!pg_atomic_read_u32(&service->probed) ||
 		pg_atomic_read_u32(&service->ngpus) == 0)
 		return;
-	/* the GPU processes map segments by name: posix ones */
-	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
-		why = "dynamic_shared_memory_type is not posix";
+	shm_object_name(name, "buffer");
+	if (bytes == 0)
+		why = "";
 	else if (!service_room_for_segment(bytes))
 		why = "/dev/shm has no room for it";
-	else if (bytes > 0)
-	{
-		MemoryContext cxt = CurrentMemoryContext;
-
-		PG_TRY();
-		{
-			seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-			if (seg == NULL)
-				why = "too many dynamic shared memory segments";
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(cxt);
-			edata = CopyErrorData();
-			FlushErrorState();
-			why = edata->message;
-		}
-		PG_END_TRY();
-	}
-	if (seg == NULL)
+	else if ((rc = shm_object_create(name, bytes)) != 0)
+		why = strerror(rc);
+	if (why)
 	{
 		if (bytes > 0)
 			ereport(LOG,
-					(errmsg("gpusort: the GPU service has no buffer of %zu MB, and jobs travel in segments of their own: %s",
+					(errmsg("gpusort: the GPU service has no buffer of %zu MB, and jobs travel in objects of their own: %s",
 							bytes >> 20, why)));
 		pg_atomic_write_u32(&service->pool_state, POOL_NONE);
 		return;
 	}
-	/* the pin keeps it; the supervisor itself does not use it */
-	dsm_pin_segment(seg);
-	service->pool_segment = dsm_segment_handle(seg);
-	dsm_detach(seg);
 	pg_write_barrier();
 	pg_atomic_write_u32(&service->pool_state, POOL_CREATED);
 }
