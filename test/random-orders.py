@@ -31,12 +31,16 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           a window over a NOT NULL partition key (g1 or g2), a merge join
           or an ORDER BY, so that a Parallel Append may send each
           participant into one branch, always with parallel query forced;
-          with gpusort on, it must also end within a second of Sort's time
-          (a participant that waits for one that never comes would not);
+          with gpusort on, it must end within a second of Sort's time (a
+          participant that waits for one that never comes would not),
+          except where the CPU engine stands in for the GPU's holding of
+          rows (gpusort.debug_hold_rows), which is slow by design: there,
+          within three times Sort's time and five seconds;
 
 each at a random budget (work_mem 64kB, 256kB, 4MB or 1GB: in memory, in
 sorted runs, held on the GPU where one is) and with parallel query off or
-forced.  Every query runs under a statement_timeout of a minute.  Prints
+forced.  Every query runs under a statement_timeout of a minute
+(append queries with gpusort on: of their time bound).  Prints
 each query whose outputs differ (or that took too long), and a last line
 "random orders: N queries, M mismatches"; exits 1 when M > 0.
 
@@ -238,6 +242,7 @@ def main():
     names = list(cols)
     print("random orders: seed %d, %d queries, collations C, %s%s"
           % (opts.seed, opts.queries, libc, ", " + icu if icu else ", no ICU"), flush=True)
+    stand_in = one("SHOW gpusort.debug_hold_rows", "postgres") == "on"
     done = bad = 0
     while done < opts.queries:
         make_table(rnd, opts.seed, cols, rnd.choice([500, 3000, 20000, 120000]))
@@ -253,9 +258,12 @@ def main():
                         "SET work_mem = '%s'; SET gpusort.min_rows = 0; SET gpusort.min_run_rows = 0; %s"
                         % (work_mem, parallel))
             off, off_s = digest(settings + " SET gpusort.enabled = off;", query)
-            on, on_s = digest(settings + " SET gpusort.enabled = on;", query)
+            bound = off_s * 3 + 5 if stand_in else off_s + 1
+            on, on_s = digest(settings + " SET gpusort.enabled = on;" +
+                              (" SET statement_timeout = %d;" % (bound * 1000) if kind == "append" else ""),
+                              query)
             done += 1
-            late = kind == "append" and on_s > off_s + 1.0
+            late = kind == "append" and on_s > bound
             if on != off or on.startswith("error") or late:
                 bad += 1
                 print("MISMATCH (%s): %s\n   %s\n   gpusort on: %s (%.2f s), off: %s (%.2f s)"
