@@ -2,8 +2,9 @@
  *
  * registry.c
  *	  The sort engines that this backend can use: the CPU engine, always
- *	  there as number 0, and those that _PG_init registers after it (one
- *	  line each).  The chooser, the cost model, the statistics and EXPLAIN
+ *	  there as number 0, and those registered after it as the library
+ *	  loads (sort_engine_register: the backend's GPU engine in _PG_init,
+ *	  the GPU service's in gpu_service_init).  The chooser, the cost model, the statistics and EXPLAIN
  *	  go through them by number; gpusort.device selects one by its name.
  *
  *-------------------------------------------------------------------------

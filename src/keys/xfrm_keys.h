@@ -11,7 +11,7 @@
  *	1. while the rows are collected, the key column holds a reference to
  *	   each row's value (key_column.h);
  *	2. before the sort, the backend and helper threads turn the references
- *	   into keys, the first 24 bytes of strxfrm() of each value, a column
+ *	   into keys, the first 32 bytes of strxfrm() of each value, a column
  *	   for each 8 of them (XFRM_KEY_WORDS; xfrm_make_keys);
  *	3. the engine sorts the keys; rows whose keys tie are ordered by
  *	   PostgreSQL's comparator, as for every prefix key;

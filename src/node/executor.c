@@ -33,6 +33,7 @@
 #include "node/emit_ring.h"
 #include "node/gpusort_node.h"
 #include "node/mark_rows.h"
+#include "node/memory.h"
 #include "node/node_state.h"
 #include "node/row_keys.h"
 #include "node/top_n_filter.h"
@@ -234,7 +235,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * strxfrm() keys, which are made after the last row.
 	 */
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
-				   (Size) state->settings.budget_kb * 1024, rowbytes,
+				   node_budget(state), rowbytes,
 				   cscan->scan.plan.plan_rows, state->keys_only,
 				   columns[0].xfrm ? NULL :
 				   sort_engine_uploader(state->settings.device));

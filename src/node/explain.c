@@ -23,6 +23,7 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/mark_rows.h"
+#include "node/memory.h"
 #include "node/node_state.h"
 #include "node/top_n_filter.h"
 #include "node/window.h"
@@ -354,11 +355,10 @@ explain_plan(GpuSortState *state, ExplainState *es)
 								store->ncolumns, &choice);
 	ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
 	ExplainPropertyText("Engine Choice", choice, es);
-	bytes = row_store_expected_bytes(store, rows, plan->plan_width);
-	if (bytes > (double) store->budget)
+	if (node_expected_over_budget(state, &bytes))
 		ExplainPropertyText("Expected to Exceed Memory Budget",
 							psprintf("yes (about %.0f kB, budget %zu kB)",
-									 bytes / 1024, store->budget / 1024), es);
+									 bytes / 1024, node_budget(state) / 1024), es);
 }
 
 void

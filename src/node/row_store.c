@@ -459,13 +459,13 @@ form_minimal_tuple(TupleTableSlot *slot, MinimalTuple tuple, uint32 len,
 /*
  * Adds a row to the store: a heap tuple (htup, on page where it lies in a
  * buffer), or else the slot's row; desc describes either.  Returns false,
- * storing nothing, when the row would take the store over its budget or
- * over 2^32 - 1 rows.  Inlined into its two callers, so that each reads its
- * kind of row without asking.
+ * storing nothing, when the row would take the store over its budget
+ * (unless beyond_budget) or over 2^32 - 1 rows.  Inlined into its callers,
+ * so that each reads its kind of row without asking.
  */
 static pg_attribute_always_inline bool
 add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
-		Page page)
+		Page page, bool beyond_budget)
 {
 	const char *data = NULL;
 	uint32		len;
@@ -519,8 +519,9 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	/* (a tail, where kept, follows the tuple's MAXALIGNed end) */
 	room = MAXALIGN(len) + store->tail;
 	newblock = store->keys_only ? 0 : block_bytes_needed(store, room);
-	if (store->tuplebytes + newblock +
-		((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget ||
+	if ((!beyond_budget &&
+		 store->tuplebytes + newblock +
+		 ((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget) ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)
 		return false;
 
@@ -582,8 +583,8 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 }
 
 /* Adds the slot's row to the store (add_row). */
-bool
-row_store_add(RowStore *store, TupleTableSlot *slot)
+static pg_attribute_always_inline bool
+add_slot(RowStore *store, TupleTableSlot *slot, bool beyond_budget)
 {
 	HeapTuple	htup = NULL;
 	Page		page = NULL;
@@ -598,7 +599,19 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 	}
 	else if (TTS_IS_HEAPTUPLE(slot))
 		htup = ExecFetchSlotHeapTuple(slot, false, NULL);
-	return add_row(store, slot->tts_tupleDescriptor, slot, htup, page);
+	return add_row(store, slot->tts_tupleDescriptor, slot, htup, page, beyond_budget);
+}
+
+bool
+row_store_add(RowStore *store, TupleTableSlot *slot)
+{
+	return add_slot(store, slot, false);
+}
+
+bool
+row_store_add_beyond_budget(RowStore *store, TupleTableSlot *slot)
+{
+	return add_slot(store, slot, true);
 }
 
 /*
@@ -608,7 +621,7 @@ row_store_add(RowStore *store, TupleTableSlot *slot)
 bool
 row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup, Page page)
 {
-	return add_row(store, desc, NULL, htup, page);
+	return add_row(store, desc, NULL, htup, page, false);
 }
 
 const KeyColumn *

@@ -82,6 +82,12 @@ extern void row_store_init(RowStore *store, MemoryContext parent,
 						   Size budget, Size rowbytes, double expected_rows,
 						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
+
+/*
+ * The same whatever the budget: the one row that the engine holding the
+ * rows takes from the store at once (spill.c).
+ */
+extern bool row_store_add_beyond_budget(RowStore *store, TupleTableSlot *slot);
 extern bool row_store_add_heap(RowStore *store, TupleDesc desc, HeapTuple htup,
 							   Page page);
 extern Size row_store_memory(RowStore *store);

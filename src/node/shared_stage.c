@@ -73,6 +73,7 @@
 
 #include "compat.h"
 #include "node/gpusort_node.h"
+#include "node/memory.h"
 #include "node/node_state.h"
 #include "node/worker_stats.h"
 
@@ -235,7 +236,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	/* the rows of every participant: the plan's are one's share */
 	/* (a window's slices are read from one part) */
 	state->shared_stage =
-		stager->begin_shared((Size) state->settings.budget_kb * 1024,
+		stager->begin_shared(node_budget(state),
 							 row_store_expected_bytes(&state->store,
 													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
@@ -294,7 +295,7 @@ join_stage(GpuSortState *state)
 	if (stager == NULL || share->tail != state->store.tail)
 		return;
 	state->shared_stager = stager;
-	state->shared_stage = stager->join((Size) state->settings.budget_kb * 1024,
+	state->shared_stage = stager->join(node_budget(state),
 									   &share->stage, &why);
 	if (share->rest_files != 0 && state->shared_stage)
 	{

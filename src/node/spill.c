@@ -25,6 +25,7 @@
 #include "utils/tuplestore.h"
 
 #include "node/row_store.h"
+#include "node/memory.h"
 #include "node/node_state.h"
 #include "settings.h"
 
@@ -60,7 +61,7 @@ begin_runs(GpuSortState *state)
 		firstkey = last->keyno + (last->word == last->codec->words - 1 ? 1 : 0);
 	}
 	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  columns, ncolumns, (Size) state->settings.budget_kb * 1024,
+					  columns, ncolumns, node_budget(state),
 					  state->keys_only, state->nullsfirst[0]);
 }
 
@@ -153,7 +154,7 @@ static bool
 tuplesort_holds(GpuSortState *state, double rows, double tuple)
 {
 	return rows * (tuple + TUPLESORT_ROW_BYTES) <=
-		(double) state->settings.budget_kb * 1024;
+		(double) node_budget(state);
 }
 
 /*
@@ -173,9 +174,7 @@ node_tuplesort_planned(GpuSortState *state)
 	Plan	   *plan = state->css.ss.ps.plan;
 	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
 
-	if (node_stage_possible(state) ||
-		row_store_expected_bytes(&state->store, plan->plan_rows, plan->plan_width) <=
-		(double) state->settings.budget_kb * 1024)
+	if (node_stage_possible(state) || !node_expected_over_budget(state, NULL))
 		return NULL;
 	if (tuplesort_holds(state, plan->plan_rows, tuple))
 		return NODE_TUPLESORT_HOLDS;
@@ -342,14 +341,9 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	}
 	if (state->stage)
 	{
-		RowStore   *store = &state->store;
-		Size		budget = store->budget;
-
-		/* the engine takes it from the store, let hold it this once */
-		store->budget = MaxAllocHugeSize;
-		if (!row_store_add(store, slot))
+		/* the engine takes it from the store, which holds it this once */
+		if (!row_store_add_beyond_budget(&state->store, slot))
 			elog(ERROR, "GpuSort could not hold a row");
-		store->budget = budget;
 		/* to the engine, or (if it could not take it) a run of its own */
 		node_spill_run(state);
 		return;
@@ -421,7 +415,7 @@ next_in_order(GpuSortState *state, TupleTableSlot *into)
 void
 node_spill_finish(GpuSortState *state)
 {
-	Size		budget = (Size) state->settings.budget_kb * 1024;
+	Size		budget = node_budget(state);
 	RowStore   *store = &state->store;
 	instr_time	start;
 

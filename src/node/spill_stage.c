@@ -53,6 +53,7 @@
 #include "node/held_order.h"
 #include "node/row_store.h"
 #include "node/sorted_runs.h"
+#include "node/memory.h"
 #include "node/node_state.h"
 #include "settings.h"
 
@@ -143,8 +144,7 @@ node_stage_plan_tails(GpuSortState *state)
 		return;
 	/* only where the input is expected not to fit, or may be shared */
 	if (!gpusort_shares_input((CustomScan *) plan) &&
-		row_store_expected_bytes(store, plan->plan_rows, plan->plan_width) <=
-		(double) state->settings.budget_kb * 1024)
+		!node_expected_over_budget(state, NULL))
 		return;
 	if (engine_stager(state, &why) == NULL)
 		return;
@@ -210,7 +210,7 @@ bool
 node_stage_begin(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
-	Size		budget = (Size) state->settings.budget_kb * 1024;
+	Size		budget = node_budget(state);
 	Plan	   *plan = state->css.ss.ps.plan;
 	double		expected;
 	char	   *why = NULL;
@@ -538,7 +538,7 @@ part_begin(GpuSortState *state, StagePart *part, int p)
 	held_order_begin(&part->order, part_rows, part, store->tail,
 					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
 					 state->held_tie_key, &state->ties,
-					 (Size) state->settings.budget_kb * 1024, &state->tied_rows,
+					 node_budget(state), &state->tied_rows,
 					 &state->held_disk_kb);
 }
 
