@@ -1,9 +1,10 @@
 #!/bin/bash
 # bench-load.sh: several sessions sorting a large table at once, at
 # PostgreSQL's default settings (work_mem, parallel query: nothing is SET),
-# with gpusort off (PostgreSQL's Sort) and on, in one run: the wall time
-# until the last session is done, and whether every session returned every
-# row.  Against a running server that preloads gpusort (PGHOST, PGPORT,
+# with gpusort off (PostgreSQL's Sort) and on, and one session alone with it
+# on, in one run: the wall time until the last session is done, whether
+# every session returned every row, the GPU service's fallbacks for want of
+# room or a failed job, and the temporary files written.  Against a running server that preloads gpusort (PGHOST, PGPORT,
 # PGUSER: a superuser).
 #
 #   test/bench-load.sh [OUT_DIR]
@@ -13,15 +14,16 @@
 # Each session runs QUERY (default: every row of lineitem ordered by
 # l_partkey, counted over the sort) and checks the count.
 #
-# Environment: SESSIONS (8), SCALE (10), TPCH_DIR (/tmp/tpch), MODES ("on
-# off"), QUERY, TIMEOUT (seconds a mode may take, 280), TAG.
+# Environment: SESSIONS (8), SCALE (10), TPCH_DIR (/tmp/tpch), MODES ("alone
+# on off"; alone: one session, gpusort on), QUERY, TIMEOUT (seconds a mode
+# may take, 280), TAG.
 # Writes OUT_DIR/bench-load[-TAG]-<host>-<cores>-<date>-<commit>.txt
 # (test/results-name.sh).
 set -uo pipefail
 OUT=${1:-/tmp/gpusort-bench-load}
 mkdir -p "$OUT"
 SESSIONS=${SESSIONS:-8}
-MODES=${MODES:-on off}
+MODES=${MODES:-alone on off}
 TIMEOUT=${TIMEOUT:-280}
 QUERY=${QUERY:-SELECT count(*) FROM (SELECT * FROM lineitem ORDER BY l_partkey OFFSET 0) s}
 source "$(dirname "${BASH_SOURCE[0]}")/results-name.sh"
@@ -53,13 +55,26 @@ running() {
 	return 1
 }
 
+# the service's fallbacks for want of room or a failed job, and this
+# database's temporary files and their MB
+counts() {
+	"${PSQL[@]}" -c "SELECT pg_stat_clear_snapshot()" \
+		-c "SELECT (SELECT coalesce(sum(sorts), 0) FROM gpusort_service_fallbacks()
+		            WHERE reason IN ('no room', 'job failed')) || ' ' ||
+		           (SELECT temp_files || ' ' || temp_bytes / 1048576 FROM pg_stat_database
+		            WHERE datname = current_database())" 2>/dev/null | tail -n 1
+}
+
 for mode in $MODES; do
 	setting=""
 	[ "$mode" = off ] && setting="SET gpusort.enabled = off;"
+	sessions=$SESSIONS
+	[ "$mode" = alone ] && sessions=1
 	rm -f "$TMP"/s.*
+	read -r fallbacks0 files0 mb0 < <(counts)
 	start=$(date +%s.%N)
 	pids=()
-	for ((s = 0; s < SESSIONS; s++)); do
+	for ((s = 0; s < sessions; s++)); do
 		timeout "$TIMEOUT" "${PSQL[@]}" -c "$setting $QUERY" >"$TMP/s.$s" 2>&1 &
 		pids+=($!)
 	done
@@ -71,16 +86,19 @@ for mode in $MODES; do
 		sleep 0.5
 	done
 	wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
+	sleep 1    # (the sessions' statistics reach pg_stat_database as they end)
+	read -r fallbacks1 files1 mb1 < <(counts)
 	right=0
-	for ((s = 0; s < SESSIONS; s++)); do
+	for ((s = 0; s < sessions; s++)); do
 		if [ "$(tail -n 1 "$TMP/s.$s")" = "$rows" ]; then
 			right=$((right + 1))
 		else
 			echo "   session $s ($mode): $(tr '\n' ' ' <"$TMP/s.$s" | cut -c1-300)"
 		fi
 	done
-	printf 'gpusort %-3s  wall %7.1f s  sessions with every row: %d of %d  peak device memory %s MiB\n' \
-		"$mode" "$wall" "$right" "$SESSIONS" "$peak"
+	printf 'gpusort %-5s  wall %7.1f s  sessions with every row: %d of %d  peak device memory %s MiB  no room or failed: %s  temporary files: %s (%s MB)\n' \
+		"$mode" "$wall" "$right" "$sessions" "$peak" "$((${fallbacks1:-0} - ${fallbacks0:-0}))" \
+		"$((${files1:-0} - ${files0:-0}))" "$((${mb1:-0} - ${mb0:-0}))"
 done
 # what one session's GpuSort did, alone
 [ "${EXPLAIN:-1}" = 1 ] && "${PSQL[@]}" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $QUERY" | grep -E 'GpuSort|Engine|Method|Held|Runs|Workers|Worker [0-9]|Rows:' | sed 's/^/   /'

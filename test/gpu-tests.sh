@@ -32,6 +32,9 @@
 #      8 sorts at once that together outgrow gpusort.service_memory
 #      (LOAD_MEMORY MB, default 1024), each held in its turn, every row
 #      right, none in sorted runs (test/service-load.sh);
+#      statement_timeout at many moments of held, shared, parallel-window
+#      and SCROLL sorts, each answered within 300 ms
+#      (test/service-cancels.sh; SKIP_CANCELS skips it);
 #      dynamic_shared_memory_type posix, mmap and sysv each (a restart):
 #      a sort on the GPU, no PostgreSQL shared memory in the maps of the GPU
 #      processes, kill -9 of them while 16 sessions sort, no object of a
@@ -365,6 +368,11 @@ SQL
 				restart_server && sleep 1 && wait_service
 			run_check "GPU service: 8 sorts at once that together outgrow its memory" service-load \
 				'sessions at once|fallbacks' 'WRONG|FAIL|went|written|slower' test/service-load.sh
+			# a statement_timeout at many moments of held, shared, window
+			# and SCROLL sorts: each stops within 300 ms
+			[ -n "${SKIP_CANCELS:-}" ] ||
+				run_check "GPU service: cancels within 300 ms at every moment" service-cancels \
+					'latest cancel' 'latest cancel|FAIL' test/service-cancels.sh
 			# two GPU processes (GPU 0 twice where there is one), 192 MB
 			# each (gpusort.service_memory is a GPU's, shared by its
 			# processes)
