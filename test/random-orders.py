@@ -31,11 +31,12 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           a window over a NOT NULL partition key (g1 or g2), a merge join
           or an ORDER BY, so that a Parallel Append may send each
           participant into one branch, always with parallel query forced;
-          with gpusort on, it must end within a second of Sort's time (a
-          participant that waits for one that never comes would not),
-          except where the CPU engine stands in for the GPU's holding of
-          rows (gpusort.debug_hold_rows), which is slow by design: there,
-          within three times Sort's time and five seconds;
+          with gpusort on, it must end within twice Sort's time and two
+          seconds (a participant that waits for one that never comes would
+          not; a join's output can make the query's time vary more than
+          its sort's), or three times and five seconds where the CPU
+          engine stands in for the GPU's holding of rows
+          (gpusort.debug_hold_rows), which is slow by design;
 
 each at a random budget (work_mem 64kB, 256kB, 4MB or 1GB: in memory, in
 sorted runs, held on the GPU where one is) and with parallel query off or
@@ -258,7 +259,7 @@ def main():
                         "SET work_mem = '%s'; SET gpusort.min_rows = 0; SET gpusort.min_run_rows = 0; %s"
                         % (work_mem, parallel))
             off, off_s = digest(settings + " SET gpusort.enabled = off;", query)
-            bound = off_s * 3 + 5 if stand_in else off_s + 1
+            bound = off_s * 3 + 5 if stand_in else off_s * 2 + 2
             on, on_s = digest(settings + " SET gpusort.enabled = on;" +
                               (" SET statement_timeout = %d;" % (bound * 1000) if kind == "append" else ""),
                               query)
