@@ -53,7 +53,11 @@ extern void gpusort_unproject_keys(CustomScan *cscan);
  */
 extern void gpusort_mark_shared(CustomScan *cscan);
 
-/* May its participants add their rows to one input (or is it serial)? */
+/*
+ * Says that its participants may add their rows to one input (where no
+ * check is needed: a parallel window's always offer theirs); and may they?
+ */
+extern void gpusort_set_shares_input(CustomScan *cscan);
 extern bool gpusort_shares_input(CustomScan *cscan);
 
 #endif							/* GPUSORT_NODE_H */

@@ -17,7 +17,6 @@
 #include "keys/key_codec.h"
 #include "node/gpusort_node.h"
 #include "node/node_state.h"
-#include "node/window.h"
 
 static Node *gpusort_create_state(CustomScan *cscan);
 
@@ -271,6 +270,12 @@ gpusort_mark_shared(CustomScan *cscan)
 		if (!codec->exact || words >= HELD_KEY_WORDS)
 			break;
 	}
+	gpusort_set_shares_input(cscan);
+}
+
+void
+gpusort_set_shares_input(CustomScan *cscan)
+{
 	list_nth_cell(cscan->custom_private, GPUSORT_PRIVATE_SHARED)->ptr_value =
 		makeInteger(true);
 }
@@ -278,9 +283,7 @@ gpusort_mark_shared(CustomScan *cscan)
 bool
 gpusort_shares_input(CustomScan *cscan)
 {
-	/* (a parallel window's participants always offer theirs) */
-	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED)) ||
-		gpusort_window_mode(cscan) == WINDOW_SLICES;
+	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED));
 }
 
 static Node *

@@ -345,6 +345,9 @@ window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 	cscan->custom_private = lappend(list_copy(sort->custom_private),
 									list_make3(clause, rw.funcs,
 											   makeInteger(mode)));
+	/* (a parallel window's participants always offer their rows) */
+	if (mode == WINDOW_SLICES)
+		gpusort_set_shares_input(cscan);
 	cscan->methods = sort->methods;
 	return cscan;
 }
