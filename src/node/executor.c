@@ -42,9 +42,6 @@
 #include "util/big_array.h"
 #include "util/cacheline.h"
 
-/* How far ahead the emit phase prefetches the tuples it will return. */
-#define PREFETCH_DISTANCE	32
-
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
 static TupleTableSlot *marked_next(GpuSortState *state);
@@ -256,8 +253,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	/* (a top N filter must see each row first) */
 	state->heap_input = state->top_n == NULL ?
 		heap_input_begin(outerPlanState(node)) : NULL;
-	state->phase = PHASE_START;
-	state->ran = RUN_NONE;
+	state->path = NULL;
+	state->ran = NULL;
 }
 
 /* Reads the input and sorts it, with an engine or with tuplesort. */
@@ -346,8 +343,7 @@ collect_and_sort(GpuSortState *state)
 	state->sort_ms = ms_since(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	state->ran = RUN_ENGINE;
-	state->phase = PHASE_SORTED;
+	state->ran = state->path = &node_memory_path;
 	state->current = -1;
 	node_start_ring(state);
 }
@@ -407,7 +403,7 @@ marked_next(GpuSortState *state)
 void
 node_collect(GpuSortState *state)
 {
-	if (state->phase != PHASE_START)
+	if (state->path != NULL)
 		return;
 	/* (a participant that comes after the shared input was sorted: its own) */
 	if (state->sharing)
@@ -418,7 +414,7 @@ node_collect(GpuSortState *state)
 	/* (where the rows went elsewhere than the shared input: none) */
 	if (state->sharing)
 		node_share_done(state, 0, 0,
-						state->phase == PHASE_SORTED && state->ntotal == 0);
+						state->path == &node_memory_path && state->ntotal == 0);
 }
 
 /* The next (or previous) sorted row, in the scan slot. */
@@ -432,59 +428,11 @@ node_sorted_next(GpuSortState *state)
 	instr_time	start;
 
 	node_collect(state);
-	if (state->phase == PHASE_MERGE)
-	{
-		if (timing)
-			INSTR_TIME_SET_CURRENT(start);
-		slot = node_spill_next(state, forward);
-		if (timing)
-			state->emit_ms += ms_since(start);
-		return slot;
-	}
-	if (state->phase == PHASE_TUPLESORT)
-		return node_tuplesort_next(state, forward, slot);
-
-	if (timing)
-		INSTR_TIME_SET_CURRENT(start);
-	if (forward)
-		state->current = Min(state->current + 1, state->ntotal);
-	else
-		state->current = Max(state->current - 1, -1);
-
-	if (state->current < 0 || state->current >= state->ntotal)
-		ExecClearTuple(slot);
-	else if (state->ring && forward)
-		ExecStoreMinimalTuple(node_ring_row(state, state->current), slot, false);
-	else if (state->keys_only)
-	{
-		int64		ahead = state->current + PREFETCH_DISTANCE;
-
-		if (forward && ahead < state->ntotal && (ahead = sorted_row(state, ahead)) >= 0)
-			__builtin_prefetch(&state->store.columns[0].keys[ahead]);
-		store_key_row(state, slot, Max(sorted_row(state, state->current), -1));
-	}
-	else
-	{
-		int64		ahead = state->current + PREFETCH_DISTANCE;
-
-		/*
-		 * The rows lie in memory in input order, so reading them in sorted
-		 * order misses the caches at every row.  Going forward, fetch ahead
-		 * (the first line, and the second if rows are wide), so that
-		 * independent misses overlap instead of stalling one after another.
-		 * (This stays here: GCC drops calls to a function whose only effect
-		 * is a prefetch.)
-		 */
-		if (forward && ahead < state->ntotal)
-		{
-			__builtin_prefetch(state->sorted[ahead]);
-			if (state->wide_rows)
-				__builtin_prefetch((char *) state->sorted[ahead] + GPUSORT_CACHE_LINE);
-		}
-		ExecStoreMinimalTuple(state->sorted[state->current], slot, false);
-	}
-	if (timing)
-		state->emit_ms += ms_since(start);
+	if (!timing)
+		return state->path->next(state, forward, slot);
+	INSTR_TIME_SET_CURRENT(start);
+	slot = state->path->next(state, forward, slot);
+	state->emit_ms += ms_since(start);
 	return slot;
 }
 
@@ -492,20 +440,14 @@ node_sorted_next(GpuSortState *state)
 static void
 forget_rows(GpuSortState *state)
 {
-	if (state->tuplesort)
-		tuplesort_end(state->tuplesort);
-	state->tuplesort = NULL;
-	node_spill_end(state);
+	state->path->end(state);
+	state->path = NULL;
 	row_store_reset(&state->store);
 	memset(&state->report, 0, sizeof(state->report));	/* a new sort */
 	if (state->top_n)
 		top_n_filter_reset(state->top_n);
 	if (state->marks)
 		mark_rows_reset(state->marks);
-	state->perm = NULL;
-	state->sorted = NULL;
-	state->ring = NULL;
-	state->phase = PHASE_START;
 }
 
 static void
@@ -513,10 +455,8 @@ gpusort_end(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->tuplesort)
-		tuplesort_end(state->tuplesort);
-	state->tuplesort = NULL;
-	node_spill_end(state);
+	if (state->path)
+		state->path->end(state);
 	if (state->window)
 		node_window_end(state->window);
 	if (state->top_n)
@@ -543,31 +483,19 @@ gpusort_rescan(CustomScanState *node)
 			ExecReScan(outer);
 		return;
 	}
-	if (state->phase == PHASE_START)
+	if (state->path == NULL)
 		return;					/* not read yet: the input rescans itself */
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 
 	/*
-	 * With new parameters the input must be read again; a tuplesort that was
-	 * not made for random access cannot go back to the start.
+	 * With new parameters the input must be read again; so must it where
+	 * the path cannot go back to the first row.
 	 */
-	if (outer->chgParam != NULL ||
-		((state->phase == PHASE_TUPLESORT || state->phase == PHASE_MERGE) &&
-		 !state->random_access))
+	if (outer->chgParam != NULL || !state->path->rescan(state))
 	{
 		forget_rows(state);
 		if (outer->chgParam == NULL)
 			ExecReScan(outer);
-		return;
-	}
-	if (state->phase == PHASE_TUPLESORT)
-		tuplesort_rescan(state->tuplesort);
-	else if (state->phase == PHASE_MERGE)
-		tuplestore_rescan(state->merged);
-	else
-	{
-		state->current = -1;
-		state->ring = NULL;		/* its first chunks are gone */
 	}
 }
 
@@ -619,12 +547,8 @@ gpusort_mark(CustomScanState *node)
 
 	if (node_keeps_marks(state))
 		mark_rows_mark(state->marks);
-	else if (state->phase == PHASE_TUPLESORT)
-		tuplesort_markpos(state->tuplesort);
-	else if (state->phase == PHASE_MERGE)
-		tuplestore_copy_read_pointer(state->merged, 0, 1);
-	else
-		state->marked = state->current;
+	else if (state->path)
+		state->path->mark(state);
 }
 
 static void
@@ -634,10 +558,6 @@ gpusort_restore(CustomScanState *node)
 
 	if (node_keeps_marks(state))
 		mark_rows_restore(state->marks);
-	else if (state->phase == PHASE_TUPLESORT)
-		tuplesort_restorepos(state->tuplesort);
-	else if (state->phase == PHASE_MERGE)
-		tuplestore_copy_read_pointer(state->merged, 1, 0);
-	else
-		state->current = state->marked;
+	else if (state->path)
+		state->path->restore(state);
 }

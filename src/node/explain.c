@@ -9,7 +9,6 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -17,7 +16,6 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
-#include "utils/tuplesort.h"
 #include "utils/typcache.h"
 
 #include "compat.h"
@@ -159,176 +157,6 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 }
 
 /*
- * How the engine's keys ordered each sort key: exactly, by a prefix (an
- * abbreviated key, or a strxfrm() key) whose ties the comparator settled,
- * or not at all (the comparator alone).  For strxfrm() keys, also how many
- * adjacent rows the check found out of order.
- */
-static void
-explain_key_kinds(GpuSortState *state, ExplainState *es)
-{
-	List	   *kinds = NIL;
-	bool		xfrm = false;
-
-	for (int k = 0; k < state->nkeys; k++)
-	{
-		const char *kind = "comparator";
-
-		for (int c = 0; c < state->radix_keys; c++)
-		{
-			const KeyCodec *codec = state->store.columns[c].codec;
-
-			if (state->store.columns[c].keyno != k)
-				continue;
-			kind = codec->exact ? "exact" :
-				codec->source == KEY_PREFIX_XFRM ? "prefix (strxfrm)" : "prefix";
-			xfrm |= (!codec->exact && codec->source == KEY_PREFIX_XFRM);
-		}
-		kinds = lappend(kinds, (char *) kind);
-	}
-	ExplainPropertyList("Sort Key Kinds", kinds, es);
-	for (int c = 0; c < state->radix_keys; c++)
-		if (state->store.columns[c].skipped > 0)
-			ExplainPropertyInteger("Shared Prefix Skipped", "bytes",
-								   state->store.columns[c].skipped, es);
-	if (xfrm)
-		ExplainPropertyInteger("strxfrm Inversions Repaired", NULL,
-							   (int64) state->xfrm_inversions, es);
-}
-
-/*
- * The engine beside the CPU's that sorted an input larger than the budget
- * (its runs, or all of it, held), or the CPU engine.
- */
-static SortEngineId
-spilled_on(GpuSortState *state)
-{
-	if (state->ran != RUN_SPILLED)
-		return SORT_ENGINE_CPU;
-	if (state->staged_batches > 0)
-		return state->report.engine;
-	return state->offloaded_runs > 0 ? sort_report_offload(&state->report) :
-		SORT_ENGINE_CPU;
-}
-
-/* The engine that sorted the rows, as EXPLAIN ANALYZE names it. */
-static const char *
-engine_shown(GpuSortState *state)
-{
-	if (state->ran == RUN_TUPLESORT)
-		return "tuplesort";
-	if (spilled_on(state) != SORT_ENGINE_CPU)
-		return sort_engine_name(spilled_on(state));
-	return sort_engine_name(state->report.engine);
-}
-
-/* The engine that would hold rows over the budget, as titles name it. */
-static const char *
-holder_title(GpuSortState *state)
-{
-	char	   *why;
-	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
-
-	return holder ? holder->title : "an Engine";
-}
-
-/* How the rows were sorted: in memory, out of it, or tuplesort's method. */
-static const char *
-method_shown(GpuSortState *state)
-{
-	const char *title;
-
-	if (state->ran == RUN_TUPLESORT)
-	{
-		TuplesortInstrumentation stats;
-
-		if (state->tuplesort == NULL)
-			return "tuplesort";
-		tuplesort_get_stats(state->tuplesort, &stats);
-		return tuplesort_method_name(stats.sortMethod);
-	}
-	if (state->ran != RUN_SPILLED)
-		return "in memory";
-	if (state->rest_handed)
-		return "refused midway: handed to the leader";
-	if (state->staged_batches == 0)
-		return "external merge of sorted runs";
-	title = sort_engine_get(spilled_on(state))->title;
-	if (!node_share_active(state))
-		return psprintf("rows held on the %s, sorted at once", title);
-	if (node_is_slices(state))
-		return IsParallelWorker() ?
-			psprintf("held by the leader on the %s, read in slices", title) :
-			psprintf("rows of all participants held on the %s, sorted at once, read back in slices by each", title);
-	return IsParallelWorker() ?
-		psprintf("rows handed to the leader, held on the %s", title) :
-		psprintf("rows of all participants held on the %s, sorted at once", title);
-}
-
-/*
- * An input larger than the memory budget: held on the engine that holds
- * rows (the GPU), in batches, with the disk that the tuplesorts of its tied
- * groups over the budget and of its rows led by a NULL took, if any; or in
- * sorted runs, with why that engine did
- * not hold it, how many runs another engine than the CPU's sorted, the disk
- * they took (as Sort shows an external sort's), and the runs merged into
- * one before the rows were returned.
- */
-static void
-explain_spill(GpuSortState *state, ExplainState *es)
-{
-	int64		disk_kb;
-
-	ExplainPropertyText("Sort Method", method_shown(state), es);
-	if (state->staged_batches > 0)
-	{
-		ExplainPropertyInteger(psprintf("Batches Held on %s",
-										sort_engine_get(spilled_on(state))->title),
-							   NULL, state->staged_batches, es);
-		ExplainPropertyInteger("Held Key Width", "bytes",
-							   state->radix_keys * sizeof(uint64), es);
-		disk_kb = state->held_disk_kb + (state->stage_nulls ?
-										 tie_order_tuplesort_disk_kb(state->stage_nulls) : 0);
-		if (disk_kb > 0)
-			ExplainPropertyInteger("Disk Used", "kB", disk_kb, es);
-		return;
-	}
-	if (state->stage_why)
-		ExplainPropertyText(psprintf("Not Held on %s", holder_title(state)),
-							state->stage_why, es);
-	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
-	ExplainPropertyInteger("Merge Key Columns", NULL, state->runs.ncolumns, es);
-	if (state->runs.memory_run)
-		ExplainPropertyText("Last Run", "in memory", es);
-	if (state->offloaded_runs > 0)
-		ExplainPropertyInteger(psprintf("Runs Sorted on %s",
-										sort_engine_get(spilled_on(state))->title),
-							   NULL, state->offloaded_runs, es);
-	if (state->runs.early_merges > 0)
-		ExplainPropertyInteger("Runs Merged Early", NULL, state->runs.early_merges, es);
-	ExplainPropertyInteger("Disk Used", "kB",
-						   state->runs.disk_blocks * (BLCKSZ / 1024), es);
-}
-
-/*
- * The kernel that an engine beside the CPU's ran for the (last) job, where it
- * tells one, and the width of the keys it sorted; not for rows held on it,
- * which explain_spill tells of.
- */
-static void
-explain_kernel(GpuSortState *state, ExplainState *es)
-{
-	SortJobReport *report = &state->report;
-
-	if (report->engine == SORT_ENGINE_CPU || report->kernel[0] == '\0' ||
-		state->staged_batches > 0)
-		return;
-	ExplainPropertyText(psprintf("%s Kernel", sort_engine_get(report->engine)->title),
-						report->kernel, es);
-	ExplainPropertyInteger("Key Width", "bytes", state->radix_keys * sizeof(uint64), es);
-}
-
-/*
  * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
  * costs are): the engine that gpusort.device and the cost model would
  * choose for the estimated rows, why, and whether the input is expected to
@@ -366,12 +194,12 @@ gpusort_publish_worker_stats(GpuSortState *state)
 {
 	WorkerSortStats stats;
 
-	if (state->ran == RUN_NONE || state->worker_stats == NULL)
+	if (state->ran == NULL || state->worker_stats == NULL)
 		return;
 	memset(&stats, 0, sizeof(stats));
-	strlcpy(stats.engine, engine_shown(state), sizeof(stats.engine));
-	strlcpy(stats.method, method_shown(state), sizeof(stats.method));
-	stats.rows = state->ran == RUN_TUPLESORT ? -1 : state->ntotal;
+	strlcpy(stats.engine, state->ran->engine_shown(state), sizeof(stats.engine));
+	strlcpy(stats.method, state->ran->method_shown(state), sizeof(stats.method));
+	stats.rows = state->ran == &node_tuplesort_path ? -1 : state->ntotal;
 	stats.memory_kb = (state->memory_used + 1023) / 1024;
 	stats.collect_ms = state->collect_ms;
 	worker_stats_publish(state->worker_stats, &stats);
@@ -446,53 +274,12 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			explain_plan(state, es);
 		return;
 	}
-	if (state->ran == RUN_NONE)
+	if (state->ran == NULL)
 	{
 		explain_workers(state, es);	/* the leader sorted nothing itself */
 		return;
 	}
-
-	if (state->ran == RUN_TUPLESORT)
-	{
-		TuplesortInstrumentation stats;
-
-		ExplainPropertyText("Sort Engine", "tuplesort", es);
-		if (state->tuplesort_choice)
-			ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
-		if (state->tuplesort_reason)
-			ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
-		if (state->tuplesort)
-		{
-			tuplesort_get_stats(state->tuplesort, &stats);
-			ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
-			ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
-			ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
-		}
-	}
-	else
-	{
-		ExplainPropertyText("Sort Engine", engine_shown(state), es);
-		if (state->report.choice)
-			ExplainPropertyText("Engine Choice", state->report.choice, es);
-		if (state->report.fallback_reason && spilled_on(state) == SORT_ENGINE_CPU)
-			ExplainPropertyText("Fallback Reason", state->report.fallback_reason, es);
-		if (state->report.engine_note)
-		{
-			const SortEngine *engine = sort_engine_get(state->report.engine);
-
-			ExplainPropertyText(engine->note_name ? engine->note_name : engine->title,
-								state->report.engine_note, es);
-		}
-		explain_kernel(state, es);
-		ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
-		explain_key_kinds(state, es);
-		if (state->engine_keys < state->nkeys)
-			ExplainPropertyInteger("Rows Ordered by Comparators", NULL,
-								   state->tied_rows + (state->ran == RUN_SPILLED ?
-													   0 : state->store.nnullrows), es);
-		if (state->ran == RUN_SPILLED)
-			explain_spill(state, es);
-	}
+	state->ran->explain(state, es);
 	if (node_keeps_marks(state))
 		ExplainPropertyInteger("Rows Returned Again by Restores", NULL,
 							   mark_rows_replayed(state->marks), es);
@@ -507,19 +294,7 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyFloat("Collect Time", "ms", state->collect_ms, 3, es);
 		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
-		if (state->ran == RUN_SPILLED)
-		{
-			ExplainPropertyFloat("Spill Time", "ms", state->spill_ms, 3, es);
-			ExplainPropertyFloat("Merge Time", "ms", state->merge_ms, 3, es);
-		}
-		if (state->staged_batches > 0)
-		{
-			/* what the engine that held the rows took of collect and emit */
-			ExplainPropertyFloat("Hold Time", "ms", state->hold_ms, 3, es);
-			ExplainPropertyFloat("Read Back Time", "ms", state->read_back_ms, 3, es);
-		}
-		if (state->ran != RUN_TUPLESORT)
-			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+		state->ran->explain_times(state, es);
 	}
 	explain_workers(state, es);
 }

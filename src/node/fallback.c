@@ -4,18 +4,21 @@
  *	  The GpuSort node's fallback to PostgreSQL's tuplesort, for inputs larger
  *	  than the memory budget and while gpusort.enabled is off: the tuplesort,
  *	  configured as the Sort node's would be (a Datum sort where Sort makes
- *	  one), the rows it takes and the rows it returns.
+ *	  one), the rows it takes and the rows it returns: the node's tuplesort
+ *	  path (path.h).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "commands/explain.h"
 #include "executor/executor.h"
 #include "utils/tuplesort.h"
 
 #include "compat.h"
 #include "node/row_store.h"
 #include "node/node_state.h"
+#include "node/path.h"
 #include "settings.h"
 
 /*
@@ -101,13 +104,12 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 
 	state->tuplesort_choice = choice;
 	state->tuplesort_reason = fallback_reason;
-	state->ran = RUN_TUPLESORT;
-	state->phase = PHASE_TUPLESORT;
+	state->ran = state->path = &node_tuplesort_path;
 }
 
 /* The next (or previous) row that tuplesort returns, in slot. */
-TupleTableSlot *
-node_tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
+static TupleTableSlot *
+tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 {
 	if (state->tuplesort_datums)
 	{
@@ -127,3 +129,88 @@ node_tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 		return ExecCopySlot(slot, state->sort_slot);
 	return ExecClearTuple(slot);
 }
+
+static void
+tuplesort_mark(GpuSortState *state)
+{
+	tuplesort_markpos(state->tuplesort);
+}
+
+static void
+tuplesort_restore(GpuSortState *state)
+{
+	tuplesort_restorepos(state->tuplesort);
+}
+
+/* A tuplesort that was not made for random access cannot go back. */
+static bool
+tuplesort_back_to_start(GpuSortState *state)
+{
+	if (!state->random_access)
+		return false;
+	tuplesort_rescan(state->tuplesort);
+	return true;
+}
+
+static void
+tuplesort_forget(GpuSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+}
+
+static const char *
+tuplesort_engine_shown(GpuSortState *state)
+{
+	return "tuplesort";
+}
+
+static const char *
+tuplesort_method_shown(GpuSortState *state)
+{
+	TuplesortInstrumentation stats;
+
+	if (state->tuplesort == NULL)
+		return "tuplesort";
+	tuplesort_get_stats(state->tuplesort, &stats);
+	return tuplesort_method_name(stats.sortMethod);
+}
+
+/* Why tuplesort sorted, and what Sort shows of it. */
+static void
+tuplesort_explain(GpuSortState *state, ExplainState *es)
+{
+	TuplesortInstrumentation stats;
+
+	ExplainPropertyText("Sort Engine", "tuplesort", es);
+	if (state->tuplesort_choice)
+		ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
+	if (state->tuplesort_reason)
+		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+	if (state->tuplesort == NULL)
+		return;
+	tuplesort_get_stats(state->tuplesort, &stats);
+	ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
+	ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
+	ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
+}
+
+/* (tuplesort's own times are not kept apart from the sort's) */
+static void
+tuplesort_explain_times(GpuSortState *state, ExplainState *es)
+{
+}
+
+const NodePath node_tuplesort_path = {
+	.name = "tuplesort",
+	.next = tuplesort_next,
+	.mark = tuplesort_mark,
+	.restore = tuplesort_restore,
+	.rescan = tuplesort_back_to_start,
+	.end = tuplesort_forget,
+	.engine_shown = tuplesort_engine_shown,
+	.method_shown = tuplesort_method_shown,
+	.explain = tuplesort_explain,
+	.explain_times = tuplesort_explain_times,
+};

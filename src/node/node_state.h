@@ -4,10 +4,10 @@
  *	  The GpuSort node's executor state, and what the node's files call in
  *	  one another.
  *
- * plan_node.c builds the node at plan time; executor.c runs it, sorting the
- * rows with an engine (sort_rows.c) or with tuplesort (fallback.c) and
- * reading them through the gather ring (emit_ring.h, emit_ring.c); explain.c
- * shows it.
+ * plan_node.c builds the node at plan time; executor.c runs it: it collects
+ * the input and sorts it by one of the paths of path.h (in memory, sorted
+ * runs, tuplesort), through which the rows are then read; explain.c shows
+ * it, asking the path for its lines.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +24,7 @@
 
 #include "compat.h"
 #include "engine/engine.h"
+#include "node/path.h"
 #include "node/row_store.h"
 #include "util/timing.h"
 #include "node/sorted_runs.h"
@@ -33,14 +34,6 @@
 
 /* The sorted rows gathered ahead of the emit phase (emit_ring.h). */
 typedef struct GatherRing GatherRing;
-
-typedef enum NodePhase
-{
-	PHASE_START,				/* nothing read yet */
-	PHASE_SORTED,				/* rows sorted in the row store */
-	PHASE_MERGE,				/* sorted runs merged as rows are returned */
-	PHASE_TUPLESORT				/* rows sorted by tuplesort */
-} NodePhase;
 
 /*
  * How a parallel window's participant reads its rows (WINDOW_SLICES,
@@ -55,15 +48,6 @@ typedef enum SliceReading
 	SLICES_NO_ROWS,				/* another participant reads them all */
 	SLICES_LATE					/* none: it came after they were sorted */
 } SliceReading;
-
-/* What ran, for EXPLAIN ANALYZE. */
-typedef enum RunKind
-{
-	RUN_NONE,
-	RUN_ENGINE,
-	RUN_SPILLED,				/* the engine, in sorted runs (spill.c) */
-	RUN_TUPLESORT
-} RunKind;
 
 /*
  * The settings a node depends on, taken once as it begins, as tuplesort
@@ -104,7 +88,8 @@ typedef struct GpuSortState
 									 * or NULL */
 	bool		heap_read;		/* and read so, by the last collect */
 
-	NodePhase	phase;
+	const NodePath *path;		/* where the sorted rows are read from
+								 * (path.h); NULL before the input is read */
 	RowStore	store;
 	uint32	   *perm;			/* keys_only: the order of the keys */
 	MinimalTuple *sorted;		/* otherwise: all rows, in order */
@@ -180,7 +165,8 @@ typedef struct GpuSortState
 	int			rest_worker;	/* and the worker's file to read next */
 
 	/* EXPLAIN ANALYZE */
-	RunKind		ran;
+	const NodePath *ran;		/* the path that sorted the last input, or
+								 * NULL */
 	SortJobReport report;		/* its words kept in report_cxt */
 	MemoryContext report_cxt;
 	const char *tuplesort_choice;	/* why tuplesort ran: chosen, */
@@ -256,7 +242,7 @@ node_is_slices(const GpuSortState *state)
 static inline bool
 node_keeps_marks(const GpuSortState *state)
 {
-	return state->marks != NULL && state->phase != PHASE_SORTED;
+	return state->marks != NULL && state->path != &node_memory_path;
 }
 
 /* executor.c */
@@ -292,8 +278,6 @@ extern void node_sort_with_tuplesort(GpuSortState *state,
 									 const char *choice,
 									 const char *fallback_reason,
 									 instr_time start);
-extern TupleTableSlot *node_tuplesort_next(GpuSortState *state, bool forward,
-										   TupleTableSlot *slot);
 
 /* heap_input.c */
 typedef struct HeapInput HeapInput;
@@ -313,8 +297,7 @@ extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_refused(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_finish(GpuSortState *state);
-extern TupleTableSlot *node_spill_next(GpuSortState *state, bool forward);
-extern void node_spill_end(GpuSortState *state);
+extern bool node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into);
 
 /* spill_stage.c */
 extern bool node_stage_possible(GpuSortState *state);

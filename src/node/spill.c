@@ -383,8 +383,8 @@ stage_in_order(GpuSortState *state)
  * Stores the next row of the merge, or of the engine, into the slot: a
  * MinimalTuple, or for keys only the key decoded into the (virtual) slot.
  */
-static bool
-next_in_order(GpuSortState *state, TupleTableSlot *into)
+bool
+node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
 {
 	MinimalTuple tuple;
 
@@ -427,8 +427,7 @@ node_spill_finish(GpuSortState *state)
 		/* a parallel window's worker: its rows are the leader's to sort */
 		node_share_rest_done(state);
 		state->ntotal = 0;
-		state->ran = RUN_SPILLED;
-		state->phase = PHASE_SORTED;
+		state->ran = state->path = &node_runs_path;
 		return;
 	}
 	if (state->stage)
@@ -489,7 +488,7 @@ node_spill_finish(GpuSortState *state)
 		state->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
 		tuplestore_set_eflags(state->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
-		while (next_in_order(state, slot))
+		while (node_spill_next_in_order(state, slot))
 			tuplestore_puttupleslot(state->merged, slot);
 		ExecClearTuple(slot);
 		sorted_runs_end(&state->runs);
@@ -499,43 +498,5 @@ node_spill_finish(GpuSortState *state)
 	state->merge_ms = ms_since(start);
 	state->memory_used = Max(state->memory_used,
 							 row_store_memory(store) + state->runs.merge_memory);
-	state->ran = RUN_SPILLED;
-	state->phase = PHASE_MERGE;
-}
-
-/* The next (or previous) row in order. */
-TupleTableSlot *
-node_spill_next(GpuSortState *state, bool forward)
-{
-	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
-
-	if (state->merged)
-	{
-		TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
-
-		if (!tuplestore_gettupleslot(state->merged, forward, false, into))
-			return ExecClearTuple(slot);
-		/* our slot is virtual: copy the row into it */
-		if (state->keys_only)
-			return ExecCopySlot(slot, into);
-	}
-	else if (!next_in_order(state, slot))
-		return ExecClearTuple(slot);
-	return slot;
-}
-
-/* Forgets the runs, the rows the engine holds and the merged rows. */
-void
-node_spill_end(GpuSortState *state)
-{
-	if (state->merged)
-		tuplestore_end(state->merged);
-	state->merged = NULL;
-	sorted_runs_end(&state->runs);
-	node_stage_end(state);
-	state->spilling = false;
-	state->spilled_rows = 0;
-	state->spilled_tied_rows = 0;
-	state->staged_batches = 0;
-	state->staged_rows = 0;
+	state->ran = state->path = &node_runs_path;
 }
