@@ -14,7 +14,7 @@ DATA = sql/gpusort--1.0.sql sql/gpusort--1.1.sql sql/gpusort--1.2.sql sql/gpusor
        sql/gpusort--1.0--1.1.sql sql/gpusort--1.1--1.2.sql sql/gpusort--1.2--1.3.sql
 PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs or a radix-sort CPU engine"
 
-SRCS = $(sort $(wildcard src/*.c src/*/*.c))
+SRCS = $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c src/*/*/*/*.c))
 OBJS = $(SRCS:.c=.o)
 
 # Regression suites: test/sql, test/expected.  They run against any server
@@ -69,7 +69,7 @@ include $(PGXS)
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard src/*.h src/*/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h src/*/*/*.h src/*/*/*/*.h)
 
 # the TAP tests
 .PHONY: prove_installcheck

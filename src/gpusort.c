@@ -28,8 +28,9 @@
 #include "compat.h"
 #include "engine/engine.h"
 #include "gpu/engine_gpu.h"
-#include "node/gpusort_node.h"
-#include "node/planner.h"
+#include "node/plan/gpusort_node.h"
+#include "node/plan/planner.h"
+#include "node/plan/window.h"
 #include "service/service.h"
 #include "settings.h"
 

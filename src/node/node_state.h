@@ -22,15 +22,18 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
+#include "utils/tuplestore.h"
+
 #include "compat.h"
 #include "engine/engine.h"
-#include "node/path.h"
-#include "node/row_store.h"
+#include "node/parallel/worker_stats.h"
+#include "node/rows/row_store.h"
+#include "node/rows/sorted_runs.h"
+#include "node/rows/tie_order.h"
 #include "util/timing.h"
-#include "node/sorted_runs.h"
-#include "node/tie_order.h"
-#include "node/worker_stats.h"
-#include "utils/tuplestore.h"
+
+/* A way of returning the sorted rows (paths/path.h). */
+typedef struct NodePath NodePath;
 
 /* The sorted rows gathered ahead of the emit phase (emit_ring.h). */
 typedef struct GatherRing GatherRing;
@@ -235,117 +238,9 @@ node_is_slices(const GpuSortState *state)
 	return state->slicing != SLICES_NONE;
 }
 
-/*
- * Does the node keep a merge join's rows since its mark (mark_rows.c)?  Rows
- * sorted in memory are gone back to by their place instead.
- */
-static inline bool
-node_keeps_marks(const GpuSortState *state)
-{
-	return state->marks != NULL && state->path != &node_memory_path;
-}
-
 /* executor.c */
 extern CustomExecMethods gpusort_exec_methods;
 extern TupleTableSlot *node_sorted_next(GpuSortState *state);
 extern void node_collect(GpuSortState *state);
-
-/*
- * top_n_filter.c: the next row of the node's input, through its top N
- * filter where it has one.
- */
-extern TupleTableSlot *node_input_next(GpuSortState *state);
-
-/*
- * window_calc.c: the window functions' values of the rows that sorted_next
- * returns in order (the executor's node_sorted_next).
- */
-typedef TupleTableSlot *(*NodeRowSource) (GpuSortState *state);
-extern struct WindowCalc *node_window_begin(GpuSortState *state,
-											TupleTableSlot *window_slot,
-											List *funcs,
-											NodeRowSource sorted_next);
-extern TupleTableSlot *node_window_next(GpuSortState *state);
-extern void node_window_rescan(struct WindowCalc *window);
-extern void node_window_end(struct WindowCalc *window);
-
-/* sort_rows.c */
-extern void node_sort_rows(GpuSortState *state, bool small);
-
-/* fallback.c */
-extern void node_sort_with_tuplesort(GpuSortState *state,
-									 TupleTableSlot *pending,
-									 const char *choice,
-									 const char *fallback_reason,
-									 instr_time start);
-
-/* heap_input.c */
-typedef struct HeapInput HeapInput;
-extern HeapInput *heap_input_begin(PlanState *outer);
-extern TupleTableSlot *heap_input_fill(HeapInput *input, RowStore *store);
-
-/* spill.c */
-#define NODE_TUPLESORT_HOLDS \
-	"the input is expected to fit in tuplesort's memory, not in the engine's"
-#define NODE_TUPLESORT_XFRM_RUNS \
-	"the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does"
-#define NODE_TUPLESORT_BACKWARD \
-	"the input exceeds the memory budget and the plan reads it backward"
-extern const char *node_tuplesort_planned(GpuSortState *state);
-extern const char *node_spill_begin(GpuSortState *state);
-extern void node_spill_run(GpuSortState *state);
-extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
-extern void node_spill_refused(GpuSortState *state, TupleTableSlot *slot);
-extern void node_spill_finish(GpuSortState *state);
-extern bool node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into);
-
-/* spill_stage.c */
-extern bool node_stage_possible(GpuSortState *state);
-extern void node_stage_plan_tails(GpuSortState *state);
-extern bool node_stage_begin(GpuSortState *state);
-extern bool node_stage_store(GpuSortState *state);
-extern void node_stage_to_run(GpuSortState *state);
-extern void node_stage_held_to_run(GpuSortState *state);
-extern void node_stage_closed_to_run(GpuSortState *state);
-extern void node_stage_finish(GpuSortState *state);
-extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
-extern void node_stage_add_part_runs(GpuSortState *state);
-extern void node_stage_seek(GpuSortState *state, int64 row);
-extern void node_stage_end(GpuSortState *state);
-
-/* shared_stage.c */
-extern Size node_share_estimate(CustomScanState *node, struct ParallelContext *pcxt);
-extern void node_share_init(GpuSortState *state, struct ParallelContext *pcxt,
-							void *coordinate, bool can_hold);
-extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
-							void *coordinate);
-extern bool node_share_active(GpuSortState *state);
-extern bool node_share_attach(GpuSortState *state);
-extern SliceReading node_share_late_slices(GpuSortState *state);
-extern void node_share_shutdown(GpuSortState *state);
-extern int	node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers);
-extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
-							bool all_held);
-extern int64 node_share_wait(GpuSortState *state, int64 *rows);
-extern bool node_share_solo(GpuSortState *state);
-extern void node_share_sorted(GpuSortState *state, int64 held_rows);
-extern void node_share_wait_sorted(GpuSortState *state);
-extern bool node_share_next_slice(GpuSortState *state, int64 *first, int64 *end);
-extern SliceReading node_share_slice_reading(GpuSortState *state);
-extern bool node_share_alone(GpuSortState *state);
-extern bool node_share_can_hand_rest(GpuSortState *state);
-extern void node_share_put_rest(GpuSortState *state, TupleTableSlot *row);
-extern void node_share_rest_done(GpuSortState *state);
-extern TupleTableSlot *node_share_next_rest(GpuSortState *state);
-
-/* explain.c */
-extern void gpusort_explain(CustomScanState *node, List *ancestors,
-							ExplainState *es);
-
-/*
- * In a parallel worker, once it sorted and as the node shuts down: what it
- * did, for the leader's EXPLAIN ANALYZE.
- */
-extern void gpusort_publish_worker_stats(GpuSortState *state);
 
 #endif							/* GPUSORT_NODE_STATE_H */

@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * share.h
+ *	  A parallel query's GpuSort: its workers' statistics, and the one input
+ *	  that its participants may share (shared_stage.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_NODE_SHARE_H
+#define GPUSORT_NODE_SHARE_H
+
+#include "access/parallel.h"
+#include "storage/shm_toc.h"
+
+#include "node/node_state.h"
+
+/* shared_stage.c */
+extern Size node_share_estimate(CustomScanState *node, struct ParallelContext *pcxt);
+extern void node_share_init(GpuSortState *state, struct ParallelContext *pcxt,
+							void *coordinate, bool can_hold);
+extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
+							void *coordinate);
+extern bool node_share_active(GpuSortState *state);
+extern bool node_share_attach(GpuSortState *state);
+extern SliceReading node_share_late_slices(GpuSortState *state);
+extern void node_share_shutdown(GpuSortState *state);
+extern int	node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers);
+extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
+							bool all_held);
+extern int64 node_share_wait(GpuSortState *state, int64 *rows);
+extern bool node_share_solo(GpuSortState *state);
+extern void node_share_sorted(GpuSortState *state, int64 held_rows);
+extern void node_share_wait_sorted(GpuSortState *state);
+extern bool node_share_next_slice(GpuSortState *state, int64 *first, int64 *end);
+extern SliceReading node_share_slice_reading(GpuSortState *state);
+extern bool node_share_alone(GpuSortState *state);
+extern bool node_share_can_hand_rest(GpuSortState *state);
+extern void node_share_put_rest(GpuSortState *state, TupleTableSlot *row);
+extern void node_share_rest_done(GpuSortState *state);
+extern TupleTableSlot *node_share_next_rest(GpuSortState *state);
+
+#endif							/* GPUSORT_NODE_SHARE_H */

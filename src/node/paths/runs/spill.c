@@ -1,0 +1,505 @@
+/*-------------------------------------------------------------------------
+ *
+ * spill.c
+ *	  The GpuSort node's path for inputs larger than its memory budget:
+ *	  sorted runs, each sorted by an engine, merged on the way out.
+ *
+ * When the row store is full, its rows are sorted as an input that fit
+ * would be (sort_rows.c: the engine, then the comparators), written to a
+ * temporary tape as a sorted run, and the store is emptied for the next
+ * rows.  Once the input ends, the last rows are sorted and stay in the
+ * store, and all runs are merged (sorted_runs.c) as the rows are returned; where the plan wants to go back (backward scans,
+ * mark/restore, rewinds), the merged rows are kept in a tuplestore.
+ *
+ * Rows that are their one sort key (a keys-only store) are written as runs
+ * of keys and merged as keys (sorted_runs.h), each row returned as its key
+ * decoded into the node's virtual slot: no tuple is formed, written, read
+ * back or compared on the way.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/tuplestore.h"
+
+#include "node/collect/memory.h"
+#include "node/rows/row_store.h"
+#include "node/node_state.h"
+#include "node/paths/runs/share.h"
+#include "node/paths/path.h"
+#include "node/paths/runs/runs.h"
+#include "settings.h"
+
+/* Rows between interrupt checks while a run is written. */
+#define RUN_CHECK_ROWS		(1 << 16)
+
+/* How far ahead a run's writer fetches the rows it will write. */
+#define PREFETCH_DISTANCE	16
+
+/* Starts the runs, at the first one. */
+static void
+begin_runs(GpuSortState *state)
+{
+	const KeyColumn *columns = state->store.columns;
+	int			ncolumns = 1;
+	int			firstkey = 0;
+
+	/*
+	 * After an exact leading key, the words of the exact keys that follow
+	 * it (those of numeric(p,s), uuid or interval, two each, too), up to
+	 * MERGE_KEY_WORDS in all; rows of equal merge keys are compared from the
+	 * sort key after them, or from the last one where its words did not all
+	 * fit.
+	 */
+	if (columns[0].codec->exact)
+	{
+		const KeyColumn *last;
+
+		while (ncolumns < Min(state->store.ncolumns, MERGE_KEY_WORDS) &&
+			   columns[ncolumns].codec->exact)
+			ncolumns++;
+		last = &columns[ncolumns - 1];
+		firstkey = last->keyno + (last->word == last->codec->words - 1 ? 1 : 0);
+	}
+	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
+					  columns, ncolumns, node_budget(state),
+					  state->keys_only, state->nullsfirst[0]);
+}
+
+/*
+ * Can the leading column's keys of this run be compared with those of the
+ * others?  Not where they were made past a start the run's values share,
+ * given up, or are strxfrm() keys, which only the check after the sort
+ * trusts.
+ */
+static bool
+lead_keys_mergeable(GpuSortState *state)
+{
+	const KeyColumn *lead = &state->store.columns[0];
+
+	return state->radix_keys > 0 && !lead->dropped && lead->skipped == 0 &&
+		lead->xfrm == NULL;
+}
+
+/* Writes the sorted rows of the store as a run. */
+static void
+write_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	bool		mergeable = lead_keys_mergeable(state);
+
+	if (state->keys_only)
+	{
+		/* the keys in order, the rows of NULL counted */
+		Assert(mergeable);
+		sorted_runs_put_keys(&state->runs, store->columns[0].keys, state->perm,
+							 store->nrows, store->nnullrows);
+		return;
+	}
+	sorted_runs_start_run(&state->runs, state->ntotal);
+	for (int64 pos = 0; pos < state->ntotal; pos++)
+	{
+		bool		keyed = sorted_row(state, pos) >= 0 && mergeable;
+
+		if (pos % RUN_CHECK_ROWS == 0)
+			CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * The rows lie in input order: fetch ahead, so that the cache misses
+		 * of reading them in sorted order overlap.
+		 */
+		if (pos + PREFETCH_DISTANCE < state->ntotal)
+			__builtin_prefetch(state->sorted[pos + PREFETCH_DISTANCE]);
+
+		sorted_runs_put(&state->runs, state->sorted[pos], keyed);
+	}
+	sorted_runs_end_run(&state->runs);
+}
+
+/* Sorts the rows in the store as a run; false if there are none. */
+static bool
+sort_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	instr_time	start;
+
+	state->ntotal = (int64) store->nrows + store->nnullrows;
+	if (state->ntotal == 0)
+		return false;
+
+	/* a run is part of an input over the budget: never small */
+	INSTR_TIME_SET_CURRENT(start);
+	node_sort_rows(state, false);
+	state->sort_ms += ms_since(start);
+	if (state->report.engine != SORT_ENGINE_CPU)
+		state->offloaded_runs++;
+	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
+	state->spilled_rows += state->ntotal;
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	return true;
+}
+
+/*
+ * Bytes a row takes in tuplesort's memory beside its tuple: its SortTuple
+ * and the tuple's chunk header.
+ */
+#define TUPLESORT_ROW_BYTES		32
+
+/*
+ * Would tuplesort hold rows rows whose tuples take tuple bytes each in
+ * memory?  The store keeps more for each row (keys, the sort's permutation
+ * and scratch space): where it cannot hold them, sorted runs would write to
+ * disk an input that Sort keeps in memory.
+ */
+static bool
+tuplesort_holds(GpuSortState *state, double rows, double tuple)
+{
+	return rows * (tuple + TUPLESORT_ROW_BYTES) <=
+		(double) node_budget(state);
+}
+
+/*
+ * Where tuplesort's method pays better for the input the planner expects,
+ * before any row is read: why, else NULL.  Never where the engine may hold
+ * the rows (the GPU, which writes no disk), nor where the planner expects
+ * the input to fit the store.  Tuplesort would hold in memory an input that
+ * the store, which keeps more for each row, would write to disk in runs; a
+ * plan that reads backward would take tuplesort once the store is full
+ * (node_spill_begin), the store's rows copied once more; runs of collation
+ * keys would merge by comparisons, as tuplesort's do, so their keys would
+ * be made for nothing.
+ */
+const char *
+node_tuplesort_planned(GpuSortState *state)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
+
+	if (node_stage_possible(state) || !node_expected_over_budget(state, NULL))
+		return NULL;
+	if (tuplesort_holds(state, plan->plan_rows, tuple))
+		return NODE_TUPLESORT_HOLDS;
+	if (state->random_access)
+		return NODE_TUPLESORT_BACKWARD;
+	if (state->store.columns[0].xfrm)
+		return NODE_TUPLESORT_XFRM_RUNS;
+	return NULL;
+}
+
+/*
+ * Would tuplesort hold the input once the store is full: the planner's rows
+ * (or more), as wide as those in the store?
+ */
+static bool
+tuplesort_holds_seen(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Plan	   *plan = state->css.ss.ps.plan;
+	double		rows = (double) store->nrows + store->nnullrows;
+	double		tuple = MAXALIGN(SizeofMinimalTupleHeader + plan->plan_width);
+
+	if (!store->keys_only)
+	{
+		Size		used = 0;
+
+		for (int b = 0; b < store->nblocks; b++)
+			used += row_store_block_used(store, b);
+		tuple = used / Max(rows, 1);
+	}
+	return tuplesort_holds(state, Max(plan->plan_rows, rows), tuple);
+}
+
+/*
+ * The store is full for the first time: starts the out-of-core path, the
+ * engine holding the rows where it can (spill_stage.c), else sorted runs.
+ * Or, starting nothing, returns why tuplesort's method pays better here:
+ * where the plan reads the rows backward (the runs would be merged into a
+ * tuplestore, writing every row twice, while the last run stays in
+ * memory), where tuplesort is expected to hold the input in memory (the
+ * runs would write it to disk), or where the budget holds too few rows for
+ * runs to pay.
+ */
+const char *
+node_spill_begin(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+
+	if (node_stage_begin(state))
+	{
+		state->spilling = true;
+		return NULL;
+	}
+	if (state->random_access)
+		return NODE_TUPLESORT_BACKWARD;
+	if (tuplesort_holds_seen(state))
+		return NODE_TUPLESORT_HOLDS;
+	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */
+	if ((int64) store->nrows + store->nnullrows < state->settings.min_run_rows)
+		return "the memory budget holds too few rows for sorted runs to pay";
+
+	/*
+	 * Runs of collation keys (strxfrm(), ICU), which runs do not share, are
+	 * merged by the collation's comparison, as tuplesort merges, after the
+	 * cost of the keys: 2M rows of 65-byte text at 4 MB took 0.76x of Sort's
+	 * time in runs under en_US.utf8, 0.87x under en-US-x-icu, and Sort's in
+	 * tuplesort (test/results/text-libc-cpu-2core-2026-11-25-03ee080.txt).
+	 */
+	if (store->columns[0].xfrm)
+		return NODE_TUPLESORT_XFRM_RUNS;
+	state->spilling = true;
+	begin_runs(state);
+	return NULL;
+}
+
+/*
+ * Sorts the rows in the store, writes them to a new run and empties the
+ * store for the rows that follow.
+ */
+void
+node_spill_run(GpuSortState *state)
+{
+	instr_time	start;
+
+	Assert(state->spilling);
+	INSTR_TIME_SET_CURRENT(start);
+	if (state->rest_file)
+	{
+		/* a parallel window's worker whose rows the engine refused */
+		node_share_put_rest(state, NULL);
+		state->spill_ms += ms_since(start);
+		return;
+	}
+	if (state->stage)
+	{
+		if (node_stage_store(state))
+		{
+			state->spill_ms += ms_since(start);
+			return;
+		}
+		if (node_share_can_hand_rest(state))
+		{
+			/* they and the rest go to the leader, the input to the end */
+			state->closed_stage = state->stage;
+			state->stage = NULL;
+			node_share_put_rest(state, NULL);
+			state->spill_ms += ms_since(start);
+			return;
+		}
+
+		/*
+		 * the engine could not take them: sorted runs from here on (a
+		 * shared input becomes a run once every participant has added)
+		 */
+		begin_runs(state);
+		if (state->stage)
+			node_stage_to_run(state);
+		state->spill_ms += ms_since(start);
+	}
+	if (!sort_run(state))
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	write_run(state);
+	row_store_reset(&state->store);
+	state->perm = NULL;
+	state->sorted = NULL;
+	state->spill_ms += ms_since(start);
+}
+
+/*
+ * Sorts the rows in the store as the last run, which the merge reads from
+ * the store.
+ */
+static void
+keep_last_run(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	SortedMemoryRun run;
+
+	if (!sort_run(state))
+		return;
+	run.rows = state->sorted;	/* NULL for keys only: a run of keys */
+	run.nrows = state->ntotal;
+	run.keys = lead_keys_mergeable(state) ? store->columns[0].keys : NULL;
+	Assert(run.keys || !state->keys_only);
+	run.perm = state->perm;
+	run.keyed_first = state->nullsfirst[0] ? store->nnullrows : 0;
+	run.nkeyed = store->nrows;
+	sorted_runs_add_memory_run(&state->runs, &run);
+}
+
+/* Writes a row that alone is larger than the memory budget as its own run. */
+void
+node_spill_row(GpuSortState *state, TupleTableSlot *slot)
+{
+	bool		shouldfree;
+	MinimalTuple tuple;
+
+	Assert(state->spilling && !state->keys_only);	/* a key fits any budget */
+	if (state->rest_file)
+	{
+		node_share_put_rest(state, slot);
+		return;
+	}
+	if (state->stage)
+	{
+		/* the engine takes it from the store, which holds it this once */
+		if (!row_store_add_beyond_budget(&state->store, slot))
+			elog(ERROR, "GpuSort could not hold a row");
+		/* to the engine, or (if it could not take it) a run of its own */
+		node_spill_run(state);
+		return;
+	}
+	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+	sorted_runs_start_run(&state->runs, 1);
+	sorted_runs_put(&state->runs, tuple, false);
+	sorted_runs_end_run(&state->runs);
+	state->spilled_rows++;
+	if (shouldfree)
+		pfree(tuple);
+}
+
+/*
+ * A row that the full store refused: the store's rows go to the engine or
+ * become a run, then the row goes into the store, or alone into a run.
+ */
+void
+node_spill_refused(GpuSortState *state, TupleTableSlot *slot)
+{
+	node_spill_run(state);
+	if (!row_store_add(&state->store, slot))
+		node_spill_row(state, slot);
+}
+
+/*
+ * Does the engine that holds the rows hand them back in order itself (one
+ * part), rather than the merge of runs (none held, or parts to merge)?
+ */
+static inline bool
+stage_in_order(GpuSortState *state)
+{
+	return state->stage != NULL && state->stage_parts <= 1;
+}
+
+/*
+ * Stores the next row of the merge, or of the engine, into the slot: a
+ * MinimalTuple, or for keys only the key decoded into the (virtual) slot.
+ */
+bool
+node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
+{
+	MinimalTuple tuple;
+
+	if (stage_in_order(state))
+		return node_stage_next(state, into);
+	if (state->keys_only)
+	{
+		uint64		key = 0;
+		bool		isnull;
+
+		if (!sorted_runs_merge_next_key(&state->runs, &key, &isnull))
+			return false;
+		store_key_value(state, into, key, isnull);
+		return true;
+	}
+	tuple = sorted_runs_merge_next(&state->runs);
+	if (tuple == NULL)
+		return false;
+	ExecStoreMinimalTuple(tuple, into, false);
+	return true;
+}
+
+/*
+ * Ends the input: the engine sorts the rows it holds, or the last run is
+ * sorted and the merge readied.  Where the plan wants to go back, all rows
+ * go into a tuplestore now.
+ */
+void
+node_spill_finish(GpuSortState *state)
+{
+	Size		budget = node_budget(state);
+	RowStore   *store = &state->store;
+	instr_time	start;
+
+	/* the engine sorts what it holds, if it can take the last rows */
+	if (state->stage || state->rest_file)
+		node_spill_run(state);
+	if (state->rest_file)
+	{
+		/* a parallel window's worker: its rows are the leader's to sort */
+		node_share_rest_done(state);
+		state->ntotal = 0;
+		state->ran = state->path = &node_runs_path;
+		return;
+	}
+	if (state->stage)
+	{
+		node_stage_finish(state);
+		if (node_share_alone(state))
+		{
+			/* a parallel window's rows held, then the workers' refused */
+			begin_runs(state);
+			node_stage_held_to_run(state);
+		}
+		else if (state->stage_parts > 1)
+		{
+			/* held in parts: they are merged as runs are */
+			begin_runs(state);
+			node_stage_add_part_runs(state);
+		}
+	}
+	else
+		/* a shared input that the leader added no more to: a run first */
+		node_stage_closed_to_run(state);
+	if (state->stage == NULL)
+	{
+		/* a parallel window's leader that computes it alone takes them */
+		if (node_share_alone(state))
+		{
+			TupleTableSlot *slot;
+
+			while ((slot = node_share_next_rest(state)) != NULL)
+			{
+				CHECK_FOR_INTERRUPTS();
+				if (!row_store_add(store, slot))
+					node_spill_refused(state, slot);
+			}
+			ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
+		}
+
+		/*
+		 * The last run stays in memory, unless the read buffers of the runs
+		 * on tape would take more than a tenth of the budget beside it.
+		 */
+		if ((Size) state->runs.nruns * BLCKSZ <= budget / 10)
+			keep_last_run(state);
+		else
+			node_spill_run(state);
+	}
+	state->ntotal = state->spilled_rows;
+	state->tied_rows = state->spilled_tied_rows;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!stage_in_order(state))
+		sorted_runs_merge_begin(&state->runs, budget);
+	if (state->random_access)
+	{
+		TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
+
+		state->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
+		tuplestore_set_eflags(state->merged, eflags);
+		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
+		while (node_spill_next_in_order(state, slot))
+			tuplestore_puttupleslot(state->merged, slot);
+		ExecClearTuple(slot);
+		sorted_runs_end(&state->runs);
+		node_stage_end(state);
+		row_store_reset(store);	/* the last run's rows */
+	}
+	state->merge_ms = ms_since(start);
+	state->memory_used = Max(state->memory_used,
+							 row_store_memory(store) + state->runs.merge_memory);
+	state->ran = state->path = &node_runs_path;
+}

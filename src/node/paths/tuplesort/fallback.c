@@ -1,0 +1,217 @@
+/*-------------------------------------------------------------------------
+ *
+ * fallback.c
+ *	  The GpuSort node's fallback to PostgreSQL's tuplesort, for inputs larger
+ *	  than the memory budget and while gpusort.enabled is off: the tuplesort,
+ *	  configured as the Sort node's would be (a Datum sort where Sort makes
+ *	  one), the rows it takes and the rows it returns: the node's tuplesort
+ *	  path (path.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "utils/tuplesort.h"
+
+#include "compat.h"
+#include "node/collect/collect.h"
+#include "node/rows/row_store.h"
+#include "node/node_state.h"
+#include "node/paths/path.h"
+#include "settings.h"
+
+/*
+ * Starts a tuplesort configured as the Sort node's would be, within
+ * GpuSort's memory budget.
+ */
+static Tuplesortstate *
+begin_tuplesort(GpuSortState *state)
+{
+	int			sortopt = state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE;
+
+	state->tuplesort_datums = compat_sort_datums(state->indesc);
+	if (state->tuplesort_datums)
+		return tuplesort_begin_datum(TupleDescAttr(state->indesc, 0)->atttypid,
+									 state->sortops[0], state->collations[0],
+									 state->nullsfirst[0], state->settings.budget_kb,
+									 NULL, sortopt);
+	return tie_order_tuplesort(&state->ties, state->settings.budget_kb, sortopt);
+}
+
+/* Hands the slot's row to tuplesort: its one value, or the row. */
+static void
+put_row(GpuSortState *state, TupleTableSlot *slot)
+{
+	if (state->tuplesort_datums)
+	{
+		slot_getsomeattrs(slot, 1);
+		tuplesort_putdatum(state->tuplesort, slot->tts_values[0], slot->tts_isnull[0]);
+	}
+	else
+		tuplesort_puttupleslot(state->tuplesort, slot);
+}
+
+/* Hands a row of the row store to tuplesort (row_store_drain). */
+static void
+put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
+{
+	GpuSortState *state = arg;
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	put_row(state, tuple ? ExecStoreMinimalTuple(tuple, slot, false) :
+			store_key_row(state, slot, keyrow));
+}
+
+/*
+ * Sorts with tuplesort: the rows collected so far, the pending slot (if not
+ * NULL), and the rest of the input.  The row store frees its memory as its
+ * rows move to tuplesort, so that the two stay within about one budget.
+ * Why, for EXPLAIN ANALYZE: a choice (gpusort.enabled is off), or a
+ * fallback (the memory budget); the other is NULL.
+ */
+void
+node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
+						 const char *choice, const char *fallback_reason,
+						 instr_time start)
+{
+	RowStore   *store = &state->store;
+	Tuplesortstate *tuplesort = begin_tuplesort(state);
+	instr_time	sort_start;
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	state->tuplesort = tuplesort;
+	row_store_drain(store, put_stored_row, state);
+	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
+
+	if (!TupIsNull(pending))
+	{
+		put_row(state, pending);
+		for (;;)
+		{
+			TupleTableSlot *next = node_input_next(state);
+
+			if (TupIsNull(next))
+				break;
+			put_row(state, next);
+		}
+	}
+	state->collect_ms = ms_since(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	tuplesort_performsort(tuplesort);
+	state->sort_ms = ms_since(sort_start);
+
+	state->tuplesort_choice = choice;
+	state->tuplesort_reason = fallback_reason;
+	state->ran = state->path = &node_tuplesort_path;
+}
+
+/* The next (or previous) row that tuplesort returns, in slot. */
+static TupleTableSlot *
+tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
+{
+	if (state->tuplesort_datums)
+	{
+		ExecClearTuple(slot);
+		if (compat_tuplesort_getdatum(state->tuplesort, forward,
+									  &slot->tts_values[0], &slot->tts_isnull[0]))
+			ExecStoreVirtualTuple(slot);
+		return slot;
+	}
+	if (!state->keys_only)
+	{
+		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+	/* our slot is virtual: copy tuplesort's MinimalTuple into it */
+	if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
+		return ExecCopySlot(slot, state->sort_slot);
+	return ExecClearTuple(slot);
+}
+
+static void
+tuplesort_mark(GpuSortState *state)
+{
+	tuplesort_markpos(state->tuplesort);
+}
+
+static void
+tuplesort_restore(GpuSortState *state)
+{
+	tuplesort_restorepos(state->tuplesort);
+}
+
+/* A tuplesort that was not made for random access cannot go back. */
+static bool
+tuplesort_back_to_start(GpuSortState *state)
+{
+	if (!state->random_access)
+		return false;
+	tuplesort_rescan(state->tuplesort);
+	return true;
+}
+
+static void
+tuplesort_forget(GpuSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+}
+
+static const char *
+tuplesort_engine_shown(GpuSortState *state)
+{
+	return "tuplesort";
+}
+
+static const char *
+tuplesort_method_shown(GpuSortState *state)
+{
+	TuplesortInstrumentation stats;
+
+	if (state->tuplesort == NULL)
+		return "tuplesort";
+	tuplesort_get_stats(state->tuplesort, &stats);
+	return tuplesort_method_name(stats.sortMethod);
+}
+
+/* Why tuplesort sorted, and what Sort shows of it. */
+static void
+tuplesort_explain(GpuSortState *state, ExplainState *es)
+{
+	TuplesortInstrumentation stats;
+
+	ExplainPropertyText("Sort Engine", "tuplesort", es);
+	if (state->tuplesort_choice)
+		ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
+	if (state->tuplesort_reason)
+		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
+	if (state->tuplesort == NULL)
+		return;
+	tuplesort_get_stats(state->tuplesort, &stats);
+	ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
+	ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
+	ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
+}
+
+/* (tuplesort's own times are not kept apart from the sort's) */
+static void
+tuplesort_explain_times(GpuSortState *state, ExplainState *es)
+{
+}
+
+const NodePath node_tuplesort_path = {
+	.name = "tuplesort",
+	.next = tuplesort_next,
+	.mark = tuplesort_mark,
+	.restore = tuplesort_restore,
+	.rescan = tuplesort_back_to_start,
+	.end = tuplesort_forget,
+	.engine_shown = tuplesort_engine_shown,
+	.method_shown = tuplesort_method_shown,
+	.explain = tuplesort_explain,
+	.explain_times = tuplesort_explain_times,
+};

@@ -1,0 +1,560 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_plan.c
+ *	  The plan rewrite that lets GpuSort compute ranking window functions:
+ *	  a WindowAgg over a GpuSort whose functions are all row_number(),
+ *	  rank(), dense_rank(), percent_rank(), cume_dist(), ntile(n) or
+ *	  count(*) over the whole partition becomes one GpuSort node that sorts
+ *	  and returns each row with their values (window_calc.c).
+ *
+ * The rewrite runs after set_plan_references, so it builds the final form.
+ * The node's scan tuple (custom_scan_tlist) is the sorted row followed by
+ * one column per window function; its targetlist is the WindowAgg's, whose
+ * Vars of the sorted row and whose window functions now read those columns
+ * (INDEX_VAR).  Nodes above read the same columns as before.
+ *
+ * A run condition (PostgreSQL's top-N per group: "WHERE rn <= 3" over a
+ * ranking in a subquery) is kept, its window functions read from the
+ * node's columns: the node returns no more rows of a partition once a row
+ * fails it, and none at all without PARTITION BY, as the top WindowAgg
+ * does; so only the rows kept leave the node.  Its filter, where the
+ * WindowAgg has one, becomes the node's.  In a parallel plan (a WindowAgg
+ * over a Gather Merge of GpuSorts) the WindowAgg with a run condition over
+ * ranks stays, and its participants' GpuSorts each return only the rows
+ * that pass it among their own (gpusort_window_top_n_below).
+ *
+ * WindowAgg stays for other functions, FILTER, frames with offsets, a
+ * WindowAgg over anything but a GpuSort ordered by its partition keys then
+ * its order keys (over another WindowAgg, over a Gather Merge in parallel
+ * plans), and a run condition of a WindowAgg below another (which must
+ * still return the rows that fail it, for the one above).  WindowAgg
+ * neither scans backward nor marks and restores, so the planner has put a
+ * Material above it wherever a node wants that; the node that replaces it
+ * declares neither, and a rescan computes the values again.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "node/plan/gpusort_node.h"
+#include "node/plan/window.h"
+#include "settings.h"
+
+/* What the WindowAgg's targetlist becomes, and the functions it computes. */
+typedef struct WindowRewrite
+{
+	WindowAgg  *wagg;
+	int			nsorted;		/* columns of the sorted row */
+	List	   *tlist;			/* the node's targetlist, once rewritten */
+	List	   *funcs;			/* the distinct window functions */
+	bool		ok;				/* GpuSort computes them all */
+} WindowRewrite;
+
+WindowFuncKind
+window_func_kind(WindowFunc *wfunc)
+{
+	switch (wfunc->winfnoid)
+	{
+		case F_ROW_NUMBER:
+			return WINFUNC_ROW_NUMBER;
+		case F_RANK_:
+			return WINFUNC_RANK;
+		case F_DENSE_RANK_:
+			return WINFUNC_DENSE_RANK;
+		case F_PERCENT_RANK_:
+			return WINFUNC_PERCENT_RANK;
+		case F_CUME_DIST_:
+			return WINFUNC_CUME_DIST;
+		case F_NTILE:
+			return WINFUNC_NTILE;
+		case F_COUNT_:
+			return WINFUNC_COUNT;
+		default:
+			return WINFUNC_OTHER;
+	}
+}
+
+/*
+ * Is every row's frame its whole partition?  From the first row to the
+ * last, or to the current row's last peer where, without ORDER BY, all rows
+ * are peers (the default frame).
+ */
+static bool
+frame_is_partition(WindowAgg *wagg)
+{
+	int			options = wagg->frameOptions;
+
+	if (!(options & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
+		(options & FRAMEOPTION_EXCLUSION))
+		return false;
+	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
+		return true;
+	return wagg->ordNumCols == 0 && !(options & FRAMEOPTION_ROWS) &&
+		(options & FRAMEOPTION_END_CURRENT_ROW);
+}
+
+static bool
+func_supported(WindowFunc *wfunc, WindowAgg *wagg)
+{
+	Node	   *arg;
+
+	if (wfunc->winref != wagg->winref || wfunc->aggfilter != NULL)
+		return false;
+	switch (window_func_kind(wfunc))
+	{
+		case WINFUNC_OTHER:
+			return false;
+		case WINFUNC_NTILE:
+			/* a value that stays for the scan, read once per partition */
+			arg = linitial(wfunc->args);
+			return IsA(arg, Const) || IsA(arg, Param);
+		case WINFUNC_COUNT:
+			return wfunc->winstar && frame_is_partition(wagg);
+		default:
+			return true;
+	}
+}
+
+/*
+ * The WindowAgg's targetlist expression as the node's: its Vars (of the
+ * sorted row, OUTER_VAR) read the scan tuple, its window functions the
+ * columns after the sorted row.
+ */
+static Node *
+rewrite_tlist_expr(Node *node, WindowRewrite *rw)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		if (var->varno != OUTER_VAR)
+			rw->ok = false;
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+		int			col = 0;
+		ListCell   *lc;
+
+		if (!func_supported(wfunc, rw->wagg))
+		{
+			rw->ok = false;
+			return node;
+		}
+		foreach(lc, rw->funcs)
+		{
+			if (equal(lfirst(lc), wfunc))
+				break;
+			col++;
+		}
+		if (lc == NULL)
+			rw->funcs = lappend(rw->funcs, wfunc);
+		return (Node *) makeVar(INDEX_VAR, rw->nsorted + col + 1, wfunc->wintype,
+								-1, wfunc->wincollid, 0);
+	}
+	return expression_tree_mutator(node, rewrite_tlist_expr, rw);
+}
+
+/*
+ * Does the GpuSort order the rows by the window's partition keys, then its
+ * order keys (a key may come twice: PARTITION BY a ORDER BY a), by the same
+ * equality?  Later sort keys only order peers among themselves.
+ */
+static bool
+sorted_for_window(WindowAgg *wagg, CustomScan *sort)
+{
+	List	   *cols = linitial(sort->custom_private);
+	List	   *ops = lsecond(sort->custom_private);
+	List	   *colls = lthird(sort->custom_private);
+	int			matched = 0;
+
+	for (int i = 0; i < wagg->partNumCols + wagg->ordNumCols; i++)
+	{
+		bool		part = i < wagg->partNumCols;
+		int			j = part ? i : i - wagg->partNumCols;
+		AttrNumber	col = part ? wagg->partColIdx[j] : wagg->ordColIdx[j];
+		Oid			eqop = part ? wagg->partOperators[j] : wagg->ordOperators[j];
+		Oid			coll = part ? wagg->partCollations[j] : wagg->ordCollations[j];
+		int			k;
+
+		for (k = 0; k < matched; k++)
+			if (list_nth_int(cols, k) == col)
+				break;
+		if (k == matched)
+		{
+			if (matched == list_length(cols))
+				return false;
+			matched++;
+		}
+		if (list_nth_int(cols, k) != col || list_nth_oid(colls, k) != coll ||
+			get_equality_op_for_ordering_op(list_nth_oid(ops, k), NULL) != eqop)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The scan tuple's column of a window function, for EXPLAIN VERBOSE.
+ * PostgreSQL 18 names a WindowFunc's window after the WindowAgg that
+ * computes it, which is gone: there, a call of the function stands for it.
+ */
+static Expr *
+window_column_expr(WindowFunc *wfunc)
+{
+#if PG_VERSION_NUM >= 180000
+	return (Expr *) makeFuncExpr(wfunc->winfnoid, wfunc->wintype, wfunc->args,
+								 wfunc->wincollid, wfunc->inputcollid,
+								 COERCE_EXPLICIT_CALL);
+#else
+	return (Expr *) copyObject(wfunc);
+#endif
+}
+
+/*
+ * The window clause the node keeps: its keys and equality (and its run
+ * condition, set by the caller).
+ */
+static WindowAgg *
+window_clause_copy(WindowAgg *wagg)
+{
+	WindowAgg  *clause = makeNode(WindowAgg);
+
+	clause->winref = wagg->winref;
+	clause->partNumCols = wagg->partNumCols;
+	clause->partColIdx = wagg->partColIdx;
+	clause->partOperators = wagg->partOperators;
+	clause->partCollations = wagg->partCollations;
+	clause->ordNumCols = wagg->ordNumCols;
+	clause->ordColIdx = wagg->ordColIdx;
+	clause->ordOperators = wagg->ordOperators;
+	clause->ordCollations = wagg->ordCollations;
+	return clause;
+}
+
+/*
+ * The run condition as the node evaluates it: where set_plan_references
+ * made its window functions Vars of the WindowAgg's result (by their place
+ * in its targetlist), the node's targetlist expressions for them (tlist).
+ */
+static Node *
+rewrite_run_condition(Node *node, WindowRewrite *rw)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		/* (any other Var: a form this rewrite does not know) */
+		if (IS_SPECIAL_VARNO(var->varno) || var->varattno < 1 ||
+			var->varattno > list_length(rw->tlist))
+		{
+			rw->ok = false;
+			return node;
+		}
+		return (Node *) copyObject(list_nth_node(TargetEntry, rw->tlist,
+												 var->varattno - 1)->expr);
+	}
+	return expression_tree_mutator(node, rewrite_run_condition, rw);
+}
+
+/*
+ * The node that sorts as "sort" does and computes the WindowAgg's functions
+ * in its place (WINDOW_SORTS, gpusort_window_node), or that computes them
+ * over the rows of the Gather Merge above "sort" (WINDOW_OVER_SORTED: the
+ * caller makes the Gather Merge its input); or, WINDOW_TOP_N_BELOW, the node
+ * that takes the place of "sort" itself below the WindowAgg and a Gather
+ * Merge (gpusort_window_top_n_below): the same computation, but it returns
+ * the sorted rows alone, those that pass the run condition, with the sort's
+ * place, costs and parallel share, and no filter.
+ */
+static CustomScan *
+window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
+{
+	bool		top_n_below = (mode == WINDOW_TOP_N_BELOW);
+
+	WindowRewrite rw;
+	CustomScan *cscan;
+	Plan	   *plan;
+	List	   *tlist = NIL;
+	List	   *qual;
+	List	   *scan_tlist;
+	WindowAgg  *clause;
+	ListCell   *lc;
+
+	if (!gpusort_window_functions || !gpusort_is_node(sort) ||
+		gpusort_window_funcs(sort) != NIL ||
+		(gpusort_shares_input(sort) && mode == WINDOW_SORTS) ||
+		sort->scan.plan.initPlan != NIL ||
+		(wagg->runCondition != NIL && !wagg->topWindow) ||
+		wagg->startOffset != NULL || wagg->endOffset != NULL ||
+		!sorted_for_window(wagg, sort))
+		return NULL;
+
+	rw.wagg = wagg;
+	rw.nsorted = list_length(sort->custom_scan_tlist);
+	rw.funcs = NIL;
+	rw.tlist = NIL;
+	rw.ok = true;
+	foreach(lc, wagg->plan.targetlist)
+	{
+		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		tle->expr = (Expr *) rewrite_tlist_expr((Node *) tle->expr, &rw);
+		tlist = lappend(tlist, tle);
+	}
+	qual = (List *) rewrite_tlist_expr((Node *) wagg->plan.qual, &rw);
+	rw.tlist = tlist;
+	clause = window_clause_copy(wagg);
+	clause->runCondition = (List *) rewrite_run_condition((Node *) wagg->runCondition,
+														  &rw);
+	if (!rw.ok || rw.funcs == NIL)
+		return NULL;
+
+	scan_tlist = list_copy(sort->custom_scan_tlist);
+	foreach(lc, rw.funcs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(window_column_expr(lfirst(lc)),
+											 list_length(scan_tlist) + 1, NULL, false));
+
+	/*
+	 * The WindowAgg's place, costs and parameters, or below it the sort's
+	 * (its columns: Vars of the sorted row); the GpuSort's input
+	 */
+	cscan = makeNode(CustomScan);
+	plan = &cscan->scan.plan;
+	memcpy(plan, top_n_below ? &sort->scan.plan : &wagg->plan, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->targetlist = top_n_below ? list_copy(sort->scan.plan.targetlist) : tlist;
+	plan->qual = top_n_below ? NIL : qual;
+	plan->lefttree = sort->scan.plan.lefttree;
+	plan->righttree = NULL;
+	plan->parallel_aware = top_n_below && sort->scan.plan.parallel_aware;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* no backward scan, no mark and restore */
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = lappend(list_copy(sort->custom_private),
+									list_make3(clause, rw.funcs,
+											   makeInteger(mode)));
+	/* (a parallel window's participants always offer their rows) */
+	if (mode == WINDOW_SLICES)
+		gpusort_set_shares_input(cscan);
+	cscan->methods = sort->methods;
+	return cscan;
+}
+
+CustomScan *
+gpusort_window_node(WindowAgg *wagg, CustomScan *sort)
+{
+	return window_node(wagg, sort, WINDOW_SORTS);
+}
+
+CustomScan *
+gpusort_window_slices_node(WindowAgg *wagg, CustomScan *sort)
+{
+	return window_node(wagg, sort, WINDOW_SLICES);
+}
+
+bool
+gpusort_window_funcs_supported(List *funcs, WindowClause *wc)
+{
+	WindowAgg  *wagg = makeNode(WindowAgg);
+	ListCell   *lc;
+
+	wagg->winref = wc->winref;
+	wagg->frameOptions = wc->frameOptions;
+	wagg->ordNumCols = list_length(wc->orderClause);
+	foreach(lc, funcs)
+		if (!func_supported(lfirst_node(WindowFunc, lc), wagg))
+			return false;
+	return funcs != NIL;
+}
+
+/* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
+static bool
+outer_columns_in_order(List *tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is the Gather Merge's targetlist its input's columns, in their order (as
+ * set_plan_references leaves it): the WindowAgg above reads the GpuSort's?
+ */
+static bool
+passes_columns_through(GatherMerge *gm)
+{
+	return outer_columns_in_order(gm->plan.targetlist) &&
+		list_length(gm->plan.targetlist) == list_length(gm->plan.lefttree->targetlist);
+}
+
+/*
+ * The participants sort their rows as before (on the GPU, adding them to one
+ * input that the leader sorts: shared_stage.c), and one node over the
+ * Gather Merge computes the functions from its rows, which come in order:
+ * the rows of a partition are all there, whatever each participant sorted.
+ * That pays where the WindowAgg would compute a value for every row: TPC-H
+ * scale 10 on an H200, rank() by supplier and price, 61 s with WindowAgg
+ * over the shared sort; 17.8 to 27.4 s with one GpuSort over a Gather,
+ * which collected and sorted every row in the leader; 20.1 and 23.8 s with
+ * this node, against 27.4 s for the Gather in the same run (on two cores,
+ * CPU engine: 3.76 s against 3.88 s).  Not where a run condition ends its
+ * partitions after a few rows and it passes the rest through: a WindowAgg
+ * with a run condition stays (gpusort_window_top_n_below).
+ */
+CustomScan *
+gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
+{
+	CustomScan *sort;
+	CustomScan *window;
+
+	if (wagg->runCondition != NIL ||
+		!IsA(gm->plan.lefttree, CustomScan) ||
+		!gpusort_is_node((CustomScan *) gm->plan.lefttree) ||
+		gm->plan.qual != NIL || !passes_columns_through(gm) ||
+		!outer_columns_in_order(((CustomScan *) gm->plan.lefttree)->custom_scan_tlist))
+		return NULL;
+	sort = (CustomScan *) gm->plan.lefttree;
+	window = window_node(wagg, sort, WINDOW_OVER_SORTED);
+	if (window != NULL)
+		window->scan.plan.lefttree = (Plan *) gm;
+	return window;
+}
+
+/* Is expr row_number(), rank() or dense_rank()? */
+static bool
+is_rank(Expr *expr)
+{
+	if (!IsA(expr, WindowFunc))
+		return false;
+	switch (window_func_kind((WindowFunc *) expr))
+	{
+		case WINFUNC_ROW_NUMBER:
+		case WINFUNC_RANK:
+		case WINFUNC_DENSE_RANK:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool run_condition_other(Node *node, void *context);
+
+/*
+ * Does the run condition read only ranks of the WindowAgg (Vars of its
+ * targetlist, as set_plan_references leaves them)?  Each of them, over some
+ * of a partition's rows in their order, is at most its value over all of
+ * them.
+ */
+static bool
+run_condition_ranks(Node *node, WindowAgg *wagg)
+{
+	if (node == NULL)
+		return true;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return !IS_SPECIAL_VARNO(var->varno) && var->varattno >= 1 &&
+			var->varattno <= list_length(wagg->plan.targetlist) &&
+			is_rank(list_nth_node(TargetEntry, wagg->plan.targetlist,
+								  var->varattno - 1)->expr);
+	}
+	return !expression_tree_walker(node, run_condition_other, wagg);
+}
+
+/* (expression_tree_walker's form: true where a node is not a rank) */
+static bool
+run_condition_other(Node *node, void *context)
+{
+	return !run_condition_ranks(node, (WindowAgg *) context);
+}
+
+/*
+ * Is every window function of the WindowAgg a rank?  (Others would need
+ * their partition read ahead, for values that the node above computes
+ * again.)
+ */
+static bool
+only_ranks(WindowAgg *wagg)
+{
+	ListCell   *lc;
+
+	foreach(lc, wagg->plan.targetlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(expr, Var) && !IsA(expr, Const) && !is_rank(expr))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Over a rank that only grows through a partition's rows (row_number(),
+ * rank(), dense_rank()), whatever rows a participant sorts, a row whose
+ * rank among them fails the run condition ("rn <= 3") fails it among all
+ * rows, where its rank is no lower; and a row that passes among all rows
+ * has every row before it in its partition passing too.  So each
+ * participant's GpuSort may drop the rows that fail among its own, and the
+ * WindowAgg above, over the Gather Merge of what they keep, ranks the rest
+ * as it would have ranked them all.  Where the participants share one
+ * input (shared_stage.c), the leader's rows are all rows, and only the top
+ * N of each partition leave it.
+ */
+void
+gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
+{
+	CustomScan *top_n;
+
+	if (wagg->runCondition == NIL || !IsA(gm->plan.lefttree, CustomScan) ||
+		gm->plan.qual != NIL || !passes_columns_through(gm) ||
+		!only_ranks(wagg) || !run_condition_ranks((Node *) wagg->runCondition, wagg))
+		return;
+	top_n = window_node(wagg, (CustomScan *) gm->plan.lefttree, WINDOW_TOP_N_BELOW);
+	if (top_n != NULL)
+		gm->plan.lefttree = (Plan *) top_n;
+}
+
+WindowNodeMode
+gpusort_window_mode(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
+		return WINDOW_SORTS;
+	return (WindowNodeMode) intVal(lthird((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW)));
+}
+
+List *
+gpusort_window_funcs(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
+		return NIL;
+	return lsecond((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
+}
+
+WindowAgg *
+gpusort_window_clause(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
+		return NULL;
+	return linitial((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
+}

@@ -1,0 +1,747 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_calc.c
+ *	  The values of the ranking window functions that a GpuSort computes in
+ *	  place of a WindowAgg (window_plan.c), as it returns its sorted rows.
+ *
+ * Each row is compared with the first row of its partition and with the
+ * first row of its peer group (equality is transitive, so the first row
+ * stands for all), whatever path the rows come back by: sorted in memory,
+ * merged from sorted runs, handed back by an engine that held them, or
+ * tuplesort.  Where every column compared has an exact codec (int8, date,
+ * numeric under a typmod, ...: keys equal exactly where the values are, by
+ * the sort's equality), the rows are compared by their key words, made from
+ * each row as it comes and kept for the first rows, with no tuple copied
+ * and no operator called; else by the window's own equality operators, as
+ * WindowAgg compares them.
+ * row_number(), rank() and dense_rank() need nothing more.  percent_rank(),
+ * cume_dist(), ntile() and count(*) need the size of the partition, and
+ * cume_dist() the end of the peer group: the partition is then read ahead
+ * into a tuplestore within the node's memory budget, as WindowAgg buffers
+ * it, and cume_dist() reads on to the end of each peer group through a
+ * second read pointer.
+ *
+ * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
+ * and its error.
+ *
+ * Below a Gather (WINDOW_SLICES, window_path.c), the participants' rows are
+ * one input that the leader sorts (shared_stage.c), and each participant
+ * takes slices of its sorted rows in turn: it returns the partitions that
+ * start in its slice, reading on past the slice's end to the end of the
+ * last, and from the row before the slice to skip the rest of a partition
+ * begun before it.  Each partition is so computed whole, by one process.
+ * Where the leader did not share the input, the first participant to ask
+ * reads it all and computes every value, and the others return no row.
+ *
+ * A run condition (top-N per group) is checked on each row with its
+ * values: once a row fails it, the rest of its partition is read past and
+ * not returned (the functions it may use only grow within a partition, so
+ * no later row would pass), and without PARTITION BY the scan ends.  The
+ * node's filter, the WindowAgg's where it had one, is checked after it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/tuplestore.h"
+
+#include "keys/key_column.h"
+#include "node/node_state.h"
+#include "node/paths/runs/share.h"
+#include "node/paths/runs/runs.h"
+#include "node/plan/window.h"
+#include "node/window/window_calc.h"
+
+/* A column that the window compares by its keys: its exact codec's part. */
+typedef struct WindowKeyColumn
+{
+	AttrNumber	attno;			/* of the sorted row */
+	int			word;			/* its first word in a row's keys */
+	KeyPart		part;
+} WindowKeyColumn;
+
+/* Which of a row's keys to make: its partition's, its order's, or all. */
+typedef enum RowKeysWanted
+{
+	PARTITION_KEYS,
+	PEER_KEYS,
+	ALL_KEYS
+} RowKeysWanted;
+
+/* One window function, and ntile()'s count in the current partition. */
+typedef struct WindowFuncState
+{
+	WindowFuncKind kind;
+	ExprState  *arg;			/* ntile()'s */
+	int32		ntile;			/* 0: its first row is still to come */
+	int64		rows_per_bucket;
+	int64		boundary;
+	int64		remainder;
+} WindowFuncState;
+
+typedef struct WindowCalc
+{
+	NodeRowSource sorted_next;	/* the sorted rows, in order */
+	int			nfuncs;
+	WindowFuncState *funcs;
+	int			nsorted;		/* columns of a sorted row */
+	TupleTableSlot *out;		/* the sorted row and the values */
+	ExprContext *econtext;		/* the node's */
+	ExprContext *eqcontext;		/* for the comparisons */
+	ExprState  *partition_equal;	/* NULL: one partition */
+	ExprState  *peer_equal;		/* NULL: no function needs peers, or all
+								 * rows are */
+	TupleTableSlot *partition_first;
+	TupleTableSlot *peer_first;
+
+	/*
+	 * Compared by keys (nkeycolumns > 0): the partition's columns, then the
+	 * order's where peers count; a row's keys are, for each column, a word
+	 * that says whether it is NULL, then its codec's words.  The keys of the
+	 * current row, of the first rows of its partition and peer group, and,
+	 * buffered, of the next partition's first row and a row read ahead.
+	 */
+	int			nkeycolumns;
+	WindowKeyColumn *keycolumns;
+	int			partition_columns;	/* the first of them */
+	int			partition_words;	/* and their words */
+	int			nwords;
+	uint64	   *row_keys;
+	uint64	   *partition_keys;
+	uint64	   *peer_keys;
+	uint64	   *next_first_keys;
+	uint64	   *ahead_keys;
+
+	/* the partition read ahead, where a function needs its size */
+	bool		buffered;
+	bool		need_peer_end;	/* cume_dist() */
+	Tuplestorestate *partition;
+	TupleTableSlot *read_slot;
+	TupleTableSlot *ahead_slot;
+	TupleTableSlot *next_first; /* the next partition's first row, or empty */
+	bool		input_done;
+	int64		partition_rows;
+
+	/* the run condition (NULL: none), and where it stopped the rows */
+	ExprState  *run_condition;
+	bool		passed_over;	/* the rest of this partition is only read */
+	bool		done;			/* no row is returned any more */
+
+	/*
+	 * A parallel window's slices (the node's slicing says how it reads
+	 * them): the node's sorted rows (sorted_next reads through slice_next),
+	 * the slice read (rows first up to end, the place of the next row read),
+	 * whether its first partition started, and the partition kept to
+	 * compare with, by its keys or a copy.
+	 */
+	NodeRowSource read_sorted;
+	bool		slice_reading;
+	bool		slice_emitting;
+	bool		slice_have_last;
+	int64		slice_first;
+	int64		slice_end;
+	int64		slice_pos;
+	uint64	   *slice_row_keys;
+	uint64	   *slice_last_keys;
+	TupleTableSlot *slice_last;
+
+	/* the current row */
+	bool		started;		/* a row of this scan returned */
+	int64		pos;			/* its place in the partition, from 0 */
+	int64		rank;
+	int64		dense_rank;
+	int64		peer_end;		/* buffered: the place after its last peer */
+} WindowCalc;
+
+/*
+ * Compares the rows by their keys where every column compared has an exact
+ * codec (the planner matched the window's equality with the sort's,
+ * sorted_for_window): the partition's columns, then, where peers count,
+ * the order's.
+ */
+static void
+compare_by_keys(GpuSortState *state, WindowCalc *w, WindowAgg *clause,
+				bool need_peers)
+{
+	int			ncolumns = clause->partNumCols + (need_peers ? clause->ordNumCols : 0);
+	WindowKeyColumn *columns = palloc(sizeof(WindowKeyColumn) * Max(ncolumns, 1));
+	int			nwords = 0;
+
+	for (int i = 0; i < ncolumns; i++)
+	{
+		bool		part = i < clause->partNumCols;
+		AttrNumber	attno = part ? clause->partColIdx[i] :
+			clause->ordColIdx[i - clause->partNumCols];
+		const KeyColumn *column = row_store_exact_column(&state->store, attno);
+
+		if (column == NULL)
+		{
+			pfree(columns);
+			return;
+		}
+		columns[i].attno = attno;
+		columns[i].word = nwords;
+		columns[i].part = column->part;
+		nwords += 1 + column->codec->words;
+		if (part)
+		{
+			w->partition_columns = i + 1;
+			w->partition_words = nwords;
+		}
+	}
+	w->nkeycolumns = ncolumns;
+	w->keycolumns = columns;
+	w->nwords = nwords;
+	w->row_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->partition_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->peer_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->next_first_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+	w->ahead_keys = palloc0(sizeof(uint64) * Max(nwords, 1));
+}
+
+/* The words of a row's key columns from to to (not included), into keys. */
+static void
+make_row_keys(WindowCalc *w, TupleTableSlot *row, uint64 *keys, int from, int to)
+{
+	uint64	   *k = keys + (from < w->nkeycolumns ? w->keycolumns[from].word : 0);
+
+	for (int c = from; c < to; c++)
+	{
+		const KeyPart *part = &w->keycolumns[c].part;
+		bool		isnull;
+		Datum		value = slot_getattr(row, w->keycolumns[c].attno, &isnull);
+
+		*k++ = isnull;
+		for (int i = 0; i < part->codec->words; i++)
+			*k++ = isnull ? 0 : part->codec->encode(part, value, i);
+	}
+}
+
+/* Are words from to to (not included) of keys a and b the same? */
+static inline bool
+keys_equal(const uint64 *a, const uint64 *b, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static TupleTableSlot *slice_next(GpuSortState *state);
+static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
+					   TupleTableSlot *b);
+
+WindowCalc *
+node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
+				  NodeRowSource sorted_next)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	WindowAgg  *clause = gpusort_window_clause(cscan);
+	WindowCalc *w = palloc0(sizeof(WindowCalc));
+	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	bool		need_peers = false;
+	ListCell   *lc;
+
+	w->sorted_next = sorted_next;
+	w->nfuncs = list_length(funcs);
+	w->funcs = palloc0(sizeof(WindowFuncState) * w->nfuncs);
+	foreach(lc, funcs)
+	{
+		WindowFunc *wfunc = lfirst_node(WindowFunc, lc);
+		WindowFuncState *f = &w->funcs[foreach_current_index(lc)];
+
+		f->kind = window_func_kind(wfunc);
+		if (f->kind == WINFUNC_NTILE)
+			f->arg = ExecInitExpr(linitial(wfunc->args), &state->css.ss.ps);
+		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
+					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
+		w->need_peer_end |= (f->kind == WINFUNC_CUME_DIST);
+		w->buffered |= (f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST ||
+						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT);
+	}
+	w->nsorted = desc->natts;
+	w->out = window_slot;
+	w->econtext = state->css.ss.ps.ps_ExprContext;
+	w->eqcontext = CreateExprContext(state->css.ss.ps.state);
+	w->partition_equal = execTuplesMatchPrepare(desc, clause->partNumCols,
+												clause->partColIdx,
+												clause->partOperators,
+												clause->partCollations,
+												&state->css.ss.ps);
+	if (need_peers)
+		w->peer_equal = execTuplesMatchPrepare(desc, clause->ordNumCols,
+											   clause->ordColIdx,
+											   clause->ordOperators,
+											   clause->ordCollations,
+											   &state->css.ss.ps);
+	compare_by_keys(state, w, clause, need_peers);
+	w->run_condition = ExecInitQual(clause->runCondition, &state->css.ss.ps);
+	w->partition_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	if (w->buffered)
+	{
+		w->partition = tuplestore_begin_heap(false, false, state->settings.budget_kb);
+		if (w->need_peer_end)
+			(void) tuplestore_alloc_read_pointer(w->partition, EXEC_FLAG_REWIND);
+		w->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	}
+	if (gpusort_window_mode(cscan) == WINDOW_SLICES)
+	{
+		w->read_sorted = sorted_next;
+		w->sorted_next = slice_next;
+		w->slice_row_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
+		w->slice_last_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
+		w->slice_last = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	}
+	return w;
+}
+
+/*
+ * Is row of the partition kept (slice_keep_partition)?  (None kept: no.)
+ */
+static bool
+slice_same_partition(WindowCalc *w, TupleTableSlot *row)
+{
+	if (!w->slice_have_last)
+		return false;
+	if (w->nkeycolumns > 0)
+	{
+		make_row_keys(w, row, w->slice_row_keys, 0, w->partition_columns);
+		return keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->partition_words);
+	}
+	return rows_equal(w, w->partition_equal, row, w->slice_last);
+}
+
+/* Keeps row's partition, to compare later rows with. */
+static void
+slice_keep_partition(WindowCalc *w, TupleTableSlot *row)
+{
+	if (w->nkeycolumns > 0)
+		make_row_keys(w, row, w->slice_last_keys, 0, w->partition_columns);
+	else
+		ExecCopySlot(w->slice_last, row);
+	w->slice_have_last = true;
+}
+
+/*
+ * The next row of this participant's slices, in order (NULL after the
+ * last): the rows of each partition that starts in a slice it takes.  Rows
+ * are compared by partition only where a slice begins and ends: with the
+ * row before it, to skip a partition begun in an earlier slice, and with
+ * its last row, to read on to the end of the partition that goes past it.
+ */
+static TupleTableSlot *
+slice_next(GpuSortState *state)
+{
+	WindowCalc *w = state->window;
+
+	if (state->slicing == SLICES_ALONE)
+		return w->read_sorted(state);
+	if (state->slicing != SLICES_READ)
+		return NULL;
+	for (;;)
+	{
+		TupleTableSlot *row;
+		int64		pos;
+
+		if (!w->slice_reading)
+		{
+			if (!node_share_next_slice(state, &w->slice_first, &w->slice_end))
+				return NULL;
+			/* from the row before, whose partition may go on in the slice */
+			w->slice_pos = Max(w->slice_first - 1, 0);
+			node_stage_seek(state, w->slice_pos);
+			w->slice_reading = true;
+			w->slice_emitting = false;
+			w->slice_have_last = false;
+		}
+		row = w->read_sorted(state);
+		if (TupIsNull(row))
+		{
+			w->slice_reading = false;
+			continue;
+		}
+		pos = w->slice_pos++;
+		if (pos < w->slice_first)
+		{
+			slice_keep_partition(w, row);
+			continue;
+		}
+		if (!w->slice_emitting)
+		{
+			/* a partition begun before the slice is another's */
+			if (pos >= w->slice_end)
+			{
+				w->slice_reading = false;
+				continue;
+			}
+			if (slice_same_partition(w, row))
+				continue;
+			w->slice_emitting = true;
+		}
+		else if (pos >= w->slice_end && !slice_same_partition(w, row))
+		{
+			/* past its end, only the rest of the partition it returns */
+			w->slice_reading = false;
+			continue;
+		}
+		if (pos == w->slice_end - 1)
+			slice_keep_partition(w, row);
+		return row;
+	}
+}
+
+/* Are rows a and b equal by the comparison "equal" (none: they are)? */
+static bool
+rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a, TupleTableSlot *b)
+{
+	if (equal == NULL)
+		return true;
+	w->eqcontext->ecxt_outertuple = a;
+	w->eqcontext->ecxt_innertuple = b;
+	return ExecQualAndReset(equal, w->eqcontext);
+}
+
+/*
+ * Is row, whose keys are keys when compared by keys, of the partition that
+ * partition_first (or partition_keys) starts?
+ */
+static bool
+same_partition(WindowCalc *w, TupleTableSlot *row, const uint64 *keys)
+{
+	if (w->nkeycolumns > 0)
+		return keys_equal(keys, w->partition_keys, 0, w->partition_words);
+	return rows_equal(w, w->partition_equal, row, w->partition_first);
+}
+
+/* The same for the peer group that peer_first (or peer_keys) starts. */
+static bool
+same_peers(WindowCalc *w, TupleTableSlot *row, const uint64 *keys)
+{
+	if (w->nkeycolumns > 0)
+		return keys_equal(keys, w->peer_keys, w->partition_words, w->nwords);
+	return rows_equal(w, w->peer_equal, row, w->peer_first);
+}
+
+/*
+ * Where rows are compared by keys, the words of the row's partition columns
+ * (which same_partition compares), its order columns (same_peers), or all,
+ * into keys.
+ */
+static inline void
+row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys,
+					 RowKeysWanted wanted)
+{
+	if (w->nkeycolumns > 0)
+		make_row_keys(w, row, keys,
+					  wanted == PEER_KEYS ? w->partition_columns : 0,
+					  wanted == PARTITION_KEYS ? w->partition_columns : w->nkeycolumns);
+}
+
+/*
+ * Reads the next partition into the tuplestore, and the first row of the
+ * one after into next_first.  False at the end of the input.
+ */
+static bool
+read_partition(GpuSortState *state, WindowCalc *w)
+{
+	TupleTableSlot *row;
+
+	tuplestore_clear(w->partition);
+	if (TupIsNull(w->next_first))
+	{
+		row = w->input_done ? NULL : w->sorted_next(state);
+		if (TupIsNull(row))
+		{
+			w->input_done = true;
+			return false;
+		}
+		ExecCopySlot(w->partition_first, row);
+		row_keys_if_compared(w, row, w->partition_keys, PARTITION_KEYS);
+	}
+	else
+	{
+		ExecCopySlot(w->partition_first, w->next_first);
+		if (w->nkeycolumns > 0)
+			memcpy(w->partition_keys, w->next_first_keys, sizeof(uint64) * w->partition_words);
+	}
+	ExecClearTuple(w->next_first);
+	tuplestore_puttupleslot(w->partition, w->partition_first);
+	w->partition_rows = 1;
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		row = w->sorted_next(state);
+		if (TupIsNull(row))
+		{
+			w->input_done = true;
+			break;
+		}
+		row_keys_if_compared(w, row, w->row_keys, PARTITION_KEYS);
+		if (!same_partition(w, row, w->row_keys))
+		{
+			ExecCopySlot(w->next_first, row);
+			if (w->nkeycolumns > 0)
+				memcpy(w->next_first_keys, w->row_keys, sizeof(uint64) * w->partition_words);
+			break;
+		}
+		tuplestore_puttupleslot(w->partition, row);
+		w->partition_rows++;
+	}
+	return true;
+}
+
+/* The row after the current one's last peer, reading ahead (cume_dist()). */
+static int64
+peer_group_end(WindowCalc *w)
+{
+	int64		end = w->pos + 1;
+
+	if (w->peer_equal == NULL)
+		return w->partition_rows;
+	tuplestore_copy_read_pointer(w->partition, 0, 1);
+	tuplestore_select_read_pointer(w->partition, 1);
+	while (end < w->partition_rows &&
+		   tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+	{
+		row_keys_if_compared(w, w->ahead_slot, w->ahead_keys, PEER_KEYS);
+		if (!same_peers(w, w->ahead_slot, w->ahead_keys))
+			break;
+		end++;
+	}
+	tuplestore_select_read_pointer(w->partition, 0);
+	return end;
+}
+
+/* ntile()'s bucket of the current row, counted as window_ntile() counts. */
+static Datum
+ntile_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	if (f->ntile == 0)
+	{
+		int32		nbuckets;
+		bool		argnull;
+
+		nbuckets = DatumGetInt32(ExecEvalExpr(f->arg, w->econtext, &argnull));
+		if (argnull)
+		{
+			*isnull = true;
+			return (Datum) 0;
+		}
+		if (nbuckets <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ARGUMENT_FOR_NTILE),
+					 errmsg("argument of ntile must be greater than zero")));
+		f->ntile = 1;
+		f->rows_per_bucket = 0;
+		f->remainder = 0;
+		f->boundary = w->partition_rows / nbuckets;
+		if (f->boundary <= 0)
+			f->boundary = 1;
+		else
+		{
+			/* the first partition_rows % nbuckets buckets take a row more */
+			f->remainder = w->partition_rows % nbuckets;
+			if (f->remainder != 0)
+				f->boundary++;
+		}
+	}
+	f->rows_per_bucket++;
+	if (f->boundary < f->rows_per_bucket)
+	{
+		if (f->remainder != 0 && f->ntile == f->remainder)
+		{
+			f->remainder = 0;
+			f->boundary -= 1;
+		}
+		f->ntile += 1;
+		f->rows_per_bucket = 1;
+	}
+	*isnull = false;
+	return Int32GetDatum(f->ntile);
+}
+
+/* The value of function f at the current row. */
+static Datum
+func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	*isnull = false;
+	switch (f->kind)
+	{
+		case WINFUNC_ROW_NUMBER:
+			return Int64GetDatum(w->pos + 1);
+		case WINFUNC_RANK:
+			return Int64GetDatum(w->rank);
+		case WINFUNC_DENSE_RANK:
+			return Int64GetDatum(w->dense_rank);
+		case WINFUNC_PERCENT_RANK:
+			if (w->partition_rows <= 1)
+				return Float8GetDatum(0.0);
+			return Float8GetDatum((float8) (w->rank - 1) /
+								  (float8) (w->partition_rows - 1));
+		case WINFUNC_CUME_DIST:
+			return Float8GetDatum((float8) w->peer_end / (float8) w->partition_rows);
+		case WINFUNC_NTILE:
+			return ntile_value(w, f, isnull);
+		case WINFUNC_COUNT:
+			return Int64GetDatum(w->partition_rows);
+		case WINFUNC_OTHER:
+			break;
+	}
+	elog(ERROR, "GpuSort cannot compute this window function");
+	return (Datum) 0;
+}
+
+/*
+ * The next sorted row with the window functions' values, in w->out (not
+ * for a row of a partition passed over: nothing is made of it); false
+ * after the last.
+ */
+static bool
+next_row_values(GpuSortState *state, WindowCalc *w)
+{
+	TupleTableSlot *row;
+	bool		new_partition;
+	MemoryContext oldcxt;
+
+	ResetExprContext(w->econtext);
+	if (w->buffered)
+	{
+		new_partition = !w->started || w->pos + 1 >= w->partition_rows;
+		if (new_partition && !read_partition(state, w))
+			return false;
+		if (!tuplestore_gettupleslot(w->partition, true, false, w->read_slot))
+			elog(ERROR, "GpuSort lost a row of a window partition");
+		row = w->read_slot;
+		/* (its partition is known by its place in it) */
+		row_keys_if_compared(w, row, w->row_keys, PEER_KEYS);
+	}
+	else
+	{
+		row = w->sorted_next(state);
+		if (TupIsNull(row))
+			return false;
+		row_keys_if_compared(w, row, w->row_keys, ALL_KEYS);
+		new_partition = !w->started || !same_partition(w, row, w->row_keys);
+		if (new_partition && w->nkeycolumns > 0)
+			memcpy(w->partition_keys, w->row_keys, sizeof(uint64) * w->partition_words);
+		else if (new_partition && w->partition_equal != NULL)
+			ExecCopySlot(w->partition_first, row);
+	}
+
+	if (new_partition)
+	{
+		w->started = true;
+		w->passed_over = false;
+		w->pos = 0;
+		w->rank = 1;
+		w->dense_rank = 1;
+		for (int i = 0; i < w->nfuncs; i++)
+			w->funcs[i].ntile = 0;
+	}
+	else
+		w->pos++;
+
+	/* the rest of a partition that the run condition ended: only read */
+	if (w->passed_over)
+		return true;
+
+	if (new_partition || !same_peers(w, row, w->row_keys))
+	{
+		if (!new_partition)
+		{
+			w->rank = w->pos + 1;
+			w->dense_rank++;
+		}
+		if (w->nkeycolumns > 0)
+			memcpy(w->peer_keys, w->row_keys, sizeof(uint64) * w->nwords);
+		else if (w->peer_equal != NULL)
+			ExecCopySlot(w->peer_first, row);
+		if (w->need_peer_end)
+			w->peer_end = peer_group_end(w);
+	}
+
+	/* the sorted row's columns, then the values */
+	slot_getallattrs(row);
+	ExecClearTuple(w->out);
+	memcpy(w->out->tts_values, row->tts_values, sizeof(Datum) * w->nsorted);
+	memcpy(w->out->tts_isnull, row->tts_isnull, sizeof(bool) * w->nsorted);
+	oldcxt = MemoryContextSwitchTo(w->econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < w->nfuncs; i++)
+		w->out->tts_values[w->nsorted + i] =
+			func_value(w, &w->funcs[i], &w->out->tts_isnull[w->nsorted + i]);
+	MemoryContextSwitchTo(oldcxt);
+	ExecStoreVirtualTuple(w->out);
+	return true;
+}
+
+/*
+ * The next row that the run condition and the filter let through: the
+ * sorted row with the window functions' values, projected through the
+ * WindowAgg's targetlist.
+ */
+TupleTableSlot *
+node_window_next(GpuSortState *state)
+{
+	WindowCalc *w = state->window;
+	ExprState  *qual = state->css.ss.ps.qual;
+
+	for (;;)
+	{
+		if (w->done || !next_row_values(state, w))
+			return ExecClearTuple(w->out);
+		w->econtext->ecxt_scantuple = w->out;
+		if (w->run_condition && !w->passed_over &&
+			!ExecQual(w->run_condition, w->econtext))
+		{
+			w->done = (w->partition_equal == NULL);	/* no PARTITION BY */
+			w->passed_over = true;
+		}
+		if (w->passed_over)
+			continue;
+		if (qual && !ExecQual(qual, w->econtext))
+		{
+			InstrCountFiltered1(state, 1);
+			continue;
+		}
+		break;
+	}
+	if (state->css.ss.ps.ps_ProjInfo == NULL)
+		return w->out;
+	return ExecProject(state->css.ss.ps.ps_ProjInfo);
+}
+
+/* A rescan returns the rows again: their values are computed again. */
+void
+node_window_rescan(WindowCalc *w)
+{
+	w->started = false;
+	w->input_done = false;
+	w->done = false;
+	w->slice_reading = false;
+	if (w->buffered)
+	{
+		tuplestore_clear(w->partition);
+		ExecClearTuple(w->next_first);
+	}
+}
+
+void
+node_window_end(WindowCalc *w)
+{
+	ExecDropSingleTupleTableSlot(w->partition_first);
+	ExecDropSingleTupleTableSlot(w->peer_first);
+	if (w->slice_last)
+		ExecDropSingleTupleTableSlot(w->slice_last);
+	if (w->buffered)
+	{
+		tuplestore_end(w->partition);
+		ExecDropSingleTupleTableSlot(w->read_slot);
+		ExecDropSingleTupleTableSlot(w->ahead_slot);
+		ExecDropSingleTupleTableSlot(w->next_first);
+	}
+}
