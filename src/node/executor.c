@@ -110,6 +110,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort report",
 											  ALLOCSET_SMALL_SIZES);
+	node_spill_create(state);
+	node_share_create(state);
 
 	/*
 	 * Computing window functions, the node's scan tuple is the sorted row
@@ -309,7 +311,7 @@ collect_and_sort(GpuSortState *state)
 		 * to tuplesort where that pays better; then its rows go to the
 		 * engine that holds them, or become a sorted run.
 		 */
-		if (!state->spilling)
+		if (!node_spilling(state))
 		{
 			const char *tuplesort_choice;
 
@@ -330,13 +332,12 @@ collect_and_sort(GpuSortState *state)
 	}
 
 	/* a parallel query's shared input takes the rows that fit too */
-	if (!state->spilling && state->shared_stage)
+	if (!node_spilling(state) && state->parallel->shared_stage)
 		(void) node_spill_begin(state);
-	if (state->spilling)
+	if (node_spilling(state))
 	{
 		node_spill_finish(state);
-		state->collect_ms = ms_since(start) - state->sort_ms - state->spill_ms -
-			state->merge_ms;
+		state->collect_ms = ms_since(start) - state->sort_ms - node_spill_ms(state);
 		return;
 	}
 
@@ -345,7 +346,7 @@ collect_and_sort(GpuSortState *state)
 	state->collect_ms = ms_since(start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
-	node_sort_rows(state, state->ntotal < state->settings.min_rows);
+	node_sort_rows(state, state->ntotal < state->settings.min_rows, false);
 	state->sort_ms = ms_since(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
@@ -365,7 +366,7 @@ collect_and_sort(GpuSortState *state)
 static SliceReading
 decide_slices(GpuSortState *state)
 {
-	if (state->share == NULL || !state->sharing)
+	if (!node_share_sharing(state))
 		return node_share_solo(state) ? SLICES_ALONE : SLICES_NO_ROWS;
 	if (!node_share_attach(state))
 		return node_share_late_slices(state);
@@ -412,13 +413,13 @@ node_collect(GpuSortState *state)
 	if (state->path != NULL)
 		return;
 	/* (a participant that comes after the shared input was sorted: its own) */
-	if (state->sharing)
+	if (node_share_sharing(state))
 		(void) node_share_attach(state);
 	collect_and_sort(state);
 	if (IsParallelWorker())
 		gpusort_publish_worker_stats(state);
 	/* (where the rows went elsewhere than the shared input: none) */
-	if (state->sharing)
+	if (node_share_sharing(state))
 		node_share_done(state, 0, 0,
 						state->path == &node_memory_path && state->ntotal == 0);
 }
@@ -524,10 +525,7 @@ gpusort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coo
 {
 	GpuSortState *state = (GpuSortState *) node;
 
-	if (state->shared_stage)
-		state->shared_stager->end(state->shared_stage);
-	state->shared_stage = NULL;
-	node_share_init(state, pcxt, coordinate, node_stage_possible(state));
+	node_share_reinit(state, pcxt, coordinate, node_stage_possible(state));
 }
 
 /*

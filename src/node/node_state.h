@@ -1,13 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * node_state.h
- *	  The GpuSort node's executor state, and what the node's files call in
- *	  one another.
+ *	  The GpuSort node's executor state: what every path shares.
  *
- * plan_node.c builds the node at plan time; executor.c runs it: it collects
- * the input and sorts it by one of the paths of path.h (in memory, sorted
- * runs, tuplesort), through which the rows are then read; explain.c shows
- * it, asking the path for its lines.
+ * plan/plan_node.c builds the node at plan time; executor.c runs it: it
+ * collects the input (collect/) and sorts it by one of the paths of
+ * paths/path.h (in memory, sorted runs, tuplesort), through which the rows
+ * are then read; explain/explain.c shows it, asking the path for its lines.
+ * Each path keeps its own state behind a pointer (RunsState in
+ * paths/runs/runs.h, ShareState in paths/runs/share.h, tuplesort's in
+ * paths/tuplesort/fallback.c); this header includes only rows/ and the
+ * layers below node/.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,15 +23,12 @@
 #include "nodes/extensible.h"
 #include "portability/instr_time.h"
 #include "utils/sortsupport.h"
-#include "utils/tuplesort.h"
 
-#include "utils/tuplestore.h"
 
 #include "compat.h"
 #include "engine/engine.h"
 #include "node/parallel/worker_stats.h"
 #include "node/rows/row_store.h"
-#include "node/rows/sorted_runs.h"
 #include "node/rows/tie_order.h"
 #include "util/timing.h"
 
@@ -103,8 +103,6 @@ typedef struct GpuSortState
 	int64		current;		/* last row returned: -1 before the first,
 								 * ntotal after the last */
 	int64		marked;
-	Tuplesortstate *tuplesort;
-	bool		tuplesort_datums;	/* it sorts Datums, as Sort would */
 	struct TopNFilter *top_n;	/* the top N rows of each partition kept as
 								 * the input is read (top_n_filter.c), or
 								 * NULL */
@@ -114,86 +112,28 @@ typedef struct GpuSortState
 								 * for rows that are their one key
 								 * (mark_rows.c), or NULL */
 
-	/* inputs larger than the memory budget (spill.c) */
-	bool		spilling;		/* rows go to sorted runs */
-	SortedRuns	runs;
-	Tuplestorestate *merged;	/* the merged rows, where the plan goes back */
-	int64		spilled_rows;
-	int64		spilled_tied_rows;
-
-	/* or are held by the engine (spill_stage.c) */
-	const RowStager *stager;
-	struct SortStage *stage;
-	Tuplesortstate *stage_nulls;	/* the rows led by a NULL */
-	int			held_tie_key;	/* the first sort key the held keys leave
-								 * ties in (nkeys: none); the store then
-								 * keeps their words after each tuple */
-	struct StagePart *held_main;	/* the rows held, read in order */
-	int			stage_parts;	/* the parts the engine sorted the rows in;
-								 * several are merged as runs are */
-	struct StagePart *stage_part_runs;	/* they, as runs */
-	bool		nulls_done;
-	int64		staged_batches; /* stores the engine took */
-	int64		staged_rows;	/* their rows */
-	const char *stage_why;		/* why the engine holds none */
-	struct SortStage *closed_stage; /* a leader's shared input, added to
-									 * no more (a run once all have added:
-									 * node_stage_closed_to_run) */
-	bool		held_empty;		/* none of the rows held are to be read
-								 * here (a worker's, or none held) */
-
-	/*
-	 * a parallel query (shared_stage.c): its workers' statistics, and the
-	 * one input that its participants may share
-	 */
-	struct NodeShare *share;	/* in the query's shared memory, or NULL */
-	SharedWorkerStats *worker_stats;	/* likewise, after it */
-	WorkerSortStats *workers_kept;	/* the leader's copy of them */
-	int			nworkers_kept;	/* its entries; -1: not copied yet */
-	struct ParallelContext *pcxt;	/* the leader's */
-	const RowStager *shared_stager;
-	struct SortStage *shared_stage; /* begun or joined, no row added yet */
-	bool		share_attached; /* this participant joined the input */
-	bool		share_done;		/* this participant said it adds no more */
-	bool		sharing;		/* share->shared: says when it adds no more */
-	bool		held_shared;	/* its stage is the shared input (kept for
-								 * EXPLAIN) */
+	/* each path's own state, and a parallel query's */
+	struct RunsState *spill;	/* sorted runs, held rows (paths/runs/runs.h) */
+	struct ShareState *parallel;	/* workers' statistics, a shared input
+									 * (paths/runs/share.h) */
+	struct TuplesortPathState *fallback;	/* tuplesort's (fallback.c), or
+											 * NULL before it ran */
 	SliceReading slicing;		/* a parallel window's (else SLICES_NONE) */
-	struct dsm_segment *rest_seg;	/* its file set for rows the engine
-									 * refused (shared_stage.c), or NULL */
-	MemoryContextCallback rest_detach;
-	struct BufFile *rest_file;	/* a worker's, open: its rows refused */
-	bool		rest_handed;	/* a worker's rows went to the leader */
-	struct BufFile *rest_read;	/* the leader's: a worker's, being read */
-	int			rest_worker;	/* and the worker's file to read next */
 
 	/* EXPLAIN ANALYZE */
 	const NodePath *ran;		/* the path that sorted the last input, or
 								 * NULL */
 	SortJobReport report;		/* its words kept in report_cxt */
 	MemoryContext report_cxt;
-	const char *tuplesort_choice;	/* why tuplesort ran: chosen, */
-	const char *tuplesort_reason;	/* or fallen back to */
 	int			radix_keys;		/* key columns the engine sorted */
 	int			engine_keys;	/* sort keys they order completely */
 	int64		tied_rows;		/* rows the comparators then ordered */
-	int64		held_disk_kb;	/* what the tuplesorts of held rows wrote to
-								 * disk: tied groups over the budget, rows
-								 * led by a NULL */
 	uint64		xfrm_inversions;	/* pairs the strxfrm() keys put out of
 									 * order, found by the check */
 	Size		memory_used;
 	double		collect_ms;
 	double		sort_ms;
 	double		emit_ms;
-	int			offloaded_runs; /* sorted runs another engine than the CPU's
-								 * sorted */
-	double		spill_ms;		/* writing the runs */
-	double		merge_ms;		/* merging them before the first row */
-	double		hold_ms;		/* handing stores to the engine that holds
-								 * them (part of collect_ms) */
-	double		read_back_ms;	/* waiting for its rows back (part of
-								 * emit_ms) */
 } GpuSortState;
 
 /* Stores a keys-only row, its key decoded (or the NULL), in a virtual slot. */

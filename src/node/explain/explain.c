@@ -94,11 +94,11 @@ window_values_by(GpuSortState *state)
 		case SLICES_READ:
 			return "every participant's, over slices of the one sorted input";
 		case SLICES_ALONE:
-			return state->sharing ?
+			return node_share_sharing(state) ?
 				"all computed here: the engine refused rows midway, which came here" :
 				"all computed here: the input was not shared";
 		case SLICES_NO_ROWS:
-			return state->sharing ?
+			return node_share_sharing(state) ?
 				"all computed by the leader: the engine refused rows midway" :
 				"all computed by another participant: the input was not shared";
 		case SLICES_LATE:
@@ -197,7 +197,7 @@ gpusort_publish_worker_stats(GpuSortState *state)
 {
 	WorkerSortStats stats;
 
-	if (state->ran == NULL || state->worker_stats == NULL)
+	if (state->ran == NULL)
 		return;
 	memset(&stats, 0, sizeof(stats));
 	strlcpy(stats.engine, state->ran->engine_shown(state), sizeof(stats.engine));
@@ -205,7 +205,7 @@ gpusort_publish_worker_stats(GpuSortState *state)
 	stats.rows = state->ran == &node_tuplesort_path ? -1 : state->ntotal;
 	stats.memory_kb = (state->memory_used + 1023) / 1024;
 	stats.collect_ms = state->collect_ms;
-	worker_stats_publish(state->worker_stats, &stats);
+	node_share_publish_stats(state, &stats);
 }
 
 /*

@@ -81,19 +81,21 @@ node_keeps_marks(const GpuSortState *state)
 /*
  * What the engine paths (in memory, sorted runs) show alike in EXPLAIN
  * ANALYZE: the engine, why (the fallback reason where the CPU engine sorted:
- * fallback_shown), its kernel, the keys' kinds and the rows the comparators
+ * fallback_shown), the kernel it ran (kernel_shown: not for rows it held,
+ * which their path tells of), the keys' kinds and the rows the comparators
  * ordered, compared_nulls of them led by a NULL (path_explain.c).
  */
-extern void node_path_explain_engine(GpuSortState *state,
-									 ExplainState *es, bool fallback_shown,
+extern void node_path_explain_engine(GpuSortState *state, ExplainState *es,
+									 bool fallback_shown, bool kernel_shown,
 									 int64 compared_nulls);
 
 /*
  * Sorts the collected rows in memory, with an engine and the comparators
- * (sort_rows.c): the in-memory path's sort, and each sorted run's; small:
- * below gpusort.min_rows, on the CPU engine.
+ * (sort_rows.c): the in-memory path's sort, or a sorted run's (run: the
+ * run is written with its keys, found through perm); small: below
+ * gpusort.min_rows, on the CPU engine.
  */
-extern void node_sort_rows(GpuSortState *state, bool small);
+extern void node_sort_rows(GpuSortState *state, bool small, bool run);
 
 /*
  * The tuplesort path (fallback.c): sorts with tuplesort the rows collected

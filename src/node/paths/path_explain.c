@@ -56,16 +56,14 @@ explain_key_kinds(GpuSortState *state, ExplainState *es)
 
 /*
  * The kernel that an engine beside the CPU's ran for the (last) job, where it
- * tells one, and the width of the keys it sorted; not for rows held on it,
- * which the sorted runs path tells of.
+ * tells one, and the width of the keys it sorted.
  */
 static void
 explain_kernel(GpuSortState *state, ExplainState *es)
 {
 	SortJobReport *report = &state->report;
 
-	if (report->engine == SORT_ENGINE_CPU || report->kernel[0] == '\0' ||
-		state->staged_batches > 0)
+	if (report->engine == SORT_ENGINE_CPU || report->kernel[0] == '\0')
 		return;
 	ExplainPropertyText(psprintf("%s Kernel", sort_engine_get(report->engine)->title),
 						report->kernel, es);
@@ -74,7 +72,8 @@ explain_kernel(GpuSortState *state, ExplainState *es)
 
 void
 node_path_explain_engine(GpuSortState *state, ExplainState *es,
-						 bool fallback_shown, int64 compared_nulls)
+						 bool fallback_shown, bool kernel_shown,
+						 int64 compared_nulls)
 {
 	ExplainPropertyText("Sort Engine", state->ran->engine_shown(state), es);
 	if (state->report.choice)
@@ -88,7 +87,8 @@ node_path_explain_engine(GpuSortState *state, ExplainState *es,
 		ExplainPropertyText(engine->note_name ? engine->note_name : engine->title,
 							state->report.engine_note, es);
 	}
-	explain_kernel(state, es);
+	if (kernel_shown)
+		explain_kernel(state, es);
 	ExplainPropertyInteger("Sorted Rows", NULL, state->ntotal, es);
 	explain_key_kinds(state, es);
 	if (state->engine_keys < state->nkeys)

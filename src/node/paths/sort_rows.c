@@ -152,7 +152,7 @@ keep_report(GpuSortState *state)
  * collected to tuplesort would cost more than sorting them here.
  */
 void
-node_sort_rows(GpuSortState *state, bool small)
+node_sort_rows(GpuSortState *state, bool small, bool run)
 {
 	RowStore   *store = &state->store;
 	const uint64 **keys;
@@ -251,7 +251,7 @@ node_sort_rows(GpuSortState *state, bool small)
 		job.want_sorted_keys = (state->engine_keys < state->nkeys &&
 								state->radix_keys == 1 && xfrm_column < 0);
 		if ((state->engine_keys == state->nkeys || job.want_sorted_keys) &&
-			!state->spilling)
+			!run)
 		{
 			StaticAssertStmt(sizeof(MinimalTuple) == sizeof(uint64),
 							 "tuple pointers travel as 64-bit words");
@@ -327,7 +327,7 @@ node_sort_rows(GpuSortState *state, bool small)
 		memcpy(state->nullsfirst[0] ? sorted : sorted + store->nrows,
 			   store->nullrows, sizeof(MinimalTuple) * store->nnullrows);
 	/* a sorted run is written with its keys, which perm finds (spill.c) */
-	if (state->spilling)
+	if (run)
 		state->perm = perm;
 	else if (perm)
 		pfree(perm);

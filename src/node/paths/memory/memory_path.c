@@ -107,7 +107,7 @@ static void
 memory_explain(GpuSortState *state, ExplainState *es)
 {
 	/* (the rows led by a NULL were ordered by the comparators too) */
-	node_path_explain_engine(state, es, true, state->store.nnullrows);
+	node_path_explain_engine(state, es, true, true, state->store.nnullrows);
 }
 
 static void

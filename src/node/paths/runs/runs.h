@@ -10,7 +10,76 @@
 #ifndef GPUSORT_NODE_RUNS_H
 #define GPUSORT_NODE_RUNS_H
 
+#include "utils/tuplestore.h"
+
 #include "node/node_state.h"
+#include "node/rows/sorted_runs.h"
+
+/*
+ * The sorted runs path's state: an input larger than the memory budget,
+ * sorted in runs on temporary files (spill.c) or held by the engine that
+ * holds rows (spill_stage.c).
+ */
+typedef struct RunsState
+{
+	bool		spilling;		/* rows go to sorted runs, or are held */
+	SortedRuns	runs;
+	Tuplestorestate *merged;	/* the merged rows, where the plan goes back */
+	int64		spilled_rows;
+	int64		spilled_tied_rows;
+	int			offloaded_runs; /* sorted runs another engine than the CPU's
+								 * sorted */
+
+	/* or held by the engine (spill_stage.c) */
+	const RowStager *stager;
+	struct SortStage *stage;
+	Tuplesortstate *stage_nulls;	/* the rows led by a NULL */
+	int			held_tie_key;	/* the first sort key the held keys leave
+								 * ties in (nkeys: none); the store then
+								 * keeps their words after each tuple */
+	struct StagePart *held_main;	/* the rows held, read in order */
+	int			stage_parts;	/* the parts the engine sorted the rows in;
+								 * several are merged as runs are */
+	struct StagePart *stage_part_runs;	/* they, as runs */
+	bool		nulls_done;
+	int64		staged_batches; /* stores the engine took */
+	int64		staged_rows;	/* their rows */
+	const char *stage_why;		/* why the engine holds none */
+	struct SortStage *closed_stage; /* a leader's shared input, added to
+									 * no more (a run once all have added:
+									 * node_stage_closed_to_run) */
+	bool		held_empty;		/* none of the rows held are to be read
+								 * here (a worker's, or none held) */
+	int64		held_disk_kb;	/* what the tuplesorts of held rows wrote to
+								 * disk: tied groups over the budget, rows
+								 * led by a NULL */
+
+	/* EXPLAIN ANALYZE */
+	double		spill_ms;		/* writing the runs */
+	double		merge_ms;		/* merging them before the first row */
+	double		hold_ms;		/* handing stores to the engine that holds
+								 * them (part of collect_ms) */
+	double		read_back_ms;	/* waiting for its rows back (part of
+								 * emit_ms) */
+} RunsState;
+
+/* The time the runs path took writing and merging runs, beside the sort's. */
+static inline double
+node_spill_ms(const GpuSortState *state)
+{
+	return state->spill->spill_ms + state->spill->merge_ms;
+}
+
+/* Makes the node's RunsState (as it begins). */
+extern void node_spill_create(GpuSortState *state);
+
+/* Do the input's rows go to sorted runs, or to the engine that holds them? */
+static inline bool
+node_spilling(const GpuSortState *state)
+{
+	return state->spill->spilling;
+}
+
 
 /* spill.c */
 #define NODE_TUPLESORT_HOLDS \

@@ -31,17 +31,17 @@
 static TupleTableSlot *
 runs_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 {
-	if (state->merged)
+	if (state->spill->merged)
 	{
 		TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
 
-		if (!tuplestore_gettupleslot(state->merged, forward, false, into))
+		if (!tuplestore_gettupleslot(state->spill->merged, forward, false, into))
 			return ExecClearTuple(slot);
 		/* our slot is virtual: copy the row into it */
 		if (state->keys_only)
 			return ExecCopySlot(slot, into);
 	}
-	else if (state->rest_handed || !node_spill_next_in_order(state, slot))
+	else if (state->parallel->rest_handed || !node_spill_next_in_order(state, slot))
 		return ExecClearTuple(slot);
 	return slot;
 }
@@ -50,26 +50,26 @@ runs_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 static void
 runs_mark(GpuSortState *state)
 {
-	if (state->merged)
-		tuplestore_copy_read_pointer(state->merged, 0, 1);
+	if (state->spill->merged)
+		tuplestore_copy_read_pointer(state->spill->merged, 0, 1);
 }
 
 static void
 runs_restore(GpuSortState *state)
 {
-	if (state->merged)
-		tuplestore_copy_read_pointer(state->merged, 1, 0);
+	if (state->spill->merged)
+		tuplestore_copy_read_pointer(state->spill->merged, 1, 0);
 }
 
 /* Only the merged rows go back to the first; a merge is read once. */
 static bool
 runs_rescan(GpuSortState *state)
 {
-	if (state->rest_handed)
+	if (state->parallel->rest_handed)
 		return true;			/* none to read */
 	if (!state->random_access)
 		return false;
-	tuplestore_rescan(state->merged);
+	tuplestore_rescan(state->spill->merged);
 	return true;
 }
 
@@ -77,16 +77,16 @@ runs_rescan(GpuSortState *state)
 static void
 runs_end(GpuSortState *state)
 {
-	if (state->merged)
-		tuplestore_end(state->merged);
-	state->merged = NULL;
-	sorted_runs_end(&state->runs);
+	if (state->spill->merged)
+		tuplestore_end(state->spill->merged);
+	state->spill->merged = NULL;
+	sorted_runs_end(&state->spill->runs);
 	node_stage_end(state);
-	state->spilling = false;
-	state->spilled_rows = 0;
-	state->spilled_tied_rows = 0;
-	state->staged_batches = 0;
-	state->staged_rows = 0;
+	state->spill->spilling = false;
+	state->spill->spilled_rows = 0;
+	state->spill->spilled_tied_rows = 0;
+	state->spill->staged_batches = 0;
+	state->spill->staged_rows = 0;
 }
 
 /*
@@ -96,9 +96,9 @@ runs_end(GpuSortState *state)
 static SortEngineId
 runs_engine(GpuSortState *state)
 {
-	if (state->staged_batches > 0)
+	if (state->spill->staged_batches > 0)
 		return state->report.engine;
-	return state->offloaded_runs > 0 ? sort_report_offload(&state->report) :
+	return state->spill->offloaded_runs > 0 ? sort_report_offload(&state->report) :
 		SORT_ENGINE_CPU;
 }
 
@@ -116,9 +116,9 @@ runs_method_shown(GpuSortState *state)
 {
 	const char *title;
 
-	if (state->rest_handed)
+	if (state->parallel->rest_handed)
 		return "refused midway: handed to the leader";
-	if (state->staged_batches == 0)
+	if (state->spill->staged_batches == 0)
 		return "external merge of sorted runs";
 	title = sort_engine_get(runs_engine(state))->title;
 	if (!node_share_active(state))
@@ -155,48 +155,49 @@ runs_explain(GpuSortState *state, ExplainState *es)
 {
 	int64		disk_kb;
 
-	node_path_explain_engine(state, es, runs_engine(state) == SORT_ENGINE_CPU, 0);
+	node_path_explain_engine(state, es, runs_engine(state) == SORT_ENGINE_CPU,
+							 state->spill->staged_batches == 0, 0);
 	ExplainPropertyText("Sort Method", runs_method_shown(state), es);
-	if (state->staged_batches > 0)
+	if (state->spill->staged_batches > 0)
 	{
 		ExplainPropertyInteger(psprintf("Batches Held on %s",
 										sort_engine_get(runs_engine(state))->title),
-							   NULL, state->staged_batches, es);
+							   NULL, state->spill->staged_batches, es);
 		ExplainPropertyInteger("Held Key Width", "bytes",
 							   state->radix_keys * sizeof(uint64), es);
-		disk_kb = state->held_disk_kb + (state->stage_nulls ?
-										 tie_order_tuplesort_disk_kb(state->stage_nulls) : 0);
+		disk_kb = state->spill->held_disk_kb + (state->spill->stage_nulls ?
+										 tie_order_tuplesort_disk_kb(state->spill->stage_nulls) : 0);
 		if (disk_kb > 0)
 			ExplainPropertyInteger("Disk Used", "kB", disk_kb, es);
 		return;
 	}
-	if (state->stage_why)
+	if (state->spill->stage_why)
 		ExplainPropertyText(psprintf("Not Held on %s", holder_title(state)),
-							state->stage_why, es);
-	ExplainPropertyInteger("Sorted Runs", NULL, state->runs.runs_written, es);
-	ExplainPropertyInteger("Merge Key Columns", NULL, state->runs.ncolumns, es);
-	if (state->runs.memory_run)
+							state->spill->stage_why, es);
+	ExplainPropertyInteger("Sorted Runs", NULL, state->spill->runs.runs_written, es);
+	ExplainPropertyInteger("Merge Key Columns", NULL, state->spill->runs.ncolumns, es);
+	if (state->spill->runs.memory_run)
 		ExplainPropertyText("Last Run", "in memory", es);
-	if (state->offloaded_runs > 0)
+	if (state->spill->offloaded_runs > 0)
 		ExplainPropertyInteger(psprintf("Runs Sorted on %s",
 										sort_engine_get(runs_engine(state))->title),
-							   NULL, state->offloaded_runs, es);
-	if (state->runs.early_merges > 0)
-		ExplainPropertyInteger("Runs Merged Early", NULL, state->runs.early_merges, es);
+							   NULL, state->spill->offloaded_runs, es);
+	if (state->spill->runs.early_merges > 0)
+		ExplainPropertyInteger("Runs Merged Early", NULL, state->spill->runs.early_merges, es);
 	ExplainPropertyInteger("Disk Used", "kB",
-						   state->runs.disk_blocks * (BLCKSZ / 1024), es);
+						   state->spill->runs.disk_blocks * (BLCKSZ / 1024), es);
 }
 
 /* Writing and merging the runs; what the engine that held rows took. */
 static void
 runs_explain_times(GpuSortState *state, ExplainState *es)
 {
-	ExplainPropertyFloat("Spill Time", "ms", state->spill_ms, 3, es);
-	ExplainPropertyFloat("Merge Time", "ms", state->merge_ms, 3, es);
-	if (state->staged_batches > 0)
+	ExplainPropertyFloat("Spill Time", "ms", state->spill->spill_ms, 3, es);
+	ExplainPropertyFloat("Merge Time", "ms", state->spill->merge_ms, 3, es);
+	if (state->spill->staged_batches > 0)
 	{
-		ExplainPropertyFloat("Hold Time", "ms", state->hold_ms, 3, es);
-		ExplainPropertyFloat("Read Back Time", "ms", state->read_back_ms, 3, es);
+		ExplainPropertyFloat("Hold Time", "ms", state->spill->hold_ms, 3, es);
+		ExplainPropertyFloat("Read Back Time", "ms", state->spill->read_back_ms, 3, es);
 	}
 	ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
 }

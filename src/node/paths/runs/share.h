@@ -14,10 +14,53 @@
 
 #include "node/node_state.h"
 
+/*
+ * A parallel query's state in each participant: its workers' statistics,
+ * and the one input that its participants may share.
+ */
+typedef struct ShareState
+{
+	struct NodeShare *share;	/* in the query's shared memory, or NULL */
+	SharedWorkerStats *worker_stats;	/* likewise, after it */
+	WorkerSortStats *workers_kept;	/* the leader's copy of them */
+	int			nworkers_kept;	/* its entries; -1: not copied yet */
+	struct ParallelContext *pcxt;	/* the leader's */
+	const RowStager *shared_stager;
+	struct SortStage *shared_stage; /* begun or joined, no row added yet */
+	bool		share_attached; /* this participant joined the input */
+	bool		share_done;		/* this participant said it adds no more */
+	bool		sharing;		/* share->shared: says when it adds no more */
+	bool		held_shared;	/* its stage is the shared input (kept for
+								 * EXPLAIN) */
+	struct dsm_segment *rest_seg;	/* its file set for rows the engine
+									 * refused, or NULL */
+	MemoryContextCallback rest_detach;
+	struct BufFile *rest_file;	/* a worker's, open: its rows refused */
+	bool		rest_handed;	/* a worker's rows went to the leader */
+	struct BufFile *rest_read;	/* the leader's: a worker's, being read */
+	int			rest_worker;	/* and the worker's file to read next */
+} ShareState;
+
+/* Makes the node's ShareState (as it begins). */
+extern void node_share_create(GpuSortState *state);
+
+/*
+ * Do the participants of this parallel query share one input (each says
+ * when it adds no more to it)?
+ */
+static inline bool
+node_share_sharing(const GpuSortState *state)
+{
+	return state->parallel->sharing;
+}
+
+
 /* shared_stage.c */
 extern Size node_share_estimate(CustomScanState *node, struct ParallelContext *pcxt);
 extern void node_share_init(GpuSortState *state, struct ParallelContext *pcxt,
 							void *coordinate, bool can_hold);
+extern void node_share_reinit(GpuSortState *state, struct ParallelContext *pcxt,
+							  void *coordinate, bool can_hold);
 extern void node_share_join(CustomScanState *node, struct shm_toc *toc,
 							void *coordinate);
 extern bool node_share_active(GpuSortState *state);
@@ -25,6 +68,8 @@ extern bool node_share_attach(GpuSortState *state);
 extern SliceReading node_share_late_slices(GpuSortState *state);
 extern void node_share_shutdown(GpuSortState *state);
 extern int	node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers);
+extern void node_share_publish_stats(GpuSortState *state,
+									 const WorkerSortStats *stats);
 extern void node_share_done(GpuSortState *state, int64 stores, int64 rows,
 							bool all_held);
 extern int64 node_share_wait(GpuSortState *state, int64 *rows);

@@ -74,6 +74,7 @@
 #include "compat.h"
 #include "node/collect/memory.h"
 #include "node/node_state.h"
+#include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
 #include "node/parallel/worker_stats.h"
 #include "node/plan/gpusort_node.h"
@@ -175,12 +176,12 @@ detach_rest_files(void *arg)
 {
 	GpuSortState *state = arg;
 
-	if (state->rest_seg)
-		dsm_detach(state->rest_seg);
-	state->rest_seg = NULL;
+	if (state->parallel->rest_seg)
+		dsm_detach(state->parallel->rest_seg);
+	state->parallel->rest_seg = NULL;
 	/* (their buffers went with the resource owner) */
-	state->rest_file = NULL;
-	state->rest_read = NULL;
+	state->parallel->rest_file = NULL;
+	state->parallel->rest_read = NULL;
 }
 
 /* Keeps seg, mapped for the session, until the query's memory goes. */
@@ -189,20 +190,27 @@ keep_rest_files(GpuSortState *state, dsm_segment *seg)
 {
 	dsm_pin_mapping(seg);
 	detach_rest_files(state);	/* a rescan's: the last scan's */
-	state->rest_seg = seg;
-	if (!state->rest_detach.func)
+	state->parallel->rest_seg = seg;
+	if (!state->parallel->rest_detach.func)
 	{
-		state->rest_detach.func = detach_rest_files;
-		state->rest_detach.arg = state;
+		state->parallel->rest_detach.func = detach_rest_files;
+		state->parallel->rest_detach.arg = state;
 		MemoryContextRegisterResetCallback(state->css.ss.ps.state->es_query_cxt,
-										   &state->rest_detach);
+										   &state->parallel->rest_detach);
 	}
 }
 
 static SharedFileSet *
 rest_fileset(GpuSortState *state)
 {
-	return (SharedFileSet *) dsm_segment_address(state->rest_seg);
+	return (SharedFileSet *) dsm_segment_address(state->parallel->rest_seg);
+}
+
+/* Makes the node's ShareState, as it begins: no parallel query yet. */
+void
+node_share_create(GpuSortState *state)
+{
+	state->parallel = palloc0(sizeof(ShareState));
 }
 
 /*
@@ -222,33 +230,33 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	SpinLockInit(&share->mutex);
 	ConditionVariableInit(&share->done_cv);
 	worker_stats_init(share_worker_stats(share), pcxt->nworkers);
-	state->share = share;
-	state->worker_stats = share_worker_stats(share);
-	state->nworkers_kept = -1;	/* a rescan's: the last run's to come */
-	state->pcxt = pcxt;
-	state->share_done = false;
-	state->share_attached = false;
-	state->sharing = false;
-	state->held_shared = false;
-	state->rest_worker = 0;
+	state->parallel->share = share;
+	state->parallel->worker_stats = share_worker_stats(share);
+	state->parallel->nworkers_kept = -1;	/* a rescan's: the last run's to come */
+	state->parallel->pcxt = pcxt;
+	state->parallel->share_done = false;
+	state->parallel->share_attached = false;
+	state->parallel->sharing = false;
+	state->parallel->held_shared = false;
+	state->parallel->rest_worker = 0;
 	if (stager == NULL)
 		return;
 
 	/* the rows of every participant: the plan's are one's share */
 	/* (a window's slices are read from one part) */
-	state->shared_stage =
+	state->parallel->shared_stage =
 		stager->begin_shared(node_budget(state),
 							 row_store_expected_bytes(&state->store,
 													  all_participants_rows(plan, pcxt->nworkers),
 													  plan->plan_width),
 							 node_is_slices(state) ? 1 : state->settings.held_gpus,
 							 &share->stage, &why);
-	if (state->shared_stage == NULL)
+	if (state->parallel->shared_stage == NULL)
 		return;
-	state->shared_stager = stager;
+	state->parallel->shared_stager = stager;
 	share->shared = true;
 	share->tail = state->store.tail;
-	state->sharing = true;
+	state->parallel->sharing = true;
 
 	/* a parallel window's: the files for rows the engine may refuse */
 	if (node_is_slices(state) && !state->store.keys_only)
@@ -271,12 +279,12 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 	GpuSortState *state = (GpuSortState *) node;
 	NodeShare  *share = coordinate;
 
-	state->share = share;
-	state->worker_stats = share_worker_stats(share);
-	state->share_done = false;
-	state->share_attached = false;
-	state->sharing = share->shared;
-	state->held_shared = false;
+	state->parallel->share = share;
+	state->parallel->worker_stats = share_worker_stats(share);
+	state->parallel->share_done = false;
+	state->parallel->share_attached = false;
+	state->parallel->sharing = share->shared;
+	state->parallel->held_shared = false;
 }
 
 /*
@@ -289,16 +297,16 @@ node_share_join(CustomScanState *node, shm_toc *toc, void *coordinate)
 static void
 join_stage(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 	const RowStager *stager = sort_engine_sharing_stager();
 	char	   *why = NULL;
 
 	if (stager == NULL || share->tail != state->store.tail)
 		return;
-	state->shared_stager = stager;
-	state->shared_stage = stager->join(node_budget(state),
+	state->parallel->shared_stager = stager;
+	state->parallel->shared_stage = stager->join(node_budget(state),
 									   &share->stage, &why);
-	if (share->rest_files != 0 && state->shared_stage)
+	if (share->rest_files != 0 && state->parallel->shared_stage)
 	{
 		dsm_segment *seg = dsm_attach(share->rest_files);
 
@@ -311,11 +319,25 @@ join_stage(GpuSortState *state)
 	}
 }
 
+/*
+ * A rescan's new workers, in the leader: the last scan's input, if unused,
+ * is let go, and a new one begun.
+ */
+void
+node_share_reinit(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
+				  bool can_hold)
+{
+	if (state->parallel->shared_stage)
+		state->parallel->shared_stager->end(state->parallel->shared_stage);
+	state->parallel->shared_stage = NULL;
+	node_share_init(state, pcxt, coordinate, can_hold);
+}
+
 /* Is this participant's stage the input the participants share? */
 bool
 node_share_active(GpuSortState *state)
 {
-	return state->held_shared;
+	return state->parallel->held_shared;
 }
 
 /*
@@ -327,19 +349,19 @@ node_share_active(GpuSortState *state)
 bool
 node_share_attach(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 
-	if (state->share_attached)
+	if (state->parallel->share_attached)
 		return true;
 	SpinLockAcquire(&share->mutex);
-	state->share_attached = !share->closed;
-	if (state->share_attached)
+	state->parallel->share_attached = !share->closed;
+	if (state->parallel->share_attached)
 		share->attached++;
 	SpinLockRelease(&share->mutex);
-	if (!state->share_attached)
+	if (!state->parallel->share_attached)
 	{
 		Assert(IsParallelWorker());
-		state->sharing = false;
+		state->parallel->sharing = false;
 		return false;
 	}
 	if (IsParallelWorker())
@@ -368,7 +390,7 @@ node_share_late_slices(GpuSortState *state)
 void
 node_share_shutdown(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 
 	if (share != NULL && !IsParallelWorker())
 	{
@@ -378,11 +400,11 @@ node_share_shutdown(GpuSortState *state)
 		SpinLockRelease(&share->mutex);
 		ConditionVariableBroadcast(&share->done_cv);
 	}
-	if (state->worker_stats && !IsParallelWorker())
+	if (state->parallel->worker_stats && !IsParallelWorker())
 		(void) node_share_worker_stats(state, NULL);
-	state->share = NULL;
-	state->worker_stats = NULL;
-	state->pcxt = NULL;
+	state->parallel->share = NULL;
+	state->parallel->worker_stats = NULL;
+	state->parallel->pcxt = NULL;
 }
 
 /*
@@ -393,16 +415,24 @@ node_share_shutdown(GpuSortState *state)
 int
 node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers)
 {
-	if (state->nworkers_kept < 0 && state->worker_stats)
+	if (state->parallel->nworkers_kept < 0 && state->parallel->worker_stats)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
 
-		state->nworkers_kept = worker_stats_copy(state->worker_stats, &state->workers_kept);
+		state->parallel->nworkers_kept = worker_stats_copy(state->parallel->worker_stats, &state->parallel->workers_kept);
 		MemoryContextSwitchTo(oldcxt);
 	}
 	if (workers)
-		*workers = state->workers_kept;
-	return Max(state->nworkers_kept, 0);
+		*workers = state->parallel->workers_kept;
+	return Max(state->parallel->nworkers_kept, 0);
+}
+
+/* In a worker: what it did, where the leader's EXPLAIN ANALYZE reads it. */
+void
+node_share_publish_stats(GpuSortState *state, const WorkerSortStats *stats)
+{
+	if (state->parallel->worker_stats)
+		worker_stats_publish(state->parallel->worker_stats, stats);
 }
 
 /*
@@ -412,18 +442,18 @@ node_share_worker_stats(GpuSortState *state, WorkerSortStats **workers)
 void
 node_share_done(GpuSortState *state, int64 stores, int64 rows, bool all_held)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 
-	if (state->share_done || share == NULL)
+	if (state->parallel->share_done || share == NULL)
 		return;
-	state->share_done = true;
+	state->parallel->share_done = true;
 	SpinLockAcquire(&share->mutex);
 	share->ndone++;
 	share->stores += stores;
 	share->rows += rows;
 	share->elsewhere |= !all_held;
 	/* the leader reads its own rows elsewhere, and those handed over */
-	share->lost |= !all_held && IsParallelWorker() && !state->rest_handed;
+	share->lost |= !all_held && IsParallelWorker() && !state->parallel->rest_handed;
 	SpinLockRelease(&share->mutex);
 	ConditionVariableBroadcast(&share->done_cv);
 }
@@ -464,9 +494,9 @@ share_sleep_until(NodeShare *share, bool sorted)
 int64
 node_share_wait(GpuSortState *state, int64 *rows)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 
-	Assert(!IsParallelWorker() && state->share_done);
+	Assert(!IsParallelWorker() && state->parallel->share_done);
 	share_sleep_until(share, false);
 	*rows = share->rows;
 	return share->stores;
@@ -479,7 +509,7 @@ node_share_wait(GpuSortState *state, int64 *rows)
 bool
 node_share_solo(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 	bool		mine;
 
 	if (share == NULL)
@@ -510,8 +540,8 @@ report_rows_elsewhere(void)
 void
 node_share_sorted(GpuSortState *state, int64 held_rows)
 {
-	NodeShare  *share = state->share;
-	int			participants = state->pcxt->nworkers_launched + 1;
+	NodeShare  *share = state->parallel->share;
+	int			participants = state->parallel->pcxt->nworkers_launched + 1;
 
 	if (share->lost)
 		report_rows_elsewhere();
@@ -532,7 +562,7 @@ node_share_sorted(GpuSortState *state, int64 held_rows)
 void
 node_share_wait_sorted(GpuSortState *state)
 {
-	share_sleep_until(state->share, true);
+	share_sleep_until(state->parallel->share, true);
 }
 
 /*
@@ -542,7 +572,7 @@ node_share_wait_sorted(GpuSortState *state)
 bool
 node_share_next_slice(GpuSortState *state, int64 *first, int64 *end)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 	int64		slice;
 
 	SpinLockAcquire(&share->mutex);
@@ -565,7 +595,7 @@ node_share_next_slice(GpuSortState *state, int64 *first, int64 *end)
 SliceReading
 node_share_slice_reading(GpuSortState *state)
 {
-	NodeShare  *share = state->share;
+	NodeShare  *share = state->parallel->share;
 
 	if (IsParallelWorker())
 		node_share_wait_sorted(state);
@@ -585,8 +615,8 @@ node_share_slice_reading(GpuSortState *state)
 bool
 node_share_alone(GpuSortState *state)
 {
-	return state->share != NULL && !IsParallelWorker() && state->share->sorted &&
-		state->share->elsewhere;
+	return state->parallel->share != NULL && !IsParallelWorker() && state->parallel->share->sorted &&
+		state->parallel->share->elsewhere;
 }
 
 /*
@@ -597,7 +627,7 @@ bool
 node_share_can_hand_rest(GpuSortState *state)
 {
 	/* (only a parallel window's share has the files) */
-	return IsParallelWorker() && node_share_active(state) && state->rest_seg != NULL;
+	return IsParallelWorker() && node_share_active(state) && state->parallel->rest_seg != NULL;
 }
 
 /* The name of a worker's file of refused rows in the share's file set. */
@@ -625,27 +655,27 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 	RowStore   *store = &state->store;
 
 	Assert(node_share_can_hand_rest(state) && !store->keys_only);
-	if (!state->rest_handed)
+	if (!state->parallel->rest_handed)
 	{
 		char		name[MAXPGPATH];
 		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
 
 		rest_file_name(name, ParallelWorkerNumber);
-		state->rest_file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
-		state->rest_handed = true;
+		state->parallel->rest_file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
+		state->parallel->rest_handed = true;
 		MemoryContextSwitchTo(oldcxt);
 	}
 	for (uint32 i = 0; i < store->nnullrows; i++)
-		write_rest_row(state->rest_file, store->nullrows[i]);
+		write_rest_row(state->parallel->rest_file, store->nullrows[i]);
 	for (uint32 i = 0; i < store->nrows; i++)
-		write_rest_row(state->rest_file, store->rows[i]);
+		write_rest_row(state->parallel->rest_file, store->rows[i]);
 	row_store_reset(store);
 	if (row)
 	{
 		bool		shouldfree;
 		MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &shouldfree);
 
-		write_rest_row(state->rest_file, tuple);
+		write_rest_row(state->parallel->rest_file, tuple);
 		if (shouldfree)
 			pfree(tuple);
 	}
@@ -658,9 +688,9 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 void
 node_share_rest_done(GpuSortState *state)
 {
-	BufFileClose(state->rest_file);
-	state->rest_file = NULL;
-	node_share_done(state, state->staged_batches, state->staged_rows, false);
+	BufFileClose(state->parallel->rest_file);
+	state->parallel->rest_file = NULL;
+	node_share_done(state, state->spill->staged_batches, state->spill->staged_rows, false);
 }
 
 /*
@@ -678,30 +708,30 @@ node_share_next_rest(GpuSortState *state)
 		uint32		len;
 		MinimalTuple tuple;
 
-		if (state->rest_read == NULL)
+		if (state->parallel->rest_read == NULL)
 		{
 			char		name[MAXPGPATH];
 			MemoryContext oldcxt;
 
 			/* (no file set: no worker could hand any) */
-			if (state->rest_seg == NULL ||
-				state->rest_worker >= state->pcxt->nworkers_launched)
+			if (state->parallel->rest_seg == NULL ||
+				state->parallel->rest_worker >= state->parallel->pcxt->nworkers_launched)
 				return NULL;
-			rest_file_name(name, state->rest_worker++);
+			rest_file_name(name, state->parallel->rest_worker++);
 			oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
-			state->rest_read = BufFileOpenFileSet(&rest_fileset(state)->fs, name,
+			state->parallel->rest_read = BufFileOpenFileSet(&rest_fileset(state)->fs, name,
 												  O_RDONLY, true);
 			MemoryContextSwitchTo(oldcxt);
 			continue;			/* (none: that worker handed none) */
 		}
-		if (BufFileRead(state->rest_read, &len, sizeof(len)) != sizeof(len))
+		if (BufFileRead(state->parallel->rest_read, &len, sizeof(len)) != sizeof(len))
 		{
-			BufFileClose(state->rest_read);
-			state->rest_read = NULL;
+			BufFileClose(state->parallel->rest_read);
+			state->parallel->rest_read = NULL;
 			continue;
 		}
 		tuple = palloc(len);
-		if (BufFileRead(state->rest_read, tuple, len) != len)
+		if (BufFileRead(state->parallel->rest_read, tuple, len) != len)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("GpuSort could not read a worker's rows back from its temporary file")));

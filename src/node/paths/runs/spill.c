@@ -38,6 +38,13 @@
 /* How far ahead a run's writer fetches the rows it will write. */
 #define PREFETCH_DISTANCE	16
 
+/* Makes the node's RunsState, as it begins: nothing over the budget yet. */
+void
+node_spill_create(GpuSortState *state)
+{
+	state->spill = palloc0(sizeof(RunsState));
+}
+
 /* Starts the runs, at the first one. */
 static void
 begin_runs(GpuSortState *state)
@@ -63,7 +70,7 @@ begin_runs(GpuSortState *state)
 		last = &columns[ncolumns - 1];
 		firstkey = last->keyno + (last->word == last->codec->words - 1 ? 1 : 0);
 	}
-	sorted_runs_begin(&state->runs, CurrentMemoryContext, &state->ties, firstkey,
+	sorted_runs_begin(&state->spill->runs, CurrentMemoryContext, &state->ties, firstkey,
 					  columns, ncolumns, node_budget(state),
 					  state->keys_only, state->nullsfirst[0]);
 }
@@ -94,11 +101,11 @@ write_run(GpuSortState *state)
 	{
 		/* the keys in order, the rows of NULL counted */
 		Assert(mergeable);
-		sorted_runs_put_keys(&state->runs, store->columns[0].keys, state->perm,
+		sorted_runs_put_keys(&state->spill->runs, store->columns[0].keys, state->perm,
 							 store->nrows, store->nnullrows);
 		return;
 	}
-	sorted_runs_start_run(&state->runs, state->ntotal);
+	sorted_runs_start_run(&state->spill->runs, state->ntotal);
 	for (int64 pos = 0; pos < state->ntotal; pos++)
 	{
 		bool		keyed = sorted_row(state, pos) >= 0 && mergeable;
@@ -113,9 +120,9 @@ write_run(GpuSortState *state)
 		if (pos + PREFETCH_DISTANCE < state->ntotal)
 			__builtin_prefetch(state->sorted[pos + PREFETCH_DISTANCE]);
 
-		sorted_runs_put(&state->runs, state->sorted[pos], keyed);
+		sorted_runs_put(&state->spill->runs, state->sorted[pos], keyed);
 	}
-	sorted_runs_end_run(&state->runs);
+	sorted_runs_end_run(&state->spill->runs);
 }
 
 /* Sorts the rows in the store as a run; false if there are none. */
@@ -131,12 +138,12 @@ sort_run(GpuSortState *state)
 
 	/* a run is part of an input over the budget: never small */
 	INSTR_TIME_SET_CURRENT(start);
-	node_sort_rows(state, false);
+	node_sort_rows(state, false, true);
 	state->sort_ms += ms_since(start);
 	if (state->report.engine != SORT_ENGINE_CPU)
-		state->offloaded_runs++;
-	state->spilled_tied_rows += state->tied_rows + store->nnullrows;
-	state->spilled_rows += state->ntotal;
+		state->spill->offloaded_runs++;
+	state->spill->spilled_tied_rows += state->tied_rows + store->nnullrows;
+	state->spill->spilled_rows += state->ntotal;
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	return true;
 }
@@ -228,7 +235,7 @@ node_spill_begin(GpuSortState *state)
 
 	if (node_stage_begin(state))
 	{
-		state->spilling = true;
+		state->spill->spilling = true;
 		return NULL;
 	}
 	if (state->random_access)
@@ -248,7 +255,7 @@ node_spill_begin(GpuSortState *state)
 	 */
 	if (store->columns[0].xfrm)
 		return NODE_TUPLESORT_XFRM_RUNS;
-	state->spilling = true;
+	state->spill->spilling = true;
 	begin_runs(state);
 	return NULL;
 }
@@ -262,29 +269,29 @@ node_spill_run(GpuSortState *state)
 {
 	instr_time	start;
 
-	Assert(state->spilling);
+	Assert(state->spill->spilling);
 	INSTR_TIME_SET_CURRENT(start);
-	if (state->rest_file)
+	if (state->parallel->rest_file)
 	{
 		/* a parallel window's worker whose rows the engine refused */
 		node_share_put_rest(state, NULL);
-		state->spill_ms += ms_since(start);
+		state->spill->spill_ms += ms_since(start);
 		return;
 	}
-	if (state->stage)
+	if (state->spill->stage)
 	{
 		if (node_stage_store(state))
 		{
-			state->spill_ms += ms_since(start);
+			state->spill->spill_ms += ms_since(start);
 			return;
 		}
 		if (node_share_can_hand_rest(state))
 		{
 			/* they and the rest go to the leader, the input to the end */
-			state->closed_stage = state->stage;
-			state->stage = NULL;
+			state->spill->closed_stage = state->spill->stage;
+			state->spill->stage = NULL;
 			node_share_put_rest(state, NULL);
-			state->spill_ms += ms_since(start);
+			state->spill->spill_ms += ms_since(start);
 			return;
 		}
 
@@ -293,9 +300,9 @@ node_spill_run(GpuSortState *state)
 		 * shared input becomes a run once every participant has added)
 		 */
 		begin_runs(state);
-		if (state->stage)
+		if (state->spill->stage)
 			node_stage_to_run(state);
-		state->spill_ms += ms_since(start);
+		state->spill->spill_ms += ms_since(start);
 	}
 	if (!sort_run(state))
 		return;
@@ -304,7 +311,7 @@ node_spill_run(GpuSortState *state)
 	row_store_reset(&state->store);
 	state->perm = NULL;
 	state->sorted = NULL;
-	state->spill_ms += ms_since(start);
+	state->spill->spill_ms += ms_since(start);
 }
 
 /*
@@ -326,7 +333,7 @@ keep_last_run(GpuSortState *state)
 	run.perm = state->perm;
 	run.keyed_first = state->nullsfirst[0] ? store->nnullrows : 0;
 	run.nkeyed = store->nrows;
-	sorted_runs_add_memory_run(&state->runs, &run);
+	sorted_runs_add_memory_run(&state->spill->runs, &run);
 }
 
 /* Writes a row that alone is larger than the memory budget as its own run. */
@@ -336,13 +343,13 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	bool		shouldfree;
 	MinimalTuple tuple;
 
-	Assert(state->spilling && !state->keys_only);	/* a key fits any budget */
-	if (state->rest_file)
+	Assert(state->spill->spilling && !state->keys_only);	/* a key fits any budget */
+	if (state->parallel->rest_file)
 	{
 		node_share_put_rest(state, slot);
 		return;
 	}
-	if (state->stage)
+	if (state->spill->stage)
 	{
 		/* the engine takes it from the store, which holds it this once */
 		if (!row_store_add_beyond_budget(&state->store, slot))
@@ -352,10 +359,10 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 		return;
 	}
 	tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
-	sorted_runs_start_run(&state->runs, 1);
-	sorted_runs_put(&state->runs, tuple, false);
-	sorted_runs_end_run(&state->runs);
-	state->spilled_rows++;
+	sorted_runs_start_run(&state->spill->runs, 1);
+	sorted_runs_put(&state->spill->runs, tuple, false);
+	sorted_runs_end_run(&state->spill->runs);
+	state->spill->spilled_rows++;
 	if (shouldfree)
 		pfree(tuple);
 }
@@ -379,7 +386,7 @@ node_spill_refused(GpuSortState *state, TupleTableSlot *slot)
 static inline bool
 stage_in_order(GpuSortState *state)
 {
-	return state->stage != NULL && state->stage_parts <= 1;
+	return state->spill->stage != NULL && state->spill->stage_parts <= 1;
 }
 
 /*
@@ -398,12 +405,12 @@ node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
 		uint64		key = 0;
 		bool		isnull;
 
-		if (!sorted_runs_merge_next_key(&state->runs, &key, &isnull))
+		if (!sorted_runs_merge_next_key(&state->spill->runs, &key, &isnull))
 			return false;
 		store_key_value(state, into, key, isnull);
 		return true;
 	}
-	tuple = sorted_runs_merge_next(&state->runs);
+	tuple = sorted_runs_merge_next(&state->spill->runs);
 	if (tuple == NULL)
 		return false;
 	ExecStoreMinimalTuple(tuple, into, false);
@@ -423,9 +430,9 @@ node_spill_finish(GpuSortState *state)
 	instr_time	start;
 
 	/* the engine sorts what it holds, if it can take the last rows */
-	if (state->stage || state->rest_file)
+	if (state->spill->stage || state->parallel->rest_file)
 		node_spill_run(state);
-	if (state->rest_file)
+	if (state->parallel->rest_file)
 	{
 		/* a parallel window's worker: its rows are the leader's to sort */
 		node_share_rest_done(state);
@@ -433,7 +440,7 @@ node_spill_finish(GpuSortState *state)
 		state->ran = state->path = &node_runs_path;
 		return;
 	}
-	if (state->stage)
+	if (state->spill->stage)
 	{
 		node_stage_finish(state);
 		if (node_share_alone(state))
@@ -442,7 +449,7 @@ node_spill_finish(GpuSortState *state)
 			begin_runs(state);
 			node_stage_held_to_run(state);
 		}
-		else if (state->stage_parts > 1)
+		else if (state->spill->stage_parts > 1)
 		{
 			/* held in parts: they are merged as runs are */
 			begin_runs(state);
@@ -452,7 +459,7 @@ node_spill_finish(GpuSortState *state)
 	else
 		/* a shared input that the leader added no more to: a run first */
 		node_stage_closed_to_run(state);
-	if (state->stage == NULL)
+	if (state->spill->stage == NULL)
 	{
 		/* a parallel window's leader that computes it alone takes them */
 		if (node_share_alone(state))
@@ -472,34 +479,34 @@ node_spill_finish(GpuSortState *state)
 		 * The last run stays in memory, unless the read buffers of the runs
 		 * on tape would take more than a tenth of the budget beside it.
 		 */
-		if ((Size) state->runs.nruns * BLCKSZ <= budget / 10)
+		if ((Size) state->spill->runs.nruns * BLCKSZ <= budget / 10)
 			keep_last_run(state);
 		else
 			node_spill_run(state);
 	}
-	state->ntotal = state->spilled_rows;
-	state->tied_rows = state->spilled_tied_rows;
+	state->ntotal = state->spill->spilled_rows;
+	state->tied_rows = state->spill->spilled_tied_rows;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (!stage_in_order(state))
-		sorted_runs_merge_begin(&state->runs, budget);
+		sorted_runs_merge_begin(&state->spill->runs, budget);
 	if (state->random_access)
 	{
 		TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
 
-		state->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
-		tuplestore_set_eflags(state->merged, eflags);
-		(void) tuplestore_alloc_read_pointer(state->merged, eflags & ~EXEC_FLAG_MARK);
+		state->spill->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
+		tuplestore_set_eflags(state->spill->merged, eflags);
+		(void) tuplestore_alloc_read_pointer(state->spill->merged, eflags & ~EXEC_FLAG_MARK);
 		while (node_spill_next_in_order(state, slot))
-			tuplestore_puttupleslot(state->merged, slot);
+			tuplestore_puttupleslot(state->spill->merged, slot);
 		ExecClearTuple(slot);
-		sorted_runs_end(&state->runs);
+		sorted_runs_end(&state->spill->runs);
 		node_stage_end(state);
 		row_store_reset(store);	/* the last run's rows */
 	}
-	state->merge_ms = ms_since(start);
+	state->spill->merge_ms = ms_since(start);
 	state->memory_used = Max(state->memory_used,
-							 row_store_memory(store) + state->runs.merge_memory);
+							 row_store_memory(store) + state->spill->runs.merge_memory);
 	state->ran = state->path = &node_runs_path;
 }

@@ -92,10 +92,10 @@ engine_stager(GpuSortState *state, char **why)
 	const SortEngine *holder;
 
 	/* a parallel query's shared input, whatever the engine says now */
-	if (state->shared_stage)
+	if (state->parallel->shared_stage)
 	{
 		*why = NULL;
-		return state->shared_stager;
+		return state->parallel->shared_stager;
 	}
 	if (state->keys_only)
 	{
@@ -119,7 +119,7 @@ stager_for(GpuSortState *state, char **why)
 {
 	const RowStager *stager = engine_stager(state, why);
 
-	if (stager != NULL && state->held_tie_key < state->nkeys && state->store.tail == 0)
+	if (stager != NULL && state->spill->held_tie_key < state->nkeys && state->store.tail == 0)
 	{
 		*why = "the order's keys leave ties, and the rows were stored without room for their keys";
 		return NULL;
@@ -141,8 +141,8 @@ node_stage_plan_tails(GpuSortState *state)
 	int			nwords = Min(store->ncolumns, HELD_KEY_WORDS);
 	char	   *why;
 
-	state->held_tie_key = held_tie_key(state);
-	if (state->keys_only || state->held_tie_key == state->nkeys)
+	state->spill->held_tie_key = held_tie_key(state);
+	if (state->keys_only || state->spill->held_tie_key == state->nkeys)
 		return;
 	/* only where the input is expected not to fit, or may be shared */
 	if (!gpusort_shares_input((CustomScan *) plan) &&
@@ -159,7 +159,7 @@ node_stage_plan_tails(GpuSortState *state)
 static const char *
 holder_title(GpuSortState *state)
 {
-	return sort_engine_get(sort_engine_holding(state->stager))->title;
+	return sort_engine_get(sort_engine_holding(state->spill->stager))->title;
 }
 
 bool
@@ -189,10 +189,10 @@ store_holdable(GpuSortState *state, char **why)
 		const KeyColumn *column = &store->columns[c];
 
 		if (column->word != 0 || column->nulls == NULL || column->codec->bits < 64 ||
-			column->keyno >= state->held_tie_key)
+			column->keyno >= state->spill->held_tie_key)
 			continue;
-		if (store->tail > 0 && !state->held_shared)
-			state->held_tie_key = column->keyno;
+		if (store->tail > 0 && !state->parallel->held_shared)
+			state->spill->held_tie_key = column->keyno;
 		else
 		{
 			*why = psprintf("sort key %d has a NULL, which its keys leave no room for",
@@ -206,7 +206,7 @@ store_holdable(GpuSortState *state, char **why)
 /*
  * Starts holding the rows on the engine, if the order lets it, the first
  * store's rows can be held (store_holdable) and the engine can; else
- * false with the reason in state->stage_why.
+ * false with the reason in state->spill->stage_why.
  */
 bool
 node_stage_begin(GpuSortState *state)
@@ -218,31 +218,31 @@ node_stage_begin(GpuSortState *state)
 	char	   *why = NULL;
 
 	expected = row_store_expected_bytes(store, plan->plan_rows, plan->plan_width);
-	if (state->shared_stage)
+	if (state->parallel->shared_stage)
 	{
 		/* begun (or joined) for the parallel query's participants */
-		state->stager = state->shared_stager;
-		state->stage = state->shared_stage;
-		state->shared_stage = NULL;
-		state->held_shared = true;
+		state->spill->stager = state->parallel->shared_stager;
+		state->spill->stage = state->parallel->shared_stage;
+		state->parallel->shared_stage = NULL;
+		state->parallel->held_shared = true;
 	}
-	else if ((state->stager = stager_for(state, &why)) == NULL ||
+	else if ((state->spill->stager = stager_for(state, &why)) == NULL ||
 			 !store_holdable(state, &why) ||
-			 (state->stage = state->stager->begin(budget, expected,
+			 (state->spill->stage = state->spill->stager->begin(budget, expected,
 												  state->settings.held_gpus,
 												  &why)) == NULL)
 	{
-		state->stager = NULL;
-		state->stage_why = why;
+		state->spill->stager = NULL;
+		state->spill->stage_why = why;
 		return false;
 	}
 	/* the rows go up whole: no early upload of their keys for a sort */
 	row_store_end_upload(store);
 	store->uploader = NULL;
 	/* (sorted by the later keys, which have no codec or no room for them) */
-	state->stage_nulls = tie_order_tuplesort(&state->ties, state->settings.budget_kb,
+	state->spill->stage_nulls = tie_order_tuplesort(&state->ties, state->settings.budget_kb,
 											 TUPLESORT_NONE);
-	state->stage_why = NULL;
+	state->spill->stage_why = NULL;
 	return true;
 }
 
@@ -390,10 +390,10 @@ node_stage_store(GpuSortState *state)
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	INSTR_TIME_SET_CURRENT(start);
 	added = held_view(state, &rows, &refs, &why) &&
-		(rows.nrows == 0 || state->stager->add(state->stage, &rows, &why));
+		(rows.nrows == 0 || state->spill->stager->add(state->spill->stage, &rows, &why));
 	if (!added && refs)
 		put_back_references(store, refs);
-	state->hold_ms += ms_since(start);
+	state->spill->hold_ms += ms_since(start);
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
 	for (int w = 1; w < rows.nwords; w++)
@@ -401,7 +401,7 @@ node_stage_store(GpuSortState *state)
 			pfree((void *) rows.keys[w]);
 	if (!added)
 	{
-		state->stage_why = why;
+		state->spill->stage_why = why;
 		if (node_share_active(state))
 		{
 			/*
@@ -412,26 +412,26 @@ node_stage_store(GpuSortState *state)
 			 * after which it says it adds no more (node_share_put_rest)
 			 */
 			if (!node_share_can_hand_rest(state))
-				node_share_done(state, state->staged_batches, state->staged_rows, false);
+				node_share_done(state, state->spill->staged_batches, state->spill->staged_rows, false);
 			if (!IsParallelWorker())
 			{
-				state->closed_stage = state->stage;
-				state->stage = NULL;
+				state->spill->closed_stage = state->spill->stage;
+				state->spill->stage = NULL;
 			}
 		}
-		else if (state->staged_batches == 0)
+		else if (state->spill->staged_batches == 0)
 			node_stage_end(state);
 		return false;
 	}
 	for (uint32 i = 0; i < store->nnullrows; i++)
-		tuplesort_puttupleslot(state->stage_nulls,
+		tuplesort_puttupleslot(state->spill->stage_nulls,
 							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	ExecClearTuple(slot);
 	/* an empty store adds nothing: the engine may hold no input yet */
 	if (store->nrows > 0)
-		state->staged_batches++;
-	state->staged_rows += store->nrows;
-	state->spilled_rows += (int64) store->nrows + store->nnullrows;
+		state->spill->staged_batches++;
+	state->spill->staged_rows += store->nrows;
+	state->spill->spilled_rows += (int64) store->nrows + store->nnullrows;
 	row_store_reset(store);
 	return true;
 }
@@ -449,49 +449,49 @@ sort_held(GpuSortState *state)
 	char	   *why = NULL;
 	instr_time	start;
 
-	tuplesort_performsort(state->stage_nulls);
-	state->nulls_done = false;
-	state->stage_parts = 1;
+	tuplesort_performsort(state->spill->stage_nulls);
+	state->spill->nulls_done = false;
+	state->spill->stage_parts = 1;
 	if (node_share_active(state))
 	{
 		int64		rows;
 
-		node_share_done(state, state->staged_batches, state->staged_rows,
-						state->spilled_rows == state->staged_rows &&
-						state->runs.nruns == 0);
+		node_share_done(state, state->spill->staged_batches, state->spill->staged_rows,
+						state->spill->spilled_rows == state->spill->staged_rows &&
+						state->spill->runs.nruns == 0);
 		if (IsParallelWorker())
 		{
-			state->held_empty = !node_is_slices(state);
+			state->spill->held_empty = !node_is_slices(state);
 			if (node_is_slices(state))
 				node_share_wait_sorted(state);
 			return;
 		}
 		INSTR_TIME_SET_CURRENT(start);
-		state->staged_batches = node_share_wait(state, &rows);
-		state->spilled_rows += rows - state->staged_rows;
-		state->staged_rows = rows;
+		state->spill->staged_batches = node_share_wait(state, &rows);
+		state->spill->spilled_rows += rows - state->spill->staged_rows;
+		state->spill->staged_rows = rows;
 		state->sort_ms += ms_since(start);
 	}
 	/* stores of rows led by NULLs alone: the engine holds nothing */
-	state->held_empty = (state->staged_batches == 0);
-	if (!state->held_empty)
+	state->spill->held_empty = (state->spill->staged_batches == 0);
+	if (!state->spill->held_empty)
 	{
 		INSTR_TIME_SET_CURRENT(start);
-		if (!state->stager->sort(state->stage, &why))
+		if (!state->spill->stager->sort(state->spill->stage, &why))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("GpuSort could not sort the rows it held on the %s: %s",
 							holder_title(state), why),
 					 errhint("Set gpusort.device = cpu to sort such inputs in runs on disk.")));
 		state->sort_ms += ms_since(start);
-		if (state->stager->parts)
-			state->stage_parts = state->stager->parts(state->stage, NULL);
+		if (state->spill->stager->parts)
+			state->spill->stage_parts = state->spill->stager->parts(state->spill->stage, NULL);
 	}
 	if (node_is_slices(state) && node_share_active(state))
 	{
-		node_share_sorted(state, state->held_empty ? 0 : state->staged_rows);
-		if (node_share_alone(state) && state->stage_why == NULL)
-			state->stage_why = "a worker's rows came to the leader, refused midway";
+		node_share_sorted(state, state->spill->held_empty ? 0 : state->spill->staged_rows);
+		if (node_share_alone(state) && state->spill->stage_why == NULL)
+			state->spill->stage_why = "a worker's rows came to the leader, refused midway";
 	}
 }
 
@@ -519,8 +519,8 @@ part_rows(void *arg, char **rows)
 	int64		n;
 
 	INSTR_TIME_SET_CURRENT(start);
-	n = state->stager->next(state->stage, part->part, rows, &why);
-	state->read_back_ms += ms_since(start);
+	n = state->spill->stager->next(state->spill->stage, part->part, rows, &why);
+	state->spill->read_back_ms += ms_since(start);
 	if (n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -539,9 +539,9 @@ part_begin(GpuSortState *state, StagePart *part, int p)
 	part->part = p;
 	held_order_begin(&part->order, part_rows, part, store->tail,
 					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
-					 state->held_tie_key, &state->ties,
+					 state->spill->held_tie_key, &state->ties,
 					 node_budget(state), &state->tied_rows,
-					 &state->held_disk_kb);
+					 &state->spill->held_disk_kb);
 }
 
 /* The next row of a part, or NULL after its last. */
@@ -560,22 +560,22 @@ null_next(void *arg)
 	StagePart  *part = arg;
 	bool		shouldfree;
 
-	if (!tuplesort_gettupleslot(part->state->stage_nulls, true, false, part->slot, NULL))
+	if (!tuplesort_gettupleslot(part->state->spill->stage_nulls, true, false, part->slot, NULL))
 		return NULL;
 	return ExecFetchSlotMinimalTuple(part->slot, &shouldfree);
 }
 
 /*
  * Readers of each part of the rows the engine sorted in several, and of the
- * rows led by a NULL, after them (state->stage_part_runs).
+ * rows led by a NULL, after them (state->spill->stage_part_runs).
  */
 static StagePart *
 part_readers(GpuSortState *state)
 {
-	int			nparts = state->stage_parts;
+	int			nparts = state->spill->stage_parts;
 	StagePart  *parts = palloc0(sizeof(StagePart) * (nparts + 1));
 
-	Assert(nparts > 1 && state->stage_part_runs == NULL);
+	Assert(nparts > 1 && state->spill->stage_part_runs == NULL);
 	for (int p = 0; p <= nparts; p++)
 	{
 		part_begin(state, &parts[p], p);
@@ -586,7 +586,7 @@ part_readers(GpuSortState *state)
 	parts[nparts].source.next = null_next;
 	parts[nparts].source.keyed = false;
 	parts[nparts].slot = MakeSingleTupleTableSlot(state->indesc, &TTSOpsMinimalTuple);
-	state->stage_part_runs = parts;
+	state->spill->stage_part_runs = parts;
 	return parts;
 }
 
@@ -596,8 +596,8 @@ node_stage_add_part_runs(GpuSortState *state)
 {
 	StagePart  *parts = part_readers(state);
 
-	for (int p = 0; p <= state->stage_parts; p++)
-		sorted_runs_add_source_run(&state->runs, &parts[p].source);
+	for (int p = 0; p <= state->spill->stage_parts; p++)
+		sorted_runs_add_source_run(&state->spill->runs, &parts[p].source);
 }
 
 /* Each part of what the engine holds, sorted, a run; the NULL-led rows one. */
@@ -607,14 +607,14 @@ parts_to_runs(GpuSortState *state)
 	StagePart  *parts = part_readers(state);
 	MinimalTuple tuple;
 
-	for (int p = 0; p <= state->stage_parts; p++)
+	for (int p = 0; p <= state->spill->stage_parts; p++)
 	{
 		StagePart  *part = &parts[p];
 
-		sorted_runs_start_run(&state->runs, state->spilled_rows);	/* at most */
+		sorted_runs_start_run(&state->spill->runs, state->spill->spilled_rows);	/* at most */
 		while ((tuple = part->source.next(part)) != NULL)
-			sorted_runs_put(&state->runs, tuple, false);
-		sorted_runs_end_run(&state->runs);
+			sorted_runs_put(&state->spill->runs, tuple, false);
+		sorted_runs_end_run(&state->spill->runs);
 	}
 }
 
@@ -643,30 +643,30 @@ node_stage_held_to_run(GpuSortState *state)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 
-	if (state->stage_parts > 1)
+	if (state->spill->stage_parts > 1)
 		parts_to_runs(state);
 	else if (node_stage_next(state, slot))
 	{
-		sorted_runs_start_run(&state->runs, state->spilled_rows);	/* all it holds */
+		sorted_runs_start_run(&state->spill->runs, state->spill->spilled_rows);	/* all it holds */
 		do
 		{
 			bool		shouldfree;
 			MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 
-			sorted_runs_put(&state->runs, tuple, false);
+			sorted_runs_put(&state->spill->runs, tuple, false);
 			if (shouldfree)
 				pfree(tuple);
 		} while (node_stage_next(state, slot));
 		ExecClearTuple(slot);
-		sorted_runs_end_run(&state->runs);
+		sorted_runs_end_run(&state->spill->runs);
 	}
-	state->stage_why = psprintf("the %s held %lld stores, then could take no more "
+	state->spill->stage_why = psprintf("the %s held %lld stores, then could take no more "
 								"(they became the first sorted run): %s",
-								holder_title(state), (long long) state->staged_batches,
-								state->stage_why);
+								holder_title(state), (long long) state->spill->staged_batches,
+								state->spill->stage_why);
 	node_stage_end(state);
-	state->staged_batches = 0;
-	state->staged_rows = 0;
+	state->spill->staged_batches = 0;
+	state->spill->staged_rows = 0;
 }
 
 /*
@@ -676,10 +676,10 @@ node_stage_held_to_run(GpuSortState *state)
 void
 node_stage_closed_to_run(GpuSortState *state)
 {
-	if (state->closed_stage == NULL)
+	if (state->spill->closed_stage == NULL)
 		return;
-	state->stage = state->closed_stage;
-	state->closed_stage = NULL;
+	state->spill->stage = state->spill->closed_stage;
+	state->spill->closed_stage = NULL;
 	node_stage_to_run(state);
 }
 
@@ -692,38 +692,38 @@ node_stage_finish(GpuSortState *state)
 	sort_held(state);
 
 	/* what EXPLAIN ANALYZE tells: the engine's keys ordered the sort keys */
-	state->report.engine = sort_engine_holding(state->stager);
+	state->report.engine = sort_engine_holding(state->spill->stager);
 	state->report.choice = MemoryContextStrdup(state->report_cxt,
 											   psprintf("the input exceeds the memory budget: held on the %s",
 														holder_title(state)));
 	state->report.fallback_reason = NULL;
 	state->report.engine_note = NULL;
-	if (state->stage_parts > 1)
+	if (state->spill->stage_parts > 1)
 	{
 		char	   *note;
 
-		(void) state->stager->parts(state->stage, &note);
+		(void) state->spill->stager->parts(state->spill->stage, &note);
 		state->report.engine_note = MemoryContextStrdup(state->report_cxt, note);
 	}
 	/* gpusort_stats() counts the sort, where this process ran it */
-	if (!state->held_empty)
-		sort_engine_count_sort(&state->report, state->spilled_rows,
+	if (!state->spill->held_empty)
+		sort_engine_count_sort(&state->report, state->spill->spilled_rows,
 							   state->sort_ms - ms_before);
 	state->radix_keys = Min(state->store.ncolumns, HELD_KEY_WORDS);
-	state->engine_keys = state->held_tie_key;	/* (the rest: held_order.h) */
+	state->engine_keys = state->spill->held_tie_key;	/* (the rest: held_order.h) */
 	state->tied_rows = 0;
-	state->held_disk_kb = 0;
+	state->spill->held_disk_kb = 0;
 }
 
 /* The NULL-led rows, where they come: false when there are no more. */
 static bool
 next_null_row(GpuSortState *state, TupleTableSlot *into)
 {
-	if (state->nulls_done)
+	if (state->spill->nulls_done)
 		return false;
-	if (tuplesort_gettupleslot(state->stage_nulls, true, false, into, NULL))
+	if (tuplesort_gettupleslot(state->spill->stage_nulls, true, false, into, NULL))
 		return true;
-	state->nulls_done = true;
+	state->spill->nulls_done = true;
 	return false;
 }
 
@@ -731,12 +731,12 @@ next_null_row(GpuSortState *state, TupleTableSlot *into)
 static StagePart *
 held_main(GpuSortState *state)
 {
-	if (state->held_main == NULL)
+	if (state->spill->held_main == NULL)
 	{
-		state->held_main = palloc0(sizeof(StagePart));
-		part_begin(state, state->held_main, 0);
+		state->spill->held_main = palloc0(sizeof(StagePart));
+		part_begin(state, state->spill->held_main, 0);
 	}
-	return state->held_main;
+	return state->spill->held_main;
 }
 
 /* Stores the next row in order into the slot; false after the last. */
@@ -747,7 +747,7 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 
 	if (state->nullsfirst[0] && next_null_row(state, into))
 		return true;
-	tuple = state->held_empty ? NULL : held_order_next(&held_main(state)->order);
+	tuple = state->spill->held_empty ? NULL : held_order_next(&held_main(state)->order);
 	if (tuple == NULL)
 		return !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
@@ -764,10 +764,10 @@ node_stage_seek(GpuSortState *state, int64 row)
 {
 	char	   *why = NULL;
 
-	Assert(state->stage_parts == 1 && state->store.tail == 0);
-	if (state->held_empty)
+	Assert(state->spill->stage_parts == 1 && state->store.tail == 0);
+	if (state->spill->held_empty)
 		return;
-	if (!state->stager->seek(state->stage, 0, row, &why))
+	if (!state->spill->stager->seek(state->spill->stage, 0, row, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("GpuSort could not read back the rows it held on the %s: %s",
@@ -778,33 +778,33 @@ node_stage_seek(GpuSortState *state, int64 row)
 void
 node_stage_end(GpuSortState *state)
 {
-	if (state->stage)
-		state->stager->end(state->stage);
-	if (state->closed_stage)
-		state->stager->end(state->closed_stage);
-	if (state->shared_stage)
-		state->shared_stager->end(state->shared_stage);
-	state->shared_stage = NULL;
-	state->stage = NULL;
-	state->closed_stage = NULL;
-	state->stager = NULL;
-	state->held_empty = false;
-	if (state->stage_nulls)
-		state->held_disk_kb += tie_order_tuplesort_end(state->stage_nulls);
-	state->stage_nulls = NULL;
-	if (state->held_main)
+	if (state->spill->stage)
+		state->spill->stager->end(state->spill->stage);
+	if (state->spill->closed_stage)
+		state->spill->stager->end(state->spill->closed_stage);
+	if (state->parallel->shared_stage)
+		state->parallel->shared_stager->end(state->parallel->shared_stage);
+	state->parallel->shared_stage = NULL;
+	state->spill->stage = NULL;
+	state->spill->closed_stage = NULL;
+	state->spill->stager = NULL;
+	state->spill->held_empty = false;
+	if (state->spill->stage_nulls)
+		state->spill->held_disk_kb += tie_order_tuplesort_end(state->spill->stage_nulls);
+	state->spill->stage_nulls = NULL;
+	if (state->spill->held_main)
 	{
-		held_order_end(&state->held_main->order);
-		pfree(state->held_main);
+		held_order_end(&state->spill->held_main->order);
+		pfree(state->spill->held_main);
 	}
-	state->held_main = NULL;
-	if (state->stage_part_runs)
+	state->spill->held_main = NULL;
+	if (state->spill->stage_part_runs)
 	{
-		for (int p = 0; p <= state->stage_parts; p++)
-			held_order_end(&state->stage_part_runs[p].order);
-		ExecDropSingleTupleTableSlot(state->stage_part_runs[state->stage_parts].slot);
-		pfree(state->stage_part_runs);
+		for (int p = 0; p <= state->spill->stage_parts; p++)
+			held_order_end(&state->spill->stage_part_runs[p].order);
+		ExecDropSingleTupleTableSlot(state->spill->stage_part_runs[state->spill->stage_parts].slot);
+		pfree(state->spill->stage_part_runs);
 	}
-	state->stage_part_runs = NULL;
-	state->stage_parts = 0;
+	state->spill->stage_part_runs = NULL;
+	state->spill->stage_parts = 0;
 }

@@ -22,6 +22,15 @@
 #include "node/paths/path.h"
 #include "settings.h"
 
+/* The tuplesort path's state. */
+typedef struct TuplesortPathState
+{
+	Tuplesortstate *tuplesort;	/* NULL once it ended */
+	bool		datums;			/* it sorts Datums, as Sort would */
+	const char *choice;			/* why it ran: chosen, */
+	const char *reason;			/* or fallen back to */
+} TuplesortPathState;
+
 /*
  * Starts a tuplesort configured as the Sort node's would be, within
  * GpuSort's memory budget.
@@ -31,8 +40,10 @@ begin_tuplesort(GpuSortState *state)
 {
 	int			sortopt = state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE;
 
-	state->tuplesort_datums = compat_sort_datums(state->indesc);
-	if (state->tuplesort_datums)
+	if (state->fallback == NULL)
+		state->fallback = palloc0(sizeof(TuplesortPathState));
+	state->fallback->datums = compat_sort_datums(state->indesc);
+	if (state->fallback->datums)
 		return tuplesort_begin_datum(TupleDescAttr(state->indesc, 0)->atttypid,
 									 state->sortops[0], state->collations[0],
 									 state->nullsfirst[0], state->settings.budget_kb,
@@ -44,13 +55,13 @@ begin_tuplesort(GpuSortState *state)
 static void
 put_row(GpuSortState *state, TupleTableSlot *slot)
 {
-	if (state->tuplesort_datums)
+	if (state->fallback->datums)
 	{
 		slot_getsomeattrs(slot, 1);
-		tuplesort_putdatum(state->tuplesort, slot->tts_values[0], slot->tts_isnull[0]);
+		tuplesort_putdatum(state->fallback->tuplesort, slot->tts_values[0], slot->tts_isnull[0]);
 	}
 	else
-		tuplesort_puttupleslot(state->tuplesort, slot);
+		tuplesort_puttupleslot(state->fallback->tuplesort, slot);
 }
 
 /* Hands a row of the row store to tuplesort (row_store_drain). */
@@ -81,7 +92,7 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	instr_time	sort_start;
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	state->tuplesort = tuplesort;
+	state->fallback->tuplesort = tuplesort;
 	row_store_drain(store, put_stored_row, state);
 	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
 
@@ -103,8 +114,8 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 	tuplesort_performsort(tuplesort);
 	state->sort_ms = ms_since(sort_start);
 
-	state->tuplesort_choice = choice;
-	state->tuplesort_reason = fallback_reason;
+	state->fallback->choice = choice;
+	state->fallback->reason = fallback_reason;
 	state->ran = state->path = &node_tuplesort_path;
 }
 
@@ -112,21 +123,21 @@ node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
 static TupleTableSlot *
 tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 {
-	if (state->tuplesort_datums)
+	if (state->fallback->datums)
 	{
 		ExecClearTuple(slot);
-		if (compat_tuplesort_getdatum(state->tuplesort, forward,
+		if (compat_tuplesort_getdatum(state->fallback->tuplesort, forward,
 									  &slot->tts_values[0], &slot->tts_isnull[0]))
 			ExecStoreVirtualTuple(slot);
 		return slot;
 	}
 	if (!state->keys_only)
 	{
-		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+		(void) tuplesort_gettupleslot(state->fallback->tuplesort, forward, false, slot, NULL);
 		return slot;
 	}
 	/* our slot is virtual: copy tuplesort's MinimalTuple into it */
-	if (tuplesort_gettupleslot(state->tuplesort, forward, false, state->sort_slot, NULL))
+	if (tuplesort_gettupleslot(state->fallback->tuplesort, forward, false, state->sort_slot, NULL))
 		return ExecCopySlot(slot, state->sort_slot);
 	return ExecClearTuple(slot);
 }
@@ -134,13 +145,13 @@ tuplesort_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 static void
 tuplesort_mark(GpuSortState *state)
 {
-	tuplesort_markpos(state->tuplesort);
+	tuplesort_markpos(state->fallback->tuplesort);
 }
 
 static void
 tuplesort_restore(GpuSortState *state)
 {
-	tuplesort_restorepos(state->tuplesort);
+	tuplesort_restorepos(state->fallback->tuplesort);
 }
 
 /* A tuplesort that was not made for random access cannot go back. */
@@ -149,16 +160,16 @@ tuplesort_back_to_start(GpuSortState *state)
 {
 	if (!state->random_access)
 		return false;
-	tuplesort_rescan(state->tuplesort);
+	tuplesort_rescan(state->fallback->tuplesort);
 	return true;
 }
 
 static void
 tuplesort_forget(GpuSortState *state)
 {
-	if (state->tuplesort)
-		tuplesort_end(state->tuplesort);
-	state->tuplesort = NULL;
+	if (state->fallback->tuplesort)
+		tuplesort_end(state->fallback->tuplesort);
+	state->fallback->tuplesort = NULL;
 }
 
 static const char *
@@ -172,9 +183,9 @@ tuplesort_method_shown(GpuSortState *state)
 {
 	TuplesortInstrumentation stats;
 
-	if (state->tuplesort == NULL)
+	if (state->fallback->tuplesort == NULL)
 		return "tuplesort";
-	tuplesort_get_stats(state->tuplesort, &stats);
+	tuplesort_get_stats(state->fallback->tuplesort, &stats);
 	return tuplesort_method_name(stats.sortMethod);
 }
 
@@ -185,13 +196,13 @@ tuplesort_explain(GpuSortState *state, ExplainState *es)
 	TuplesortInstrumentation stats;
 
 	ExplainPropertyText("Sort Engine", "tuplesort", es);
-	if (state->tuplesort_choice)
-		ExplainPropertyText("Engine Choice", state->tuplesort_choice, es);
-	if (state->tuplesort_reason)
-		ExplainPropertyText("Fallback Reason", state->tuplesort_reason, es);
-	if (state->tuplesort == NULL)
+	if (state->fallback->choice)
+		ExplainPropertyText("Engine Choice", state->fallback->choice, es);
+	if (state->fallback->reason)
+		ExplainPropertyText("Fallback Reason", state->fallback->reason, es);
+	if (state->fallback->tuplesort == NULL)
 		return;
-	tuplesort_get_stats(state->tuplesort, &stats);
+	tuplesort_get_stats(state->fallback->tuplesort, &stats);
 	ExplainPropertyText("Sort Method", tuplesort_method_name(stats.sortMethod), es);
 	ExplainPropertyInteger("Sort Space Used", "kB", stats.spaceUsed, es);
 	ExplainPropertyText("Sort Space Type", tuplesort_space_type_name(stats.spaceType), es);
