@@ -8,9 +8,9 @@
  *
  * The row store charges its rows against the budget as they come
  * (row_store_add) and says when it lacks room; what takes memory beside it
- * (the sorted runs' buffers, their merge, the ties of held rows, a top N
- * filter, tuplesort) is given the budget, or its share of it, where it is
- * made.
+ * or after it (the sorted runs' buffers, their merge, the ties of held
+ * rows, a top N filter, tuplesort and tuplestore) is given its part of the
+ * budget, each part named here (NodeMemoryPart) and sized in memory.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +25,31 @@ node_budget(const GpuSortState *state)
 {
 	return (Size) state->settings.budget_kb * 1024;
 }
+
+/* The same in kB, as PostgreSQL's tuplesort and tuplestore take it. */
+static inline int
+node_budget_kb(const GpuSortState *state)
+{
+	return state->settings.budget_kb;
+}
+
+/* The parts of the budget that the node's consumers take. */
+typedef enum NodeMemoryPart
+{
+	MEMORY_RUN_WINDOW,			/* a sorted run's rows held back before they
+								 * are written (sorted_runs.c) */
+	MEMORY_MERGE_BUFFERS,		/* the read buffers of the runs merged at
+								 * once */
+	MEMORY_LAST_RUN_BUFFERS,	/* the runs' read buffers, for the last run
+								 * to stay in memory beside them (spill.c) */
+	MEMORY_TIED_BATCH,			/* a batch of held rows' tied groups ordered
+								 * on threads (held_order.c) */
+	MEMORY_TOP_N				/* a top N filter's table, beside the row
+								 * store (top_n_filter.c) */
+} NodeMemoryPart;
+
+/* The bytes a part of the budget takes. */
+extern Size node_memory_part(const GpuSortState *state, NodeMemoryPart part);
 
 /*
  * Will the input the planner expects take the row store over the budget?

@@ -43,10 +43,11 @@
 
 #include "keys/key_column.h"
 #include "node/collect/collect.h"
-#include "node/rows/row_store.h"
+#include "node/collect/memory.h"
 #include "node/collect/top_n_filter.h"
 #include "node/node_state.h"
 #include "node/plan/window.h"
+#include "node/rows/row_store.h"
 
 /*
  * The partitions' heaps, in one table of slots addressed by a hash of the
@@ -230,7 +231,7 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	 * times hash_mem_multiplier, beside the row store's; without room for
 	 * two partitions' slots, no filter
 	 */
-	budget = (double) state->store.budget * hash_mem_multiplier;
+	budget = (double) node_memory_part(state, MEMORY_TOP_N);
 	f->slot_words = partition_words + 1 + (Size) Min(n, budget) * f->nwords;
 	if ((double) f->slot_words * sizeof(uint64) * 2 > budget)
 	{

@@ -20,14 +20,14 @@
 
 #include "compat.h"
 #include "engine/engine.h"
-#include "node/rows/mark_rows.h"
 #include "node/collect/memory.h"
 #include "node/collect/top_n_filter.h"
 #include "node/explain/explain.h"
 #include "node/node_state.h"
-#include "node/paths/runs/share.h"
 #include "node/paths/path.h"
+#include "node/paths/runs/share.h"
 #include "node/plan/window.h"
+#include "node/rows/mark_rows.h"
 #include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */

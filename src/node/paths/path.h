@@ -5,20 +5,23 @@
  *	  table of callbacks, as tuplesort's variants are.
  *
  * The node collects its input (executor.c), then sorts it by one of three
- * paths, chosen as the input ends or outgrows the memory budget:
+ * paths, chosen as the input ends or outgrows the memory budget; each is a
+ * folder of its own, with its table and its state:
  *
- *	in memory		all rows in the row store, sorted by an engine and the
- *					comparators (sort_rows.c), read by their place
- *					(memory_path.c);
- *	sorted runs		rows over the budget held by the engine that holds rows,
- *					or sorted in runs written to temporary files, read back
- *					in order or merged (spill.c, spill_stage.c, shared_stage.c);
- *	tuplesort		PostgreSQL's own sort, where it pays better or the
- *					engines cannot take the input (fallback.c).
+ *	memory/		all rows in the row store, sorted by an engine and the
+ *				comparators (sort_rows.c, here), read by their place
+ *				(memory_path.c, emit_ring.c);
+ *	runs/		rows over the budget held by the engine that holds rows, or
+ *				sorted in runs written to temporary files, read back in
+ *				order or merged (runs_path.c, spill.c, spill_stage.c,
+ *				held_order.c; shared_stage.c: one input for a parallel
+ *				query's participants); RunsState, ShareState;
+ *	tuplesort/	PostgreSQL's own sort, where it pays better or the engines
+ *				cannot take the input (fallback.c); TuplesortPathState.
  *
  * From the sort on, every call of the node that depends on where its rows
  * are (the next row, mark and restore, rescan, EXPLAIN ANALYZE, the end)
- * goes through the path's table: a new path is a file and an entry here.
+ * goes through the path's table: a new path is a folder and an entry here.
  *
  *-------------------------------------------------------------------------
  */

@@ -14,9 +14,9 @@
 
 #include "engine/engine.h"
 #include "keys/xfrm_keys.h"
-#include "node/rows/row_keys.h"
 #include "node/node_state.h"
 #include "node/paths/path.h"
+#include "node/rows/row_keys.h"
 #include "node/rows/tie_order.h"
 #include "util/prefault.h"
 

@@ -15,8 +15,8 @@
 #include "utils/lsyscache.h"
 
 #include "keys/key_codec.h"
-#include "node/plan/gpusort_node.h"
 #include "node/node_state.h"
+#include "node/plan/gpusort_node.h"
 
 static Node *gpusort_create_state(CustomScan *cscan);
 

@@ -145,7 +145,7 @@ struct RunCursor
 void
 sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 				  int key_firstkey, const KeyColumn *columns, int ncolumns,
-				  Size budget, bool keys_only, bool nulls_first)
+				  Size held_limit, bool keys_only, bool nulls_first)
 {
 	MemoryContext oldcxt;
 
@@ -159,7 +159,7 @@ sorted_runs_begin(SortedRuns *runs, MemoryContext parent, TieOrder *ties,
 	runs->ncolumns = ncolumns;
 	runs->keys_only = keys_only;
 	runs->nulls_first = nulls_first;
-	runs->held_limit = Max(budget / 16, 8 * BLCKSZ);
+	runs->held_limit = held_limit;
 	runs->window = MemoryContextAllocZero(runs->cxt, sizeof(RunWindow));
 	runs->maxruns = 16;
 	runs->runs = MemoryContextAlloc(runs->cxt, sizeof(SortedRun) * runs->maxruns);
@@ -908,14 +908,14 @@ flush_held(SortedRuns *runs)
 }
 
 void
-sorted_runs_merge_begin(SortedRuns *runs, Size budget)
+sorted_runs_merge_begin(SortedRuns *runs, Size buffers)
 {
 	/*
 	 * the runs on tape whose read buffers, a block each (and a batch of keys
-	 * for runs of keys), fit the budget
+	 * for runs of keys), fit in buffers bytes
 	 */
 	Size		buffer = BLCKSZ + (runs->keys_only ? KEY_BATCH * sizeof(uint64) : 0);
-	int			order = Max(2, (int) Min(budget * 9 / 10 / buffer, (Size) INT_MAX / 2));
+	int			order = Max(2, (int) Min(buffers / buffer, (Size) INT_MAX / 2));
 
 	for (;;)
 	{

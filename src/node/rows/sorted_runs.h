@@ -141,14 +141,15 @@ typedef struct SortedRuns
  * Starts the runs of rows that ties describes; columns (the store's first
  * ncolumns key columns, at most MERGE_KEY_WORDS, which must outlive the
  * runs: the leading one, then exact keys of one word of the sort keys after
- * it) make their merge keys; budget: the node's memory budget.  keys_only:
+ * it) make their merge keys; held_limit: the bytes of a run's rows held
+ * back before they are written (the run's window).  keys_only:
  * the rows are their one exact key of a word (columns[0]'s), runs of keys
  * whose rows of NULL come first where nulls_first.
  */
 extern void sorted_runs_begin(SortedRuns *runs, MemoryContext parent,
 							  TieOrder *ties, int key_firstkey,
 							  const KeyColumn *columns, int ncolumns,
-							  Size budget, bool keys_only, bool nulls_first);
+							  Size held_limit, bool keys_only, bool nulls_first);
 /* Starts a run of nrows rows. */
 extern void sorted_runs_start_run(SortedRuns *runs, int64 nrows);
 
@@ -173,12 +174,12 @@ extern void sorted_runs_add_memory_run(SortedRuns *runs,
 
 /*
  * Readies the runs for the merge, first merging the smallest into one while
- * there are more runs than budget bytes hold read buffers (a block each)
+ * there are more runs than buffers bytes hold read buffers (a block each)
  * for.
  */
 extern void sorted_runs_add_source_run(SortedRuns *runs,
 									   const SortedRunSource *source);
-extern void sorted_runs_merge_begin(SortedRuns *runs, Size budget);
+extern void sorted_runs_merge_begin(SortedRuns *runs, Size buffers);
 
 /* The next row in order, or NULL; valid until the next call. */
 extern MinimalTuple sorted_runs_merge_next(SortedRuns *runs);

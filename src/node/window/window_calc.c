@@ -48,9 +48,10 @@
 #include "utils/tuplestore.h"
 
 #include "keys/key_column.h"
+#include "node/collect/memory.h"
 #include "node/node_state.h"
-#include "node/paths/runs/share.h"
 #include "node/paths/runs/runs.h"
+#include "node/paths/runs/share.h"
 #include "node/plan/window.h"
 #include "node/window/window_calc.h"
 
@@ -282,7 +283,7 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 	w->peer_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	if (w->buffered)
 	{
-		w->partition = tuplestore_begin_heap(false, false, state->settings.budget_kb);
+		w->partition = tuplestore_begin_heap(false, false, node_budget_kb(state));
 		if (w->need_peer_end)
 			(void) tuplestore_alloc_read_pointer(w->partition, EXEC_FLAG_REWIND);
 		w->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);

@@ -11,9 +11,9 @@
 
 #include "utils/memutils.h"
 
-#include "node/rows/row_store.h"
-#include "node/paths/memory/emit_ring.h"
 #include "node/node_state.h"
+#include "node/paths/memory/emit_ring.h"
+#include "node/rows/row_store.h"
 #include "settings.h"
 #include "util/cacheline.h"
 #include "util/prefault.h"

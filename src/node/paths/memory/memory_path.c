@@ -13,8 +13,8 @@
 
 #include "executor/tuptable.h"
 
-#include "node/paths/memory/emit_ring.h"
 #include "node/node_state.h"
+#include "node/paths/memory/emit_ring.h"
 #include "node/paths/path.h"
 #include "util/cacheline.h"
 

@@ -24,7 +24,8 @@
 void
 held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 				 int nwords, const KeyColumn *columns, int tie_key,
-				 TieOrder *ties, Size budget, int64 *tied_rows, int64 *disk_kb)
+				 TieOrder *ties, Size budget, Size batch_bytes, int64 *tied_rows,
+				 int64 *disk_kb)
 {
 	memset(order, 0, sizeof(HeldOrder));
 	/*
@@ -42,6 +43,7 @@ held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg, Size tail,
 	order->tie_key = tie_key;
 	order->ties = ties;
 	order->budget = budget;
+	order->batch_bytes = batch_bytes;
 	order->tied_rows = tied_rows;
 	order->disk_kb = disk_kb;
 	order->home = CurrentMemoryContext;
@@ -318,7 +320,7 @@ start_batch_group(HeldOrder *order, bool check)
 
 /*
  * Reads whole groups into the batch (group[]), up to BATCH_ROWS rows or
- * half the budget, and orders them on threads; a group over the budget
+ * batch_bytes, and orders them on threads; a group over the budget
  * takes the batch to tuplesort (order->big).  Checks the pair of the last
  * batch's last row and this one's first.
  */
@@ -337,7 +339,7 @@ fill_batch(HeldOrder *order)
 			   last, size);
 	}
 	empty_group(order);
-	while (order->ngroup < BATCH_ROWS && order->group_bytes < order->budget / 2)
+	while (order->ngroup < BATCH_ROWS && order->group_bytes < order->batch_bytes)
 	{
 		if (order->ahead == NULL && (order->ahead = read_row(order)) == NULL)
 			break;

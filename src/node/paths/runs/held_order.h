@@ -56,6 +56,7 @@ typedef struct HeldOrder
 	int			tie_key;		/* the first sort key the words leave tied */
 	TieOrder   *ties;
 	Size		budget;			/* bytes a group may take in memory */
+	Size		batch_bytes;	/* and a batch of groups, ordered at once */
 	MemoryContext home;			/* the reader's own memory */
 	MemoryContext cxt;			/* the current group's rows */
 	MinimalTuple ahead;			/* read: the first row of the next group */
@@ -100,6 +101,7 @@ typedef struct HeldOrder
 extern void held_order_begin(HeldOrder *order, HeldRowsFn next_rows, void *arg,
 							 Size tail, int nwords, const KeyColumn *columns,
 							 int tie_key, TieOrder *ties, Size budget,
+							 Size batch_bytes,
 							 int64 *tied_rows, int64 *disk_kb);
 
 /* The next row in the sort's order, valid until the next call; or NULL. */

@@ -19,9 +19,9 @@
 
 #include "engine/engine.h"
 #include "node/node_state.h"
-#include "node/paths/runs/share.h"
 #include "node/paths/path.h"
 #include "node/paths/runs/runs.h"
+#include "node/paths/runs/share.h"
 
 /*
  * The next (or previous) row in order: from the merged rows where the plan

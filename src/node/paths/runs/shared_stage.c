@@ -74,9 +74,9 @@
 #include "compat.h"
 #include "node/collect/memory.h"
 #include "node/node_state.h"
+#include "node/parallel/worker_stats.h"
 #include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
-#include "node/parallel/worker_stats.h"
 #include "node/plan/gpusort_node.h"
 
 typedef struct NodeShare

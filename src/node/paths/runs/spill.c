@@ -25,11 +25,11 @@
 #include "utils/tuplestore.h"
 
 #include "node/collect/memory.h"
-#include "node/rows/row_store.h"
 #include "node/node_state.h"
-#include "node/paths/runs/share.h"
 #include "node/paths/path.h"
 #include "node/paths/runs/runs.h"
+#include "node/paths/runs/share.h"
+#include "node/rows/row_store.h"
 #include "settings.h"
 
 /* Rows between interrupt checks while a run is written. */
@@ -71,7 +71,7 @@ begin_runs(GpuSortState *state)
 		firstkey = last->keyno + (last->word == last->codec->words - 1 ? 1 : 0);
 	}
 	sorted_runs_begin(&state->spill->runs, CurrentMemoryContext, &state->ties, firstkey,
-					  columns, ncolumns, node_budget(state),
+					  columns, ncolumns, node_memory_part(state, MEMORY_RUN_WINDOW),
 					  state->keys_only, state->nullsfirst[0]);
 }
 
@@ -425,7 +425,6 @@ node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
 void
 node_spill_finish(GpuSortState *state)
 {
-	Size		budget = node_budget(state);
 	RowStore   *store = &state->store;
 	instr_time	start;
 
@@ -479,7 +478,8 @@ node_spill_finish(GpuSortState *state)
 		 * The last run stays in memory, unless the read buffers of the runs
 		 * on tape would take more than a tenth of the budget beside it.
 		 */
-		if ((Size) state->spill->runs.nruns * BLCKSZ <= budget / 10)
+		if ((Size) state->spill->runs.nruns * BLCKSZ <=
+			node_memory_part(state, MEMORY_LAST_RUN_BUFFERS))
 			keep_last_run(state);
 		else
 			node_spill_run(state);
@@ -489,13 +489,14 @@ node_spill_finish(GpuSortState *state)
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (!stage_in_order(state))
-		sorted_runs_merge_begin(&state->spill->runs, budget);
+		sorted_runs_merge_begin(&state->spill->runs,
+								node_memory_part(state, MEMORY_MERGE_BUFFERS));
 	if (state->random_access)
 	{
 		TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 		int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
 
-		state->spill->merged = tuplestore_begin_heap(true, false, state->settings.budget_kb);
+		state->spill->merged = tuplestore_begin_heap(true, false, node_budget_kb(state));
 		tuplestore_set_eflags(state->spill->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->spill->merged, eflags & ~EXEC_FLAG_MARK);
 		while (node_spill_next_in_order(state, slot))

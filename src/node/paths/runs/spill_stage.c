@@ -50,13 +50,13 @@
 #include "engine/engine.h"
 #include "keys/xfrm_keys.h"
 #include "node/collect/memory.h"
-#include "node/rows/row_store.h"
 #include "node/node_state.h"
-#include "node/paths/runs/share.h"
 #include "node/paths/runs/held_order.h"
 #include "node/paths/runs/runs.h"
-#include "node/rows/sorted_runs.h"
+#include "node/paths/runs/share.h"
 #include "node/plan/gpusort_node.h"
+#include "node/rows/row_store.h"
+#include "node/rows/sorted_runs.h"
 #include "settings.h"
 
 /*
@@ -240,7 +240,7 @@ node_stage_begin(GpuSortState *state)
 	row_store_end_upload(store);
 	store->uploader = NULL;
 	/* (sorted by the later keys, which have no codec or no room for them) */
-	state->spill->stage_nulls = tie_order_tuplesort(&state->ties, state->settings.budget_kb,
+	state->spill->stage_nulls = tie_order_tuplesort(&state->ties, node_budget_kb(state),
 											 TUPLESORT_NONE);
 	state->spill->stage_why = NULL;
 	return true;
@@ -540,7 +540,8 @@ part_begin(GpuSortState *state, StagePart *part, int p)
 	held_order_begin(&part->order, part_rows, part, store->tail,
 					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
 					 state->spill->held_tie_key, &state->ties,
-					 node_budget(state), &state->tied_rows,
+					 node_budget(state), node_memory_part(state, MEMORY_TIED_BATCH),
+					 &state->tied_rows,
 					 &state->spill->held_disk_kb);
 }
 

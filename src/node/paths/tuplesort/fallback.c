@@ -17,9 +17,10 @@
 
 #include "compat.h"
 #include "node/collect/collect.h"
-#include "node/rows/row_store.h"
+#include "node/collect/memory.h"
 #include "node/node_state.h"
 #include "node/paths/path.h"
+#include "node/rows/row_store.h"
 #include "settings.h"
 
 /* The tuplesort path's state. */
@@ -46,9 +47,9 @@ begin_tuplesort(GpuSortState *state)
 	if (state->fallback->datums)
 		return tuplesort_begin_datum(TupleDescAttr(state->indesc, 0)->atttypid,
 									 state->sortops[0], state->collations[0],
-									 state->nullsfirst[0], state->settings.budget_kb,
+									 state->nullsfirst[0], node_budget_kb(state),
 									 NULL, sortopt);
-	return tie_order_tuplesort(&state->ties, state->settings.budget_kb, sortopt);
+	return tie_order_tuplesort(&state->ties, node_budget_kb(state), sortopt);
 }
 
 /* Hands the slot's row to tuplesort: its one value, or the row. */
