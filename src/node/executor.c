@@ -35,7 +35,6 @@
 #include "node/collect/top_n_filter.h"
 #include "node/explain/explain.h"
 #include "node/node_state.h"
-#include "node/paths/memory/emit_ring.h"
 #include "node/paths/path.h"
 #include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
@@ -46,7 +45,6 @@
 #include "node/window/window_calc.h"
 #include "settings.h"
 #include "util/big_array.h"
-#include "util/cacheline.h"
 
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
@@ -271,7 +269,6 @@ collect_and_sort(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	instr_time	start;
-	instr_time	sort_start;
 	const char *choice;
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -341,18 +338,7 @@ collect_and_sort(GpuSortState *state)
 		return;
 	}
 
-	state->ntotal = (int64) store->nrows + store->nnullrows;
-	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
-	state->collect_ms = ms_since(start);
-
-	INSTR_TIME_SET_CURRENT(sort_start);
-	node_sort_rows(state, state->ntotal < state->settings.min_rows, false);
-	state->sort_ms = ms_since(sort_start);
-
-	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	state->ran = state->path = &node_memory_path;
-	state->current = -1;
-	node_start_ring(state);
+	node_sort_in_memory(state, start);
 }
 
 /*

@@ -101,6 +101,12 @@ extern void node_path_explain_engine(GpuSortState *state, ExplainState *es,
 extern void node_sort_rows(GpuSortState *state, bool small, bool run);
 
 /*
+ * The in-memory path (memory_path.c): sorts the rows the store collected,
+ * all of the input, read since start, and reads them from the first.
+ */
+extern void node_sort_in_memory(GpuSortState *state, instr_time start);
+
+/*
  * The tuplesort path (fallback.c): sorts with tuplesort the rows collected
  * so far, the pending slot (if not NULL) and the rest of the input, for a
  * choice or a fallback reason (the other NULL) given by EXPLAIN ANALYZE.

@@ -21,6 +21,26 @@
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
 
+void
+node_sort_in_memory(GpuSortState *state, instr_time start)
+{
+	RowStore   *store = &state->store;
+	instr_time	sort_start;
+
+	state->ntotal = (int64) store->nrows + store->nnullrows;
+	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
+	state->collect_ms = ms_since(start);
+
+	INSTR_TIME_SET_CURRENT(sort_start);
+	node_sort_rows(state, state->ntotal < state->settings.min_rows, false);
+	state->sort_ms = ms_since(sort_start);
+
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	state->ran = state->path = &node_memory_path;
+	state->current = -1;
+	node_start_ring(state);
+}
+
 static TupleTableSlot *
 memory_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 {
