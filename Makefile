@@ -17,11 +17,17 @@ PGFILEDESC = "gpusort - ORDER BY and array sorting on NVIDIA GPUs or a radix-sor
 SRCS = $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c src/*/*/*/*.c))
 OBJS = $(SRCS:.c=.o)
 
-# Regression suites: test/sql, test/expected.  They run against any server
-# that preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here,
-# gpu on a GPU host), through PGOPTIONS, which pg_regress passes on.
-REGRESS = node_plan node_types key_types key_libc node_contexts node_fallback node_spill held reliability never_worse no_gpu differential composite window array_sort gpu_info service
-REGRESS_OPTS = --inputdir=test $(GPUSORT_REGRESS_OPTS)
+# Regression suites: every suite of test/sql (expected output in
+# test/expected), node_plan first: it creates the extension and the helper
+# functions that the others call; the others by name (reliability and
+# window call node_spill's cancelled()).  They run against any server that
+# preloads gpusort, on the engine GPUSORT_TEST_DEVICE names (cpu here, gpu
+# on a GPU host), through PGOPTIONS, which pg_regress passes on.  The
+# suites that only scripts run live beside them (test/README.md):
+# GPUSORT_REGRESS_DIR=test/ci REGRESS=loading runs one of those.
+REGRESS = node_plan $(filter-out node_plan,$(sort $(basename $(notdir $(wildcard test/sql/*.sql)))))
+GPUSORT_REGRESS_DIR ?= test
+REGRESS_OPTS = --inputdir=$(GPUSORT_REGRESS_DIR) $(GPUSORT_REGRESS_OPTS)
 # the kernel tests' build, which PostgreSQL run-tests.sh last built for, the
 # CUDA objects whether or not this make builds them, run-tests.sh's log
 # (pg_regress's results/, regression.diffs and regression.out go with REGRESS)
@@ -35,7 +41,7 @@ installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 # pg_config names, with gpusort installed there, and need PGXS configured
 # with --enable-tap-tests and perl's IPC::Run (without them PGXS says "TAP
 # tests not enabled"); initdb refuses root, so they run as another user
-# (test/run-tests.sh does that for root).  Their clusters and logs go to
+# (test/ci/run-tests.sh does that for root).  Their clusters and logs go to
 # tmp_check/ (PGXS puts it under $(CURDIR)).
 PROVE_TESTS ?= test/t/*.pl
 
@@ -75,7 +81,7 @@ $(OBJS): $(wildcard src/*.h src/*/*.h src/*/*/*.h src/*/*/*/*.h)
 .PHONY: prove_installcheck
 prove_installcheck:
 	@if [ "$$(id -u)" = 0 ]; then \
-		echo "The TAP tests start clusters of their own, and initdb refuses root: run them as another user, or through test/run-tests.sh." >&2; \
+		echo "The TAP tests start clusters of their own, and initdb refuses root: run them as another user, or through test/ci/run-tests.sh." >&2; \
 		exit 1; \
 	fi
 	$(prove_installcheck)

@@ -11,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
 ROWS=${ROWS:-5000000}
-source test/deps.sh
-source test/cluster.sh
+source test/lib/deps.sh
+source test/lib/cluster.sh
 gpusort_install_deps
 
 if [ "$(make -s print-cuda PG_CONFIG="$PG_CONFIG" 2>/dev/null)" = yes ]; then

@@ -1,7 +1,7 @@
 -- What a host without a usable GPU hears, and counts: in auto, "no GPU"
 -- once per session; with gpusort.device = gpu, one WARNING per statement
 -- however many sorted runs it sorts; gpusort_stats() counts the sort and
--- its fallback once.  (Not run on GPU hosts: test/gpu-tests.sh leaves it
+-- its fallback once.  (Not run on GPU hosts: test/gpu/gpu-tests.sh leaves it
 -- out.  Uses the helpers of node_plan.)
 SET gpusort.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;

@@ -17,8 +17,8 @@
 # all the same; with a library built without CUDA there is no service, and
 # the test is skipped.
 #
-# test/service-crash.sh is the same test against a running server (test/
-# gpu-tests.sh runs it on a GPU host).  Environment:
+# test/gpu/service-crash.sh is the same test against a running server
+# (test/gpu/gpu-tests.sh runs it on a GPU host).  Environment:
 #   GPUSORT_CRASH_SESSIONS  sessions (default 8)
 #   GPUSORT_CRASH_ROWS      rows of the table (default 200000)
 #   GPUSORT_CRASH_ROUNDS    sorts per session (default 3)
