@@ -5,7 +5,7 @@
  *	  upload of the rows as they come (RowStoreUploader), and the holding of
  *	  an input larger than the node's memory budget (RowStager).
  *
- * The row store itself is the node's (node/row_store.h); an engine that
+ * The row store itself is the node's (node/rows/row_store.h); an engine that
  * holds rows sees a full store through StoredRows, a flat view that the
  * node makes of it, and lays its tuples out with the functions below.
  *

@@ -5,7 +5,7 @@
  *	  (key_codec.h), for every row a GpuSort node collects, with its range,
  *	  its NULLs and what was learnt of its values while they came.
  *
- * The node's row keys (node/row_keys.c) fill the columns as rows come;
+ * The node's row keys (node/rows/row_keys.c) fill the columns as rows come;
  * xfrm_keys.c makes the keys of strxfrm() and ICU columns after the last.
  *
  *-------------------------------------------------------------------------

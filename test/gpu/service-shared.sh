@@ -1,13 +1,13 @@
 #!/bin/bash
 # service-shared.sh: the input that the participants of a parallel query
-# share on the GPU service (src/node/shared_stage.c), on a GPU host, against
+# share on the GPU service (src/node/paths/runs/shared_stage.c), on a GPU host, against
 # a running server that preloads gpusort with the service on (PGHOST,
 # PGPORT, PGUSER: a superuser).  Checks that the rows are Sort's with 0, 2
 # and 4 workers, for one key and for composite orders, with NULLs and with
 # an order whose holding ends; that cancels at varied moments and an error
 # in a worker leave no rows held by the service (its memory back where it
 # was) and no temporary files; and that a sort afterwards is right.  Then
-# the parallel window (src/node/window_path.c), whose participants each
+# the parallel window (src/node/plan/window_path.c), whose participants each
 # read slices of the one input the service holds: every row's values are
 # those of PostgreSQL's WindowAgg, with 0, 2 and 4 workers, and the plan is
 # the parallel one.  Prints PASS or FAIL last.

@@ -1,5 +1,5 @@
 -- Ranking window functions computed by GpuSort in place of WindowAgg
--- (src/node/window_plan.c, window_calc.c): row_number(), rank(),
+-- (src/node/plan/window_plan.c, window_calc.c): row_number(), rank(),
 -- dense_rank(), percent_rank(), cume_dist(), ntile(n) and count(*) over a
 -- whole partition.  Every query's rows are compared with PostgreSQL's own
 -- (gpusort.enabled off), in memory, at a 64 kB budget and in parallel plans.

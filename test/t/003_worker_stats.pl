@@ -23,7 +23,7 @@
 # whose workers end while the others' run.
 #
 # Each parallel query keeps its workers' statistics in its own shared
-# memory (src/node/worker_stats.c): no query can see another's, nor an
+# memory (src/node/parallel/worker_stats.c): no query can see another's, nor an
 # earlier run's.
 
 use strict;

@@ -242,7 +242,7 @@ node_spill_begin(GpuSortState *state)
 		return NODE_TUPLESORT_BACKWARD;
 	if (tuplesort_holds_seen(state))
 		return NODE_TUPLESORT_HOLDS;
-	/* runs this short cost more than tuplesort's (test/bench-budgets.sh) */
+	/* runs this short cost more than tuplesort's (test/bench/bench-budgets.sh) */
 	if ((int64) store->nrows + store->nnullrows < state->settings.min_run_rows)
 		return "the memory budget holds too few rows for sorted runs to pay";
 
