@@ -337,7 +337,7 @@ gpusort_define_settings(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.xfrm_scramble",
-							"For tests: replaces every Nth strxfrm() key with a wrong one.",
+							"For tests only: replaces every Nth strxfrm() key with a wrong one.",
 							"Shows that the order check repairs keys that disagree with "
 							"strcoll(); 0 (the default) turns it off.",
 							&gpusort_xfrm_scramble,
@@ -346,17 +346,17 @@ gpusort_define_settings(void)
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.debug_hold_rows",
-							 "For tests: inputs over the memory budget are held by the CPU engine, in host memory.",
+							 "For tests only: inputs over the memory budget are held by the CPU engine, in host memory.",
 							 "Runs the GpuSort node's paths for inputs held by an engine "
-							 "(the GPU's) where there is no GPU; the rows held ignore "
-							 "the memory budget.  Off by default.",
+							 "(the GPU's) where there is no GPU; not for production: "
+							 "the rows held ignore the memory budget.  Off by default.",
 							 &gpusort_debug_hold_rows,
 							 false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.debug_hold_stores",
-							"For tests: the stores that the CPU engine holding rows takes from each process before it declines one.",
+							"For tests only: the stores that the CPU engine holding rows takes from each process before it declines one.",
 							"With gpusort.debug_hold_rows, the engine then declines "
 							"every later store of that process, as a GPU declines "
 							"rows for want of device memory, so that the paths for "
