@@ -42,7 +42,10 @@
 #      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
 #   6. builds the CUDA kernel tests when nvcc is there: a build only, reported
 #      as not run (they run on a GPU host, through test/gpu-tests.sh), that
-#      counts as failed when it fails and never as passed.
+#      counts as failed when it fails and never as passed; for the oldest and
+#      the newest architecture only (test/kernels/Makefile's CUDA_ARCH=ends;
+#      KERNEL_CUDA_ARCH overrides), as a check that they compile (the library
+#      itself is built for every one).
 # Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
 # builds, and where its clusters run (CLUSTER_PORT: the first port tried).
 # Ends with a line "N passed, N failed".
@@ -195,8 +198,8 @@ if [ "$SCALE_OUT" != 0 ]; then
 fi
 
 if [ "$cuda" = yes ] && [ -f test/kernels/Makefile ]; then
-	echo "== building the CUDA kernel tests into .kbuild (nvcc: a few minutes the first time)"
-	if make -s -C test/kernels; then
+	echo "== building the CUDA kernel tests into .kbuild, for the oldest and the newest architecture (nvcc: a minute or two the first time)"
+	if make -s -C test/kernels CUDA_ARCH="${KERNEL_CUDA_ARCH:-ends}"; then
 		if nvidia-smi -L >/dev/null 2>&1; then
 			echo "CUDA kernel tests: built, not run here (test/gpu-kernels.sh runs them on this GPU)"
 		else
