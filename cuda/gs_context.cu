@@ -166,6 +166,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 	gs_context *ctx;
 	cudaError_t err;
 	int			count = 0;
+	int			smem_optin = 0;
 
 	if (!out)
 		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
@@ -186,6 +187,12 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 		(err = cudaDeviceGetAttribute(&ctx->sm_count,
 									  cudaDevAttrMultiProcessorCount,
 									  device)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&ctx->threads_per_sm,
+									  cudaDevAttrMaxThreadsPerMultiProcessor,
+									  device)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&smem_optin,
+									  cudaDevAttrMaxSharedMemoryPerBlockOptin,
+									  device)) != cudaSuccess ||
 		(err = cudaStreamCreateWithFlags(&ctx->stream,
 										 cudaStreamNonBlocking)) != cudaSuccess)
 	{
@@ -195,6 +202,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 		delete ctx;
 		return st;
 	}
+	ctx->smem_optin = (size_t) smem_optin;
 	*out = ctx;
 	return GS_OK;
 }
