@@ -40,12 +40,13 @@
 #      through postgres_fdw, ORDER BY pushed to the shards' GpuSort (skipped,
 #      and said so, when postgres_fdw is not installed with that PostgreSQL;
 #      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
-#   6. builds the CUDA kernel tests when nvcc is there: a build only, reported
-#      as not run (they run on a GPU host, through test/gpu-tests.sh), that
-#      counts as failed when it fails and never as passed; for the oldest and
+#   6. builds the CUDA kernel tests when nvcc is there, for the oldest and
 #      the newest architecture only (test/kernels/Makefile's CUDA_ARCH=ends;
 #      KERNEL_CUDA_ARCH overrides), as a check that they compile (the library
-#      itself is built for every one).
+#      itself is built for every one), and runs those of them that need no
+#      GPU (kernel_test --support-only: which GPUs and drivers the library
+#      takes); the others are reported as not run (they run on a GPU host,
+#      through test/gpu-tests.sh).
 # Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
 # builds, and where its clusters run (CLUSTER_PORT: the first port tried).
 # Ends with a line "N passed, N failed".
@@ -200,10 +201,17 @@ fi
 if [ "$cuda" = yes ] && [ -f test/kernels/Makefile ]; then
 	echo "== building the CUDA kernel tests into .kbuild, for the oldest and the newest architecture (nvcc: a minute or two the first time)"
 	if make -s -C test/kernels CUDA_ARCH="${KERNEL_CUDA_ARCH:-ends}"; then
-		if nvidia-smi -L >/dev/null 2>&1; then
-			echo "CUDA kernel tests: built, not run here (test/gpu-kernels.sh runs them on this GPU)"
+		echo "== the kernel tests that need no GPU (kernel_test --support-only)"
+		if .kbuild/kernel_test --support-only | tee test/regress.log; then
+			passed=$((passed + $(sed -n 's/^\([0-9]*\) passed, .*/\1/p' test/regress.log)))
 		else
-			echo "CUDA kernel tests: built, not run (no GPU; test/gpu-kernels.sh runs them on a GPU host)"
+			failed=$((failed + 1))
+		fi
+		rm -f test/regress.log
+		if nvidia-smi -L >/dev/null 2>&1; then
+			echo "CUDA kernel tests on the GPU: built, not run here (test/gpu-kernels.sh runs them on this GPU)"
+		else
+			echo "CUDA kernel tests on the GPU: built, not run (no GPU; test/gpu-kernels.sh runs them on a GPU host)"
 		fi
 	else
 		echo "CUDA kernel tests: build FAILED"
