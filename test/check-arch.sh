@@ -6,6 +6,11 @@
 #
 #   test/check-arch.sh [LIBRARY]        (default: gpusort.so of this tree)
 #
+# CHECK_SMS and CHECK_PTX set what is expected instead: architectures
+# ("80 90"; "none": no SASS at all) and the one PTX ("80"), for a library
+# built with another CUDA_ARCH (test/gpu-ptx.sh).  SASS of an architecture
+# not expected fails either way.
+#
 # cuobjdump: on PATH, or beside nvcc, or else installed from PyPI
 # (nvidia-cuda-cuobjdump of nvcc's CUDA major version) into
 # ${TMPDIR:-/tmp}/gpusort-cuobjdump, and kept there.  Without nvcc there is
@@ -51,20 +56,24 @@ check() {
 }
 
 sms=$("$nvcc" --list-gpu-code | sed -n 's/^sm_\([0-9]*\)$/\1/p' | sort -n | awk '$1 >= 75')
-newest=$(echo "$sms" | tail -n 1)
+newest=${CHECK_PTX:-$(echo "$sms" | tail -n 1)}
+sms=${CHECK_SMS:-$sms}
+[ "$sms" = none ] && sms=
 echo "$lib; $("$nvcc" --version | grep release); $("$cuobjdump" --version | grep release)"
-echo "expected: SASS for sm_$(echo $sms | sed 's/ /, sm_/g'); PTX for compute_$newest"
+echo "expected: SASS for ${sms:+sm_}$(echo ${sms:-none} | sed 's/ /, sm_/g'); PTX for compute_$newest"
 elf=$("$cuobjdump" --list-elf "$lib" 2>&1)
 ptx=$("$cuobjdump" --list-ptx "$lib" 2>&1)
 # how many times each architecture's SASS is there: once per CUDA object
 counts=$(echo "$elf" | sed -n 's/.*\.sm_\([0-9]*\)\.cubin$/\1/p' | sort -n | uniq -c)
 objects=$(echo "$counts" | awk 'NR == 1 || $1 > n { n = $1 } END { print n + 0 }')
-echo "$counts" | awk '{ printf "   sm_%s: %d\n", $2, $1 }'
+echo "$counts" | awk 'NF == 2 { printf "   sm_%s: %d\n", $2, $1 }'
 for sm in $sms; do
 	n=$(echo "$counts" | awk -v sm="$sm" '$2 == sm { print $1 }')
 	check "SASS for sm_$sm in every CUDA object" \
 		"$([ "${n:-0}" -gt 0 ] && [ "${n:-0}" -eq "$objects" ] && echo ok || echo "in ${n:-0} of $objects")"
 done
+others=$(echo "$counts" | awk -v want=" $(echo $sms) " 'NF == 2 && index(want, " " $2 " ") == 0 { printf " sm_%s", $2 }')
+check "no SASS of other architectures" "$([ -z "$others" ] && echo ok || echo "found:$others")"
 check "PTX for compute_$newest" \
 	"$(grep -q "\.sm_$newest\.ptx$" <<<"$ptx" && echo ok || echo "cuobjdump --list-ptx: $(echo "$ptx" | tr '\n' ' ' | cut -c1-200)")"
 

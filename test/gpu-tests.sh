@@ -6,6 +6,11 @@
 # may come prebuilt in .kbuild (make -C test/kernels BUILD=$PWD/.kbuild).
 #
 #   test/gpu-tests.sh [RESULTS_DIR]
+#   PTX=1 test/gpu-tests.sh [RESULTS_DIR]
+#
+# PTX=1: the checks below (without the benchmark) on a library and kernel
+# tests built with compute_80 PTX alone and run with CUDA_FORCE_PTX_JIT=1,
+# the code that GPUs older than the host's run (test/gpu-ptx.sh says how).
 #
 #   1. the regression suites (the Makefile's REGRESS, but "loading", which
 #      needs a server without preloading) with gpusort.device = gpu, and the
@@ -79,6 +84,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
+[ "${PTX:-}" = 1 ] && exec test/gpu-ptx.sh "$@"
 source test/results-name.sh
 RESULTS=${1:-${TMPDIR:-/tmp}/gpusort-gpu-tests}
 mkdir -p "$RESULTS"
