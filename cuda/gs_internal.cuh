@@ -91,7 +91,9 @@ gs_resident_blocks(const gs_context *ctx, int threads, int per_sm)
 {
 	int			fit = ctx->threads_per_sm / threads;
 
-	return (uint32_t) ctx->sm_count * (uint32_t) (fit < per_sm ? (fit > 0 ? fit : 1) : per_sm);
+	if (fit > per_sm)
+		fit = per_sm;
+	return (uint32_t) ctx->sm_count * (uint32_t) (fit > 0 ? fit : 1);
 }
 
 /*

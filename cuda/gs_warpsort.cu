@@ -151,16 +151,16 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 /*
  * Merges the sorted WS_T-pair warp tiles of one run0-pair segment (WS_RUN0,
  * or fewer where the device's block has not the shared memory: first_run)
- * into one sorted run, in shared memory, in place, with bitonic merge
- * stages (k = 2 WS_T .. run0), run0 / WS_ME threads, the first step of each comparing an element with
- * its mirror so that both halves may be ascending.  Each thread holds
- * WS_ME = 2^WS_MF elements at a time: the steps of distance >= 32 go in
- * rounds of up to WS_MF steps in registers (one shared-memory round trip per
- * round, not per step), the steps of distance < 32 by shuffles right after
- * the last round of a stage, whose elements are 32 consecutive ones per
- * warp.  A round over the steps j_top .. j_low (distances halving) gives
- * thread g the elements base(g) + r * j_low, r < WS_ME, where base(g) has
- * zeros at the bit positions j_low .. j_top.
+ * into one sorted run, in shared memory, in place, with run0 / WS_ME threads
+ * and bitonic merge stages (k = 2 WS_T .. run0), the first step of each
+ * comparing an element with its mirror so that both halves may be ascending.
+ * Each thread holds WS_ME = 2^WS_MF elements at a time: the steps of
+ * distance >= 32 go in rounds of up to WS_MF steps in registers (one
+ * shared-memory round trip per round, not per step), the steps of distance <
+ * 32 by shuffles right after the last round of a stage, whose elements are
+ * 32 consecutive ones per warp.  A round over the steps j_top .. j_low
+ * (distances halving) gives thread g the elements base(g) + r * j_low, r <
+ * WS_ME, where base(g) has zeros at the bit positions j_low .. j_top.
  */
 #define WS_ME (1 << WS_MF)
 #define WS_MT (WS_RUN0 / WS_ME)	/* threads per block, at most */

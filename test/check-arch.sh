@@ -16,8 +16,9 @@
 # ${TMPDIR:-/tmp}/gpusort-cuobjdump, and kept there.  Without nvcc there is
 # nothing to check (said, not failed).  Ends with "N passed, N failed".
 set -uo pipefail
+lib=${1:+$(realpath "$1")}
 cd "$(dirname "$0")/.." || exit 1
-lib=${1:-gpusort.so}
+lib=${lib:-gpusort.so}
 nvcc=${NVCC:-$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)}
 if [ -z "$nvcc" ]; then
 	echo "skipped: no nvcc, so no CUDA build to check"

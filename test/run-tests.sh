@@ -59,7 +59,7 @@ gpusort_install_deps || exit 1
 
 cuda=$(make -s print-cuda PG_CONFIG="$PG_CONFIG" "$@" 2>/dev/null)
 if [ "$cuda" = yes ]; then
-	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc: a few minutes the first time)"
+	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc, for every GPU architecture: several minutes the first time)"
 else
 	echo "== building gpusort against $("$PG_CONFIG" --version), CPU-only (no nvcc, or GPUSORT_CUDA=no)"
 fi
