@@ -82,7 +82,7 @@ if [ -z "${PGDATA:-}" ] || [ ! -d "$PGDATA" ] || ! command -v pg_ctl >/dev/null;
 fi
 cp -p "$lib" "$work/gpusort.so.saved" || exit 1
 installed=yes
-gpusort_make_install -C "$src" PG_CONFIG="$PG_CONFIG" || exit 1
+gpusort_make_install -C "$src" CUDA_ARCH="$ARCH" PG_CONFIG="$PG_CONFIG" || exit 1
 export SERVER_ENV="CUDA_FORCE_PTX_JIT=1"
 restart_server || { echo "could not restart the server"; exit 1; }
 export CUDA_FORCE_PTX_JIT=1

@@ -74,7 +74,7 @@ fi
 start=$(date +%s)
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
 echo "   built in $(($(date +%s) - start)) s"
-gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
+gpusort_make_install "$@" PG_CONFIG="$PG_CONFIG" || exit 1
 
 passed=0
 failed=0
