@@ -154,6 +154,14 @@ extern gs_status gs_context_release_scratch(gs_context *ctx);
  */
 extern void gs_context_set_interrupt(gs_context *ctx, const volatile int *flag);
 
+/*
+ * Caps the shared memory per block that the context's kernels choose their
+ * tiles by (bytes; 0: the device's own): the kernel tests take a Turing's
+ * 64 KB or an Ada's 99 KB on a larger GPU, so that the smaller tiles that
+ * those GPUs get run there too.
+ */
+extern void gs_context_limit_shared_memory(gs_context *ctx, size_t bytes);
+
 /* ---- memory and copies (all on the context's stream) ---- */
 extern gs_status gs_device_alloc(gs_context *ctx, size_t bytes, void **ptr);
 extern gs_status gs_device_free(gs_context *ctx, void *ptr);

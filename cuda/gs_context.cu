@@ -326,7 +326,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 		delete ctx;
 		return st;
 	}
-	ctx->smem_optin = (size_t) smem_optin;
+	ctx->smem_optin = ctx->smem_device = (size_t) smem_optin;
 	*out = ctx;
 	return GS_OK;
 }
@@ -365,6 +365,13 @@ gs_context_set_interrupt(gs_context *ctx, const volatile int *flag)
 {
 	if (ctx)
 		ctx->interrupt = flag;
+}
+
+void
+gs_context_limit_shared_memory(gs_context *ctx, size_t bytes)
+{
+	if (ctx)
+		ctx->smem_optin = bytes > 0 && bytes < ctx->smem_device ? bytes : ctx->smem_device;
 }
 
 gs_status

@@ -48,6 +48,7 @@ struct gs_context
 	int			sm_count;
 	int			threads_per_sm; /* resident threads per SM at most */
 	size_t		smem_optin;		/* shared memory one block may have */
+	size_t		smem_device;	/* the device's, before a test's cap */
 	cudaStream_t stream;
 	size_t		mem_limit;		/* 0: none */
 	size_t		mem_used;		/* scratch + user buffers */

@@ -25,7 +25,11 @@
 #      GPU service, random orders, and the kernel tests (the copy's, with
 #      KERNEL_TEST_ARGS), not the benchmark nor the crash, shared-memory and
 #      bucket checks (SKIP_BENCH=1 SKIP_SERVICE_CHECKS=1; set them empty to
-#      run those too).  Its other variables pass through.
+#      run those too).  Its other variables pass through;
+#   3. runs the kernel tests again as on a GPU with the shared memory per
+#      block of a Turing (64 KB) and of an Ada (99 KB), whose smaller tiles
+#      a Hopper's 227 KB never takes otherwise (kernel_test --smem-limit).
+# It fails where any of them does.
 #
 # Needs what test/gpu-tests.sh needs (a server that preloads gpusort, as a
 # superuser through PGHOST, PGPORT, PGUSER; PGDATA and pg_ctl to restart
@@ -88,3 +92,12 @@ restart_server || { echo "could not restart the server"; exit 1; }
 export CUDA_FORCE_PTX_JIT=1
 PTX= SKIP_BENCH=${SKIP_BENCH-1} SKIP_SERVICE_CHECKS=${SKIP_SERVICE_CHECKS-1} \
 	GPUSORT_KBUILD="$work/kbuild" test/gpu-tests.sh "$RESULTS"
+status=$?
+for limit in 65536 101376; do
+	echo "== the kernel tests as on a GPU with $((limit / 1024)) KB of shared memory per block (kernel_test --smem-limit $limit)"
+	timeout "${KERNEL_TIMEOUT:-300}" "$work/kbuild/kernel_test" ${KERNEL_TEST_ARGS:---max-n 4000000} \
+		--smem-limit $limit >"$RESULTS/kernels-smem-$limit.log" 2>&1 || status=1
+	grep -E "^FAIL" "$RESULTS/kernels-smem-$limit.log" | head -20
+	tail -n 1 "$RESULTS/kernels-smem-$limit.log"
+done
+exit $status

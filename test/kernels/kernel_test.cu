@@ -14,7 +14,10 @@
  *
  *	  kernel_test [--max-n N] [--dists a,b,...] [--algos a,b,...] [--seed S]
  *	              [--no-api] [--partition-only] [--support-only]
- *	  (--support-only: the checks that need no GPU, gs_support_verdict's)
+ *	              [--smem-limit BYTES]
+ *	  (--support-only: the checks that need no GPU, gs_support_verdict's;
+ *	  --smem-limit: the kernels choose their tiles as on a GPU with that much
+ *	  shared memory per block, 65536 for Turing's, 101376 for Ada's)
  */
 #include <math.h>
 #include <stdio.h>
@@ -797,6 +800,7 @@ main(int argc, char **argv)
 	bool		api = true,
 				partition_only = false,
 				support_only = false;
+	size_t		smem_limit = 0;
 
 	/* the dispatcher and every algorithm of its table, forced */
 	for (int a = GS_ALGO_AUTO; a < GS_ALGO_COUNT_; a++)
@@ -816,6 +820,8 @@ main(int argc, char **argv)
 			partition_only = true;
 		else if (!strcmp(argv[i], "--support-only"))
 			support_only = true;
+		else if (!strcmp(argv[i], "--smem-limit") && i + 1 < argc)
+			smem_limit = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dists") && i + 1 < argc)
 		{
 			dists.clear();
@@ -840,7 +846,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api] [--partition-only] [--support-only]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api] [--partition-only] [--support-only] [--smem-limit BYTES]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -866,6 +872,11 @@ main(int argc, char **argv)
 		printf("FATAL: context: %s\n", gs_last_error(NULL));
 		printf("0 passed, 1 failed\n");
 		return 1;
+	}
+	if (smem_limit > 0)
+	{
+		gs_context_limit_shared_memory(ctx, smem_limit);
+		printf("tiles chosen as for %zu bytes of shared memory per block\n", smem_limit);
 	}
 	if (api && !partition_only)
 	{
