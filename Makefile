@@ -7,6 +7,13 @@
 #   make prove_installcheck   run the TAP tests (test/t/*.pl), not as root
 #
 # PG_CONFIG picks the PostgreSQL to build against; NVCC the CUDA compiler.
+# CUDA_ARCH the GPU code: by default (cuda/arch.mk) device code for every
+# architecture that NVCC builds from sm_75 (Turing) up, plus PTX of the
+# newest for GPUs newer still, in one library; an override builds only what
+# it names, e.g. for one GPU, or PTX alone that the driver compiles:
+#   make CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
+#   make CUDA_ARCH="-gencode arch=compute_80,code=compute_80"
+# A change of NVCC, NVCCFLAGS or CUDA_ARCH rebuilds the CUDA objects.
 
 MODULE_big = gpusort
 EXTENSION = gpusort
@@ -29,9 +36,10 @@ REGRESS = node_plan $(filter-out node_plan,$(sort $(basename $(notdir $(wildcard
 GPUSORT_REGRESS_DIR ?= test
 REGRESS_OPTS = --inputdir=$(GPUSORT_REGRESS_DIR) $(GPUSORT_REGRESS_OPTS)
 # the kernel tests' build, which PostgreSQL run-tests.sh last built for, the
-# CUDA objects whether or not this make builds them, run-tests.sh's log
+# CUDA objects and their flags whether or not this make builds them,
+# run-tests.sh's log
 # (pg_regress's results/, regression.diffs and regression.out go with REGRESS)
-EXTRA_CLEAN = .kbuild .build-pg_config cuda/*.o test/regress.log
+EXTRA_CLEAN = .kbuild .build-pg_config cuda/*.o $(CUDA_STAMP) test/regress.log
 GPUSORT_TEST_DEVICE ?= cpu
 installcheck: export PGOPTIONS += -c gpusort.device=$(GPUSORT_TEST_DEVICE)
 
@@ -49,14 +57,21 @@ PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
 SHLIB_LINK = -lpthread
 
-# CUDA: device code for sm_90 plus PTX that newer GPUs can compile at load.
+# CUDA: nvcc compiles the architectures of one object in parallel
+# (--threads 0: as many threads as cores).
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall $(CUDA_ARCH)
+NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall --threads 0 $(CUDA_ARCH)
 CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
 GPUSORT_CUDA ?= $(if $(NVCC),yes,no)
+CUDA_STAMP = cuda/nvccflags.stamp
 
 ifeq ($(GPUSORT_CUDA),yes)
+# (-: the TAP tests run from a copy of this Makefile alone, building nothing)
+-include cuda/arch.mk
+CUDA_ARCH ?= $(CUDA_ARCH_ALL)
+ifneq ($(filter-out print-%,$(or $(MAKECMDGOALS),all)),)
+$(call cuda_flags_stamp,$(CUDA_STAMP),$(NVCC) $(NVCCFLAGS))
+endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 OBJS += $(CUDA_SRCS:.cu=.o)
 PG_CPPFLAGS += -DGPUSORT_WITH_CUDA
@@ -72,7 +87,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) $(CUDA_STAMP)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 $(OBJS): $(wildcard src/*.h src/*/*.h src/*/*/*.h src/*/*/*/*.h)
@@ -88,3 +103,9 @@ prove_installcheck:
 
 print-cuda:
 	@echo $(GPUSORT_CUDA)
+
+# the CUDA objects' names, and the architectures they are built for
+print-cuda-objs:
+	@echo $(CUDA_SRCS:.cu=.o)
+print-cuda-arch:
+	@echo $(CUDA_ARCH)

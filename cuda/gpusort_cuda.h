@@ -93,6 +93,43 @@ extern gs_status gs_algorithm_from_name(const char *name, gs_algorithm *algo);
 extern gs_status gs_device_count(int *count);
 extern gs_status gs_device_get_info(int device, gs_device_info *info);
 
+/* The oldest GPUs the kernels are written for: compute capability 7.5. */
+#define GS_MIN_CC_MAJOR 7
+#define GS_MIN_CC_MINOR 5
+
+/* What decides whether a GPU runs this library's kernels. */
+typedef struct gs_support_facts
+{
+	int			device;			/* the CUDA device, or -1: none in particular */
+	const char *name;			/* its name */
+	int			cc_major;		/* its compute capability */
+	int			cc_minor;
+	int			driver_version; /* the driver's CUDA (13000: 13.0), 0: no driver */
+	int			runtime_version;	/* the CUDA runtime linked in */
+	const char *built_for;		/* the compute capabilities built for ("7.5, 8.0") */
+	int			error;			/* a cudaError_t: what starting CUDA or loading a
+								 * kernel on the device gave (0: nothing wrong) */
+	const char *error_text;		/* its message */
+} gs_support_facts;
+
+/*
+ * The verdict on facts, with no CUDA call (the kernel tests give it made-up
+ * ones): GS_OK where the GPU runs the kernels; GS_ERR_NO_DEVICE where it
+ * never will in this process, a GPU or a driver too old for this library
+ * or a build without code for it; GS_ERR_CUDA for another failure (which
+ * may pass).  reason (size bytes) says why, in a sentence for a NOTICE's
+ * DETAIL, EXPLAIN and gpusort_service's reason ("" with GS_OK).
+ */
+extern gs_status gs_support_verdict(const gs_support_facts *facts,
+									char *reason, size_t size);
+
+/*
+ * Whether device runs the kernels: gathers the facts (loading a small
+ * kernel on it) and returns gs_support_verdict's, its reason in
+ * gs_last_error(NULL).  gs_context_create checks so.
+ */
+extern gs_status gs_device_check(int device);
+
 /* ---- contexts ---- */
 
 /*
@@ -116,6 +153,14 @@ extern gs_status gs_context_release_scratch(gs_context *ctx);
  * GS_INTERRUPTED after the stream is idle.  NULL: no flag.
  */
 extern void gs_context_set_interrupt(gs_context *ctx, const volatile int *flag);
+
+/*
+ * Caps the shared memory per block that the context's kernels choose their
+ * tiles by (bytes; 0: the device's own): the kernel tests take a Turing's
+ * 64 KB or an Ada's 99 KB on a larger GPU, so that the smaller tiles that
+ * those GPUs get run there too.
+ */
+extern void gs_context_limit_shared_memory(gs_context *ctx, size_t bytes);
 
 /* ---- memory and copies (all on the context's stream) ---- */
 extern gs_status gs_device_alloc(gs_context *ctx, size_t bytes, void **ptr);

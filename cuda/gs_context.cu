@@ -85,6 +85,21 @@ gs_last_error(const gs_context *ctx)
 
 /* ---- devices ---- */
 
+/* The facts of no device in particular: the driver's and the runtime's. */
+static void
+driver_facts(gs_support_facts *f, cudaError_t err)
+{
+	memset(f, 0, sizeof(*f));
+	f->device = -1;
+	/* without libcuda, 0 (and the runtime says the driver is too old) */
+	if (cudaDriverGetVersion(&f->driver_version) != cudaSuccess)
+		f->driver_version = 0;
+	(void) cudaRuntimeGetVersion(&f->runtime_version);
+	f->error = (int) err;
+	f->error_text = cudaGetErrorString(err);
+	(void) cudaGetLastError();
+}
+
 gs_status
 gs_device_count(int *count)
 {
@@ -96,34 +111,142 @@ gs_device_count(int *count)
 	err = cudaGetDeviceCount(count);
 	if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
 	{
-		int			driver = 0;
-		int			runtime = 0;
+		gs_support_facts f;
 
-		(void) cudaGetLastError();
 		*count = 0;
-
-		/*
-		 * Without libcuda the runtime says its driver is too old: tell that
-		 * apart from a driver that is there but older than this runtime.
-		 */
-		if (err == cudaErrorNoDevice)
-			(void) gs_fail(NULL, GS_OK, "no CUDA device");
-		else if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
-			(void) gs_fail(NULL, GS_OK, "no NVIDIA driver (libcuda) found");
-		else
-		{
-			(void) cudaRuntimeGetVersion(&runtime);
-			(void) gs_fail(NULL, GS_OK,
-						   "the NVIDIA driver supports CUDA %d.%d, older than "
-						   "the CUDA runtime %d.%d that gpusort was built with",
-						   driver / 1000, driver % 1000 / 10,
-						   runtime / 1000, runtime % 1000 / 10);
-		}
+		driver_facts(&f, err);
+		(void) gs_support_verdict(&f, gs_thread_msg, sizeof(gs_thread_msg));
 		return GS_OK;
 	}
 	if (err != cudaSuccess)
 		return gs_cuda_fail(NULL, err, "cudaGetDeviceCount");
 	return GS_OK;
+}
+
+/* The compute capabilities the device code was built for, as "7.5, 8.0". */
+static const char *
+built_for(void)
+{
+	static const int archs[] = {__CUDA_ARCH_LIST__};
+	static char text[256];
+	size_t		len = 0;
+
+	if (text[0] == '\0')
+		for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]) && len < sizeof(text); i++)
+			len += snprintf(text + len, sizeof(text) - len, "%s%d.%d", i ? ", " : "",
+							archs[i] / 100, archs[i] % 100 / 10);
+	return text;
+}
+
+gs_status
+gs_support_verdict(const gs_support_facts *f, char *reason, size_t size)
+{
+	char		gpu[320];
+
+	reason[0] = '\0';
+	snprintf(gpu, sizeof(gpu), "GPU %d (%s, compute capability %d.%d)", f->device,
+			 f->name ? f->name : "?", f->cc_major, f->cc_minor);
+
+	/* the driver: none, or one older than the runtime linked in */
+	if (f->driver_version == 0)
+	{
+		snprintf(reason, size, "no NVIDIA driver (libcuda) found");
+		return GS_ERR_NO_DEVICE;
+	}
+	if (f->error == cudaErrorInsufficientDriver)
+	{
+		snprintf(reason, size, "the NVIDIA driver supports CUDA %d.%d, older than "
+				 "the CUDA runtime %d.%d that gpusort was built with",
+				 f->driver_version / 1000, f->driver_version % 1000 / 10,
+				 f->runtime_version / 1000, f->runtime_version % 1000 / 10);
+		return GS_ERR_NO_DEVICE;
+	}
+	if (f->error == cudaErrorNoDevice)
+	{
+		snprintf(reason, size, "no CUDA device");
+		return GS_ERR_NO_DEVICE;
+	}
+	if (f->device < 0)
+		return f->error == cudaSuccess ? GS_OK :
+			(snprintf(reason, size, "%s", f->error_text ? f->error_text : "CUDA error"),
+			 GS_ERR_CUDA);
+
+	/* the GPU: too old for the kernels, or none of their code for it */
+	if (f->cc_major * 10 + f->cc_minor < GS_MIN_CC_MAJOR * 10 + GS_MIN_CC_MINOR)
+	{
+		snprintf(reason, size, "%s is older than gpusort supports (%d.%d, Turing, "
+				 "and newer)", gpu, GS_MIN_CC_MAJOR, GS_MIN_CC_MINOR);
+		return GS_ERR_NO_DEVICE;
+	}
+	switch (f->error)
+	{
+		case cudaSuccess:
+			return GS_OK;
+		case cudaErrorNoKernelImageForDevice:
+		case cudaErrorInvalidDeviceFunction:
+		case cudaErrorInvalidKernelImage:
+			snprintf(reason, size, "%s has no code in this build of gpusort, whose GPU "
+					 "code is for compute capability %s (the Makefile's CUDA_ARCH)",
+					 gpu, f->built_for ? f->built_for : "?");
+			return GS_ERR_NO_DEVICE;
+		case cudaErrorUnsupportedPtxVersion:
+			snprintf(reason, size, "the NVIDIA driver (CUDA %d.%d) cannot compile the GPU "
+					 "code (PTX) of gpusort, built with CUDA %d.%d, for %s: update the driver",
+					 f->driver_version / 1000, f->driver_version % 1000 / 10,
+					 f->runtime_version / 1000, f->runtime_version % 1000 / 10, gpu);
+			return GS_ERR_NO_DEVICE;
+		case cudaErrorJitCompilerNotFound:
+		case cudaErrorJitCompilationDisabled:
+		case cudaErrorSystemDriverMismatch:
+		case cudaErrorCompatNotSupportedOnDevice:
+			snprintf(reason, size, "%s cannot run gpusort's kernels: %s", gpu,
+					 f->error_text ? f->error_text : "CUDA error");
+			return GS_ERR_NO_DEVICE;
+		default:
+			/* out of memory, a device in use by another process, ...: may pass */
+			snprintf(reason, size, "%s: %s", gpu, f->error_text ? f->error_text : "CUDA error");
+			return GS_ERR_CUDA;
+	}
+}
+
+/* A kernel to load, as a device's first: does the library's code run there? */
+__global__ void
+gs_probe_kernel(int *out)
+{
+	if (out)
+		*out = 1;
+}
+
+gs_status
+gs_device_check(int device)
+{
+	gs_support_facts f;
+	cudaDeviceProp prop;
+	cudaFuncAttributes attr;
+	cudaError_t err;
+	int			prev = -1;
+	char		reason[sizeof(gs_thread_msg)];
+	gs_status	st;
+
+	driver_facts(&f, cudaSuccess);
+	f.device = device;
+	f.built_for = built_for();
+	if ((err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
+		return gs_cuda_fail(NULL, err, "cudaGetDeviceProperties");
+	f.name = prop.name;
+	f.cc_major = prop.major;
+	f.cc_minor = prop.minor;
+	(void) cudaGetDevice(&prev);
+	err = cudaSetDevice(device);
+	if (err == cudaSuccess)
+		err = cudaFuncGetAttributes(&attr, (const void *) gs_probe_kernel);
+	f.error = (int) err;
+	f.error_text = cudaGetErrorString(err);
+	(void) cudaGetLastError();
+	if (prev >= 0)
+		(void) cudaSetDevice(prev);
+	st = gs_support_verdict(&f, reason, sizeof(reason));
+	return gs_fail(NULL, st, "%s", reason);
 }
 
 gs_status
@@ -166,6 +289,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 	gs_context *ctx;
 	cudaError_t err;
 	int			count = 0;
+	int			smem_optin = 0;
 
 	if (!out)
 		return gs_fail(NULL, GS_ERR_INVALID, "ctx is NULL");
@@ -176,6 +300,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 	if (device < 0 || device >= count)
 		return gs_fail(NULL, GS_ERR_INVALID, "device %d out of range (0..%d)",
 					   device, count - 1);
+	GS_TRY(gs_device_check(device));	/* it says why not */
 	ctx = new (std::nothrow) gs_context();
 	if (!ctx)
 		return gs_fail(NULL, GS_ERR_NO_MEMORY, "out of host memory");
@@ -186,6 +311,12 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 		(err = cudaDeviceGetAttribute(&ctx->sm_count,
 									  cudaDevAttrMultiProcessorCount,
 									  device)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&ctx->threads_per_sm,
+									  cudaDevAttrMaxThreadsPerMultiProcessor,
+									  device)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&smem_optin,
+									  cudaDevAttrMaxSharedMemoryPerBlockOptin,
+									  device)) != cudaSuccess ||
 		(err = cudaStreamCreateWithFlags(&ctx->stream,
 										 cudaStreamNonBlocking)) != cudaSuccess)
 	{
@@ -195,6 +326,7 @@ gs_context_create(int device, size_t mem_limit, gs_context **out)
 		delete ctx;
 		return st;
 	}
+	ctx->smem_optin = ctx->smem_device = (size_t) smem_optin;
 	*out = ctx;
 	return GS_OK;
 }
@@ -233,6 +365,13 @@ gs_context_set_interrupt(gs_context *ctx, const volatile int *flag)
 {
 	if (ctx)
 		ctx->interrupt = flag;
+}
+
+void
+gs_context_limit_shared_memory(gs_context *ctx, size_t bytes)
+{
+	if (ctx)
+		ctx->smem_optin = bytes > 0 && bytes < ctx->smem_device ? bytes : ctx->smem_device;
 }
 
 gs_status

@@ -29,6 +29,7 @@
 #define CITEMS (gs_counting_tuning.items)
 #define CITEMS_NARROW (gs_counting_tuning.items_narrow)
 #define CNARROW_RANGE (gs_counting_tuning.narrow_range)
+#define CITEMS_SMALL (gs_counting_tuning.items_small)
 
 #define CWARPS (CT / 32)
 
@@ -463,7 +464,7 @@ fill_keys(K *tkout, uint32_t pbase, uint32_t count, int lane, int tid,
  * scatter the values; fill_keys last (no item register is live then).
  */
 template <typename K, int IT, bool ARANK, bool FILL>
-__global__ void __launch_bounds__(CT, CBLOCKS_PER_SM)
+__global__ void __launch_bounds__(CT, GS_MIN_BLOCKS(CT, CBLOCKS_PER_SM))
 counting_onesweep(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 				  K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 				  K kmin, uint32_t range, int bits,
@@ -546,12 +547,20 @@ onesweep_smem(uint32_t range, int items)
 
 	return (size_t) CT * items * 6 + rpad * CWARPS * 2 + rpad * 8;
 }
-/* the widest range must fit one block (227 KiB of shared memory on Hopper) */
+/*
+ * Shared memory: the widest range fits one block of a Hopper or a B200 (227
+ * KiB); narrow ranges two blocks per SM there (228 KiB per SM, 1 KiB
+ * reserved per block).  A GPU with less takes narrower ranges at these
+ * tiles (counting_items): an A100's block (163 KiB) ranges up to about
+ * 2600, an Ada's (99 KiB) about 1000; with the small tile, about 3500 and
+ * 1900, and a Turing's (64 KiB) about 1000.  Wider ones go to the radix
+ * sort (gs_counting_fits).
+ */
 static_assert((size_t) CT * CITEMS * 6 + (size_t) CWARPS * GS_COUNTING_MAX_RANGE * 2 +
 			  (size_t) GS_COUNTING_MAX_RANGE * 8 <= 227 * 1024, "counting tile too large");
-/* narrow ranges: two blocks per SM (228 KiB per SM, 1 KiB reserved per block) */
 static_assert((size_t) CT * CITEMS_NARROW * 6 + (size_t) CWARPS * CNARROW_RANGE * 2 +
 			  (size_t) CNARROW_RANGE * 8 + 1024 <= 114 * 1024, "narrow counting tile too large");
+static_assert(CITEMS_SMALL < CITEMS, "the small tile is the smaller");
 
 /* One launch of the pass over tiles of CT * IT pairs. */
 template <typename K, int IT, bool ARANK, bool FILL>
@@ -564,19 +573,38 @@ launch_onesweep(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	const size_t smem = onesweep_smem(range, IT);
 	auto		kernel = counting_onesweep<K, IT, ARANK, FILL>;
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-									   (int) smem));
+	GS_TRY(gs_set_smem(ctx, kernel, smem, "counting: pass"));
 	kernel<<<gs_blocks(n, CT * IT), CT, smem, ctx->stream>>>(
 		kin, vin, kout, vout, n, (K) kr->min, range, bits, counts,
 		(volatile unsigned long long *) st, counter, epoch);
 	return gs_after_launch(ctx, "counting: pass");
 }
 
-/* Pairs per thread, by key width and range. */
-static int
-counting_items(size_t key_bytes, uint32_t range)
+/* Does the pass at IT pairs per thread fit the device's block at range? */
+template <typename K, int IT>
+static bool
+tile_fits(const gs_context *ctx, uint32_t range)
 {
-	return key_bytes == 4 && range <= CNARROW_RANGE ? CITEMS_NARROW : CITEMS;
+	/* the variants of ARANK and FILL have the same static shared memory */
+	return gs_smem_fits(ctx, counting_onesweep<K, IT, false, false>,
+						onesweep_smem(range, IT));
+}
+
+/*
+ * Pairs per thread, by key width and range: the policy's, or the small
+ * tile's where the device's block has not the shared memory for those at
+ * this range; 0 where it has not even that.
+ */
+template <typename K>
+static int
+counting_items(const gs_context *ctx, uint32_t range)
+{
+	if constexpr (sizeof(K) == 4)
+		if (range <= CNARROW_RANGE && tile_fits<K, CITEMS_NARROW>(ctx, range))
+			return CITEMS_NARROW;
+	if (tile_fits<K, CITEMS>(ctx, range))
+		return CITEMS;
+	return tile_fits<K, CITEMS_SMALL>(ctx, range) ? CITEMS_SMALL : 0;
 }
 
 /* The pass at IT pairs per thread: lane masks where they fit, fill where aligned. */
@@ -606,7 +634,7 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	const uint32_t range = (uint32_t) (kr->max - kr->min) + 1;
 	const int	bits = range > 1 ? 32 - __builtin_clz(range - 1) : 0;
 	const uint32_t rpad = (range + 1) & ~1u;	/* status row: key pairs aligned */
-	const int	items = counting_items(sizeof(K), range);
+	const int	items = counting_items<K>(ctx, range);
 	const uint32_t ntiles = gs_blocks(n, CT * items);
 	uint32_t   *counts;
 	void	   *st;
@@ -653,8 +681,21 @@ counting_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 		if (items == CITEMS_NARROW)
 			return launch_items<K, CITEMS_NARROW>(ctx, kin, vin, kout, vout, n, kr, range,
 												  bits, counts, st, counter, epoch);
+	if (items == CITEMS_SMALL)
+		return launch_items<K, CITEMS_SMALL>(ctx, kin, vin, kout, vout, n, kr, range, bits,
+											 counts, st, counter, epoch);
 	return launch_items<K, CITEMS>(ctx, kin, vin, kout, vout, n, kr, range, bits, counts, st,
 								   counter, epoch);
+}
+
+bool
+gs_counting_fits(const gs_context *ctx, int key_bits, uint64_t range)
+{
+	if (range >= GS_COUNTING_MAX_RANGE)
+		return false;
+	if (key_bits == 32)
+		return counting_items<uint32_t>(ctx, (uint32_t) range + 1) > 0;
+	return counting_items<uint64_t>(ctx, (uint32_t) range + 1) > 0;
 }
 
 gs_status
@@ -662,9 +703,9 @@ gs_counting_sort(gs_context *ctx, int key_bits, const void *kin,
 				 const uint32_t *vin, void *kout, uint32_t *vout, uint32_t n,
 				 const gs_keyrange *kr)
 {
-	if (kr->max - kr->min >= GS_COUNTING_MAX_RANGE)
+	if (!gs_counting_fits(ctx, key_bits, kr->max - kr->min))
 		return gs_fail(ctx, GS_ERR_INVALID, "key range too wide for the "
-					   "counting sort");
+					   "counting sort on this device");
 	if (key_bits == 32)
 		return counting_sort(ctx, (const uint32_t *) kin, vin,
 							 (uint32_t *) kout, vout, n, kr);

@@ -46,6 +46,9 @@ struct gs_context
 {
 	int			device;
 	int			sm_count;
+	int			threads_per_sm; /* resident threads per SM at most */
+	size_t		smem_optin;		/* shared memory one block may have */
+	size_t		smem_device;	/* the device's, before a test's cap */
 	cudaStream_t stream;
 	size_t		mem_limit;		/* 0: none */
 	size_t		mem_used;		/* scratch + user buffers */
@@ -80,6 +83,56 @@ gs_blocks(uint64_t n, uint32_t per_block)
 	return (uint32_t) ((n + per_block - 1) / per_block);
 }
 
+/*
+ * Blocks of threads that the device keeps resident at once: per_sm (a
+ * policy's blocks per SM) on each SM, or as many as fit its threads.
+ */
+static inline uint32_t
+gs_resident_blocks(const gs_context *ctx, int threads, int per_sm)
+{
+	int			fit = ctx->threads_per_sm / threads;
+
+	if (fit > per_sm)
+		fit = per_sm;
+	return (uint32_t) ctx->sm_count * (uint32_t) (fit > 0 ? fit : 1);
+}
+
+/*
+ * Does kernel, with dyn bytes of dynamic shared memory, fit one block of
+ * the device (its static shared memory included)?  Kernels that ask for
+ * more than 48 KB choose their tile by it: the device's block may hold
+ * less than the policy's tile (gs_tuning.cuh).
+ */
+template <typename F>
+static inline bool
+gs_smem_fits(const gs_context *ctx, F kernel, size_t dyn)
+{
+	cudaFuncAttributes attr;
+
+	if (cudaFuncGetAttributes(&attr, (const void *) kernel) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return false;
+	}
+	return attr.sharedSizeBytes + dyn <= ctx->smem_optin;
+}
+
+/*
+ * Lets kernel have dyn bytes of dynamic shared memory, before its launch;
+ * fails, saying so, where the device's block has not that much.
+ */
+template <typename F>
+static inline gs_status
+gs_set_smem(gs_context *ctx, F kernel, size_t dyn, const char *what)
+{
+	if (!gs_smem_fits(ctx, kernel, dyn))
+		return gs_fail(ctx, GS_ERR_CUDA, "%s: %zu bytes of shared memory per "
+					   "block asked for, more than the device's %zu",
+					   what, dyn, ctx->smem_optin);
+	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) dyn));
+	return GS_OK;
+}
+
 /* Grid of a grid-stride element-wise kernel over n items (at least 1 block). */
 static inline uint32_t
 gs_stride_grid(const gs_context *ctx, uint64_t n)
@@ -95,10 +148,9 @@ static inline uint32_t
 gs_hist_grid(const gs_context *ctx, uint32_t n)
 {
 	uint32_t	grid = gs_blocks(n, GS_HIST_THREADS * GS_HIST_ITEMS);
+	uint32_t	cap = gs_resident_blocks(ctx, GS_HIST_THREADS, GS_HIST_BLOCKS_PER_SM);
 
-	if (grid > (uint32_t) ctx->sm_count * GS_HIST_BLOCKS_PER_SM)
-		grid = ctx->sm_count * GS_HIST_BLOCKS_PER_SM;
-	return grid;
+	return grid < cap ? grid : cap;
 }
 
 /*
@@ -141,6 +193,8 @@ gs_status	gs_counting_sort(gs_context *ctx, int key_bits,
 							 const void *kin, const uint32_t *vin,
 							 void *kout, uint32_t *vout, uint32_t n,
 							 const gs_keyrange *kr);
+/* Does the counting sort take keys of this range (max - min) on the device? */
+bool		gs_counting_fits(const gs_context *ctx, int key_bits, uint64_t range);
 gs_status	gs_warpsort(gs_context *ctx, int key_bits,
 						const void *kin, const uint32_t *vin,
 						void *kout, uint32_t *vout, uint32_t n);

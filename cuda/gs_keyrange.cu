@@ -33,7 +33,7 @@ keyrange_init(gs_keyrange *kr, uint32_t *low_hist)
  * loads in flight per thread.
  */
 template <typename K>
-__global__ void __launch_bounds__(KR_THREADS, KR_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(KR_THREADS, GS_MIN_BLOCKS(KR_THREADS, KR_BLOCKS_PER_SM))
 keyrange_kernel(const K *__restrict__ keys, uint32_t n, gs_keyrange *kr,
 				uint32_t *low_hist)
 {
@@ -112,10 +112,11 @@ key_range(gs_context *ctx, const K *keys, uint32_t n, gs_keyrange *out)
 {
 	char	   *small;
 	uint32_t	grid = gs_blocks(n, KR_THREADS * KR_UNROLL * 2);
+	uint32_t	cap = gs_resident_blocks(ctx, KR_THREADS, KR_BLOCKS_PER_SM);
 
-	/* few blocks, so few adds into low_hist */
-	if (grid > (uint32_t) ctx->sm_count * KR_BLOCKS_PER_SM)
-		grid = ctx->sm_count * KR_BLOCKS_PER_SM;
+	/* few blocks, so few adds into low_hist; all resident at once */
+	if (grid > cap)
+		grid = cap;
 	GS_TRY(gs_scratch(ctx, GS_SLOT_SMALL, GS_SMALL_BYTES, (void **) &small));
 	gs_keyrange *d_kr = (gs_keyrange *) small;
 	uint32_t   *low_hist = (uint32_t *) (small + GS_SMALL_LOWHIST);

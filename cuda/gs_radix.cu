@@ -376,7 +376,7 @@ stage_and_scatter_pairs(const K (&key)[IT], uint32_t (&rank)[IT],
  * look_back, then the tile's local starts; stage and scatter.
  */
 template <typename KI, typename KO, int MODE, int IT, bool FOLD>
-__global__ void __launch_bounds__(RT, RADIX_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(RT, GS_MIN_BLOCKS(RT, RADIX_BLOCKS_PER_SM))
 radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 			   KO *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 			   uint64_t sub, int lo, int shift,
@@ -474,7 +474,37 @@ radix_onesweep(const KI *__restrict__ kin, const uint32_t *__restrict__ vin,
 										sub, lo, shift);
 }
 
-/* Launches one pass: RITEMS_NARROW pairs per thread for 32-bit keys, else RITEMS_WIDE. */
+/* Pairs per thread of a pass: RITEMS_NARROW for 32-bit keys, else RITEMS_WIDE. */
+template <typename KI, typename KO>
+constexpr int
+pass_items()
+{
+	return (sizeof(KI) == 4 && sizeof(KO) == 4) ? RITEMS_NARROW : RITEMS_WIDE;
+}
+
+/* A pass's dynamic shared memory: its staging tile. */
+template <typename KI, typename KO>
+constexpr size_t
+pass_smem()
+{
+	return (size_t) RT * pass_items<KI, KO>() * sizeof(KO);
+}
+
+/*
+ * Can the first pass count the later digits (fold)?  Its counters take
+ * 3 KB more than a pass's, which a 64 KB block (Turing) has not beside the
+ * tile of 64-bit keys: there the histogram pass counts them.  (The packed
+ * first pass, mode 1, has the shared memory of mode 0.)
+ */
+template <typename K>
+static bool
+fold_fits(const gs_context *ctx)
+{
+	return gs_smem_fits(ctx, radix_onesweep<K, K, 0, pass_items<K, K>(), true>,
+						pass_smem<K, K>());
+}
+
+/* Launches one pass. */
 template <typename KI, typename KO, int MODE, bool FOLD>
 static gs_status
 launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
@@ -483,11 +513,11 @@ launch_pass(gs_context *ctx, const void *kin, const uint32_t *vin, void *kout,
 			uint32_t *counter, uint32_t epoch, int nextra, uint32_t *fold_hist,
 			const uint32_t *trivial)
 {
-	constexpr int IT = (sizeof(KI) == 4 && sizeof(KO) == 4) ? RITEMS_NARROW : RITEMS_WIDE;
-	const size_t smem = (size_t) RT * IT * sizeof(KO);
+	constexpr int IT = pass_items<KI, KO>();
 	auto		kernel = radix_onesweep<KI, KO, MODE, IT, FOLD>;
+	const size_t smem = pass_smem<KI, KO>();
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	GS_TRY(gs_set_smem(ctx, kernel, smem, "radix pass"));
 	kernel<<<gs_blocks(n, RT * IT), RT, smem, ctx->stream>>>(
 		(const KI *) kin, vin, (KO *) kout, vout, n, sub, lo, shift, dofs,
 		status, counter, epoch, nextra, fold_hist, trivial);
@@ -547,7 +577,7 @@ radix_sort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	 * the host plans every pass up front and waits for nothing.
 	 */
 	const bool	fold = kr->low_hist && npass <= RADIX_FOLD_PASSES &&
-		lo + RADIX_BITS <= GS_LOWHIST_BITS;
+		lo + RADIX_BITS <= GS_LOWHIST_BITS && fold_fits<K>(ctx);
 
 	GS_CHECK(ctx, cudaMemsetAsync(hist, 0, 8 * RADIX * 4, ctx->stream));
 	GS_CHECK(ctx, cudaMemsetAsync(counters, 0, 64, ctx->stream));

@@ -54,8 +54,10 @@ static_assert(SS_THREADS % 32 == 0, "whole warps");
 
 /*
  * A (key, value) pair as one sortable item: 32-bit keys packed with the
- * value into one word (key high), 64-bit keys beside it.  pad() is the
- * largest pair, the last tile's filler.
+ * value into one word (key high), 64-bit keys beside it in three 32-bit
+ * words (12 bytes, not 16 with a 64-bit field's alignment, so that a tile's
+ * merge sort takes 48 KB of shared memory, which Turing's 64 KB block
+ * holds).  pad() is the largest pair, the last tile's filler.
  */
 template <typename K> struct ss_pair;
 
@@ -77,21 +79,26 @@ struct ss_pair<uint32_t>
 template <>
 struct ss_pair<uint64_t>
 {
-	uint64_t	k;
+	uint32_t	khi;
+	uint32_t	klo;
 	uint32_t	v;
 
 	__host__ __device__ static ss_pair make(uint64_t k, uint32_t v)
 	{
-		return {k, v};
+		return {(uint32_t) (k >> 32), (uint32_t) k, v};
 	}
-	__host__ __device__ static ss_pair pad() { return {~(uint64_t) 0, 0xFFFFFFFFu}; }
-	__host__ __device__ uint64_t key() const { return k; }
+	__host__ __device__ static ss_pair pad() { return {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}; }
+	__host__ __device__ uint64_t key() const { return ((uint64_t) khi << 32) | klo; }
 	__host__ __device__ uint32_t val() const { return v; }
 	__device__ bool less(const ss_pair &o) const
 	{
-		return k < o.k || (k == o.k && v < o.v);
+		const uint64_t a = key(),
+					b = o.key();
+
+		return a < b || (a == b && v < o.v);
 	}
 };
+static_assert(sizeof(ss_pair<uint64_t>) == 12, "12-byte pairs");
 
 struct ss_pair_less
 {
@@ -114,9 +121,9 @@ struct ss_decomposer<uint32_t>
 template <>
 struct ss_decomposer<uint64_t>
 {
-	__host__ __device__ cuda::std::tuple<uint64_t &, uint32_t &> operator()(ss_pair<uint64_t> &p) const
+	__host__ __device__ cuda::std::tuple<uint32_t &, uint32_t &, uint32_t &> operator()(ss_pair<uint64_t> &p) const
 	{
-		return {p.k, p.v};
+		return {p.khi, p.klo, p.v};
 	}
 };
 
@@ -144,7 +151,7 @@ tile_len(uint32_t n, uint32_t t)
  * g-1, 2g-1, ... (padding pairs included) with their ids.
  */
 template <typename K>
-__global__ void __launch_bounds__(SS_TILE_THREADS, SS_TILE_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(SS_TILE_THREADS, GS_MIN_BLOCKS(SS_TILE_THREADS, SS_TILE_BLOCKS_PER_SM))
 sort_tiles(const K *kin, const uint32_t *vin, K *tk, uint32_t *tv, uint32_t n,
 		   int s_log2, ss_pair<K> *samples, uint32_t *sample_ids)
 {
@@ -215,9 +222,11 @@ pick_splitters(const ss_pair<K> *sorted, const uint32_t *sorted_ids,
 /*
  * Step 4, one block per sorted tile: P[t][b] = the tile's pairs below
  * splitter b (P[t][0] = 0, P[t][nb] = len); C[b][t] = bucket b's count in
- * the tile.  Below, in the total order: a tile before the splitter's tile
- * counts its pairs equal to the splitter's (key, value), a tile after it
- * does not, and the splitter's own tile counts the ranks before it.
+ * the tile, from the P[t] that the block wrote (read back after the
+ * barrier: up to 32 KB that shared memory need not hold beside the tile).
+ * Below, in the total order: a tile before the splitter's tile counts its
+ * pairs equal to the splitter's (key, value), a tile after it does not, and
+ * the splitter's own tile counts the ranks before it.
  */
 template <typename K>
 __global__ void __launch_bounds__(SS_THREADS)
@@ -228,8 +237,8 @@ tile_bounds(const K *tk, const uint32_t *tv, uint32_t n, uint32_t m,
 	extern __shared__ __align__(16) unsigned char ss_smem[];
 	K		   *sk = (K *) ss_smem;
 	uint32_t   *sv = (uint32_t *) (sk + SS_TILE);
-	uint32_t   *sp = sv + SS_TILE;
 	const uint32_t t = blockIdx.x;
+	uint32_t   *Pt = P + (uint64_t) t * (nb + 1);
 	const uint64_t base = (uint64_t) t * SS_TILE;
 	const uint32_t len = tile_len(n, t);
 	const int	g_log2 = __ffs(SS_TILE) - 1 - s_log2;
@@ -282,12 +291,11 @@ tile_bounds(const K *tk, const uint32_t *tv, uint32_t n, uint32_t m,
 				pos = lo;
 			}
 		}
-		sp[b] = pos;
-		P[(uint64_t) t * (nb + 1) + b] = pos;
+		Pt[b] = pos;
 	}
 	__syncthreads();
 	for (uint32_t b = threadIdx.x; b < nb; b += SS_THREADS)
-		C[(uint64_t) b * m + t] = sp[b + 1] - sp[b];
+		C[(uint64_t) b * m + t] = Pt[b + 1] - Pt[b];
 }
 
 __global__ void
@@ -313,20 +321,20 @@ scatter(const K *tk, const uint32_t *tv, K *kout, uint32_t *vout,
 		uint32_t n, uint32_t m, uint32_t nb, uint32_t top, const uint32_t *P,
 		const uint32_t *C)
 {
+	/* sp[b] = P[t][b] for b < nb (the search reads no other): 2 nb words */
 	extern __shared__ __align__(16) unsigned char ss_smem[];
 	uint32_t   *sp = (uint32_t *) ss_smem;
-	uint32_t   *dst0 = sp + nb + 1;
+	uint32_t   *dst0 = sp + nb;
 	const uint32_t t = blockIdx.x;
 	const uint64_t base = (uint64_t) t * SS_TILE;
 	const uint32_t len = tile_len(n, t);
 
-	for (uint32_t b = threadIdx.x; b <= nb; b += SS_THREADS)
+	for (uint32_t b = threadIdx.x; b < nb; b += SS_THREADS)
 	{
 		uint32_t	p = P[(uint64_t) t * (nb + 1) + b];
 
 		sp[b] = p;
-		if (b < nb)
-			dst0[b] = C[(uint64_t) b * m + t] - p;	/* mod 2^32: + j fits */
+		dst0[b] = C[(uint64_t) b * m + t] - p;	/* mod 2^32: + j fits */
 	}
 	__syncthreads();
 	for (uint32_t j = threadIdx.x; j < len; j += SS_THREADS)
@@ -420,7 +428,7 @@ partition(gs_context *ctx, const K *kin, const uint32_t *vin, K *tk,
 	/* steps 1-2 */
 	const size_t sort_smem = ss_tile_sort<K>::smem;
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(sort_tiles<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) sort_smem));
+	GS_TRY(gs_set_smem(ctx, sort_tiles<K>, sort_smem, "samplesort: tiles"));
 	sort_tiles<K><<<m, SS_TILE_THREADS, sort_smem, ctx->stream>>>(kin, vin, tk, tv, n, s_log2,
 																   samples, ids);
 	GS_TRY(gs_after_launch(ctx, "samplesort: tiles"));
@@ -434,18 +442,18 @@ partition(gs_context *ctx, const K *kin, const uint32_t *vin, K *tk,
 	GS_TRY(gs_after_launch(ctx, "samplesort: splitters"));
 
 	/* step 4 */
-	const size_t bounds_smem = (size_t) SS_TILE * (sizeof(K) + 4) + (size_t) (nb + 1) * 4;
+	const size_t bounds_smem = (size_t) SS_TILE * (sizeof(K) + 4);
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(tile_bounds<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bounds_smem));
+	GS_TRY(gs_set_smem(ctx, tile_bounds<K>, bounds_smem, "samplesort: tile bounds"));
 	tile_bounds<K><<<m, SS_THREADS, bounds_smem, ctx->stream>>>(tk, tv, n, m, s_log2, spl, spl_ids,
 																nb, P, C);
 	GS_TRY(gs_after_launch(ctx, "samplesort: tile bounds"));
 	GS_TRY(gs_scan_u32(ctx, C, (uint32_t) ncount, (uint32_t *) (work + o_tmp)));
 	bucket_starts<<<gs_blocks(nb + 1, SS_THREADS), SS_THREADS, 0, ctx->stream>>>(C, m, nb, n, d_off);
 	GS_TRY(gs_after_launch(ctx, "samplesort: bucket starts"));
-	const size_t scatter_smem = (size_t) (2 * nb + 1) * 4;
+	const size_t scatter_smem = (size_t) 2 * nb * 4;
 
-	GS_CHECK(ctx, cudaFuncSetAttribute(scatter<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) scatter_smem));
+	GS_TRY(gs_set_smem(ctx, scatter<K>, scatter_smem, "samplesort: scatter"));
 	scatter<K><<<m, SS_THREADS, scatter_smem, ctx->stream>>>(tk, tv, kout, vout, n, m, nb, top, P, C);
 	GS_TRY(gs_after_launch(ctx, "samplesort: scatter"));
 

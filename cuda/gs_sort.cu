@@ -12,7 +12,9 @@
  *	  n <= GS_BITONIC_MAX                 one-block bitonic sort
  *	  max - min < GS_COUNTING_MAX_RANGE   counting sort (one pass over the
  *	                                      pairs after a histogram of the keys;
- *	                                      the radix sort needs 1-2: NOTES.md)
+ *	                                      the radix sort needs 1-2: NOTES.md),
+ *	                                      where the range fits the device's
+ *	                                      shared memory (all of it on Hopper)
  *	  otherwise                           LSD radix sort on the bits that
  *	                                      differ
  *	  The warpsort and the sample sort run only when forced.
@@ -39,6 +41,8 @@ typedef struct gs_sort_algorithm
 	bool		needs_range;	/* run takes the key range */
 	uint64_t	max_n;			/* most pairs it takes */
 	uint64_t	max_range;		/* widest key range (max - min) it takes */
+	/* and at that range, on the context's device (NULL: any device) */
+	bool		(*fits) (const gs_context *ctx, int key_bits, uint64_t range);
 	gs_algorithm instead;		/* runs when it is forced beyond those;
 								 * GS_ALGO_AUTO: none, it takes any input */
 } gs_sort_algorithm;
@@ -80,19 +84,19 @@ run_samplesort(gs_context *ctx, int key_bits, const void *kin,
 
 /*
  * In the order the dispatcher tries the automatic ones.  Columns: id, name,
- * run, automatic, needs_range, max_n, max_range, instead.
+ * run, automatic, needs_range, max_n, max_range, fits, instead.
  */
 static const gs_sort_algorithm sort_algorithms[] = {
 	{GS_ALGO_BITONIC, "bitonic", run_bitonic, true, false,
-	GS_BITONIC_MAX, NO_LIMIT, GS_ALGO_WARPSORT},
+	GS_BITONIC_MAX, NO_LIMIT, NULL, GS_ALGO_WARPSORT},
 	{GS_ALGO_COUNTING, "counting", run_counting, true, true,
-	NO_LIMIT, GS_COUNTING_MAX_RANGE - 1, GS_ALGO_RADIX},
+	NO_LIMIT, GS_COUNTING_MAX_RANGE - 1, gs_counting_fits, GS_ALGO_RADIX},
 	{GS_ALGO_RADIX, "radix", gs_radix_sort, true, true,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
+	NO_LIMIT, NO_LIMIT, NULL, GS_ALGO_AUTO},
 	{GS_ALGO_WARPSORT, "warpsort", run_warpsort, false, false,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
+	NO_LIMIT, NO_LIMIT, NULL, GS_ALGO_AUTO},
 	{GS_ALGO_SAMPLESORT, "samplesort", run_samplesort, false, false,
-	NO_LIMIT, NO_LIMIT, GS_ALGO_AUTO},
+	NO_LIMIT, NO_LIMIT, NULL, GS_ALGO_AUTO},
 };
 
 #define NUM_SORT_ALGORITHMS (sizeof(sort_algorithms) / sizeof(sort_algorithms[0]))
@@ -168,7 +172,8 @@ takes(gs_context *ctx, const gs_sort_algorithm *a, sort_input *in,
 	if (*yes && a->max_range != NO_LIMIT)
 	{
 		GS_TRY(need_range(ctx, in, info));
-		*yes = in->kr.max - in->kr.min <= a->max_range;
+		*yes = in->kr.max - in->kr.min <= a->max_range &&
+			(a->fits == NULL || a->fits(ctx, in->key_bits, in->kr.max - in->kr.min));
 	}
 	return GS_OK;
 }

@@ -8,9 +8,24 @@
  *	  (gs_sort.cu) points at each algorithm's policy.
  *
  *	  Each value has the measurement that chose it: NVIDIA H200, 100M pairs
- *	  unless noted, from test/kernels/NOTES.md (section named) and its
+ *	  unless noted, from test/gpu/kernels/NOTES.md (section named) and its
  *	  results/ CSVs.  "Not varied": a first choice that no measurement has
- *	  challenged yet.
+ *	  challenged yet.  The same values serve every architecture (sm_75 up);
+ *	  what a GPU has less of than an H200 is taken into account where it
+ *	  would make a launch fail:
+ *	  - shared memory per block (227 KB on Hopper, 163 on an A100, 99 on an
+ *	    Ada or Ampere GA10x, 64 on Turing): the device's
+ *	    (cudaDevAttrMaxSharedMemoryPerBlockOptin, gs_context.smem_optin),
+ *	    against which each kernel that asks for more than 48 KB picks its
+ *	    tile (gs_smem_fits): the counting sort the small tile below or the
+ *	    radix sort, the radix sort's first pass no folded histograms, the
+ *	    warpsort a shorter first run;
+ *	  - resident threads per SM (2048 on sm_80, sm_90 and sm_100, 1536 on
+ *	    sm_86 to sm_89 and sm_120, 1024 on sm_75): GS_ARCH_THREADS_PER_SM
+ *	    below caps the blocks per SM that a kernel's launch bounds ask for,
+ *	    and the device's (gs_context.threads_per_sm) the grids sized by
+ *	    blocks per SM (gs_resident_blocks);
+ *	  - SMs: every grid is sized by the device's count (gs_context.sm_count).
  *
  *	  Sizes that an algorithm's structure fixes (32 lanes, the key-range
  *	  pass's 4096-bin histogram, GS_BITONIC_MAX and GS_COUNTING_MAX_RANGE of
@@ -21,6 +36,27 @@
 #define GS_TUNING_CUH
 
 #include <stdint.h>
+
+/*
+ * Resident threads per SM of the architecture that the device pass compiles
+ * for (the CUDA Programming Guide's table; one not listed there takes the
+ * smaller, 1536).  A kernel's __launch_bounds__ asks for
+ * GS_MIN_BLOCKS(threads, blocks): its policy's blocks per SM, or as many as
+ * fit that architecture.
+ */
+#if !defined(__CUDA_ARCH__)
+#define GS_ARCH_THREADS_PER_SM 2048	/* the host pass: not used */
+#elif __CUDA_ARCH__ == 750
+#define GS_ARCH_THREADS_PER_SM 1024
+#elif __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+	(__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100)
+#define GS_ARCH_THREADS_PER_SM 2048
+#else
+#define GS_ARCH_THREADS_PER_SM 1536
+#endif
+#define GS_MIN_BLOCKS(threads, blocks) \
+	((threads) * (blocks) <= GS_ARCH_THREADS_PER_SM ? (blocks) : \
+	 GS_ARCH_THREADS_PER_SM / (threads))
 
 /* ---- radix sort (gs_radix.cu) ---- */
 
@@ -80,6 +116,10 @@ typedef struct gs_counting_policy
 	int			items;			/* pairs per thread */
 	int			items_narrow;	/* pairs per thread, 32-bit keys of <= narrow_range values */
 	int			narrow_range;	/* widest range at which items_narrow keeps blocks_per_sm */
+	int			items_small;	/* pairs per thread where a GPU's shared memory
+								 * per block does not hold the tile of items
+								 * at the key range (64 KB: ranges up to about
+								 * 1000, where items fits about 100) */
 } gs_counting_policy;
 
 constexpr gs_counting_policy gs_counting_tuning = {
@@ -92,6 +132,8 @@ constexpr gs_counting_policy gs_counting_tuning = {
 	22,
 	/* narrow_range: shared memory (static_assert in gs_counting.cu) */
 	1024,
+	/* items_small: not measured (no GPU below Hopper measured yet) */
+	8,
 };
 
 /*
@@ -124,7 +166,11 @@ constexpr gs_warpsort_policy gs_warpsort_tuning = {
 	8192,
 	/* merge_log2_items: 16 gave 26.43 / 2.54 ms, 8 gave 26.75 / 2.59 (NOTES v7) */
 	4,
-	/* merge_tiles_blocks_per_sm: 512 threads, 96 KB at 64-bit keys (NOTES v7) */
+	/*
+	 * merge_tiles_blocks_per_sm: 512 threads, 96 KB at 64-bit keys (NOTES
+	 * v7); a GPU with less shared memory per block merges shorter first
+	 * runs (run0 / 2 on Turing at 64-bit keys)
+	 */
 	2,
 	/* merge_blocks_per_sm_small: 1 (127 registers) 1.8 % faster at 10M (NOTES v6) */
 	1,
@@ -171,10 +217,11 @@ constexpr gs_samplesort_policy gs_samplesort_tuning = {
 	256,
 	/*
 	 * tile_threads, tile_items, tile_blocks_per_sm: 4096-pair tiles, not
-	 * measured yet.  ptxas (64-bit keys, 16-byte pairs): 256 x 16 takes
-	 * 167 registers (1 block per SM) unbounded, 128 with 4 B of spills at
-	 * 2 blocks per SM (67.5 KB of shared memory each); 512 x 8 at 2 blocks
-	 * spills 92 B.  32-bit keys (packed 8-byte pairs): 54 registers.
+	 * measured yet.  ptxas (64-bit keys, then 16-byte pairs): 256 x 16
+	 * took 167 registers (1 block per SM) unbounded, 128 with 4 B of spills
+	 * at 2 blocks per SM (67.5 KB of shared memory each, more than Turing's
+	 * 64: the pairs are 12 bytes now, 48 KB); 512 x 8 at 2 blocks spilled
+	 * 92 B.  32-bit keys (packed 8-byte pairs): 54 registers.
 	 */
 	256,
 	16,

@@ -149,43 +149,44 @@ warp_tile_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 }
 
 /*
- * Merges the sorted WS_T-pair warp tiles of one WS_RUN0-pair segment into
- * one sorted run, in shared memory, in place, with bitonic merge stages
- * (k = 2 WS_T .. WS_RUN0), the first step of each comparing an element with
- * its mirror so that both halves may be ascending.  Each thread holds
- * WS_ME = 2^WS_MF elements at a time: the steps of distance >= 32 go in
- * rounds of up to WS_MF steps in registers (one shared-memory round trip per
- * round, not per step), the steps of distance < 32 by shuffles right after
- * the last round of a stage, whose elements are 32 consecutive ones per
- * warp.  A round over the steps j_top .. j_low (distances halving) gives
- * thread g the elements base(g) + r * j_low, r < WS_ME, where base(g) has
- * zeros at the bit positions j_low .. j_top.
+ * Merges the sorted WS_T-pair warp tiles of one run0-pair segment (WS_RUN0,
+ * or fewer where the device's block has not the shared memory: first_run)
+ * into one sorted run, in shared memory, in place, with run0 / WS_ME threads
+ * and bitonic merge stages (k = 2 WS_T .. run0), the first step of each
+ * comparing an element with its mirror so that both halves may be ascending.
+ * Each thread holds WS_ME = 2^WS_MF elements at a time: the steps of
+ * distance >= 32 go in rounds of up to WS_MF steps in registers (one
+ * shared-memory round trip per round, not per step), the steps of distance <
+ * 32 by shuffles right after the last round of a stage, whose elements are
+ * 32 consecutive ones per warp.  A round over the steps j_top .. j_low
+ * (distances halving) gives thread g the elements base(g) + r * j_low, r <
+ * WS_ME, where base(g) has zeros at the bit positions j_low .. j_top.
  */
 #define WS_ME (1 << WS_MF)
-#define WS_MT (WS_RUN0 / WS_ME)	/* threads per block */
+#define WS_MT (WS_RUN0 / WS_ME)	/* threads per block, at most */
 static_assert(WS_RUN0 >= 2 * WS_T && (WS_RUN0 & (WS_RUN0 - 1)) == 0, "WS_RUN0");
 static_assert((32 << (WS_MF - 1)) <= WS_T, "the first stage's first round");
 
 template <typename K>
-__global__ void __launch_bounds__(WS_MT, WS_MERGE_TILES_MINB)
-merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
+__global__ void __launch_bounds__(WS_MT, GS_MIN_BLOCKS(WS_MT, WS_MERGE_TILES_MINB))
+merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n, uint32_t run0)
 {
 	extern __shared__ __align__(16) unsigned char dyn[];
 	K		   *sk = (K *) dyn;
-	uint32_t   *sv = (uint32_t *) (sk + WS_RUN0);
-	const uint64_t begin = (uint64_t) blockIdx.x * WS_RUN0;
-	const uint32_t len = (uint32_t) min((uint64_t) WS_RUN0, n - begin);
+	uint32_t   *sv = (uint32_t *) (sk + run0);
+	const uint64_t begin = (uint64_t) blockIdx.x * run0;
+	const uint32_t len = (uint32_t) min((uint64_t) run0, n - begin);
 	const uint32_t g = threadIdx.x;
 	const int	lane = (int) (threadIdx.x & 31);
 
-	for (uint32_t i = threadIdx.x; i < WS_RUN0; i += WS_MT)
+	for (uint32_t i = threadIdx.x; i < run0; i += blockDim.x)
 	{
 		sk[i] = i < len ? keys[begin + i] : gs_key_max<K>::value;
 		sv[i] = i < len ? vals[begin + i] : 0xFFFFFFFFu;
 	}
 	__syncthreads();
 #pragma unroll 1
-	for (uint32_t k = 2 * WS_T; k <= WS_RUN0; k <<= 1)
+	for (uint32_t k = 2 * WS_T; k <= run0; k <<= 1)
 	{
 		/* steps j = k/2 .. 32: L of them, in rounds; the first takes the rest */
 		const int	L = __ffs(k) - 1 - 5;
@@ -256,7 +257,7 @@ merge_tiles_smem(K *keys, uint32_t *vals, uint32_t n)
 			c = WS_MF;
 		}
 	}
-	for (uint32_t i = threadIdx.x; i < len; i += WS_MT)
+	for (uint32_t i = threadIdx.x; i < len; i += blockDim.x)
 	{
 		keys[begin + i] = sk[i];
 		vals[begin + i] = sv[i];
@@ -327,7 +328,7 @@ load_run(const K *keys, const uint32_t *vals, uint64_t pos, uint64_t end,
 }
 
 template <typename K, int MINB>
-__global__ void __launch_bounds__(WS_WARPS * 32, MINB)
+__global__ void __launch_bounds__(WS_WARPS * 32, GS_MIN_BLOCKS(WS_WARPS * 32, MINB))
 warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 		   K *__restrict__ kout, uint32_t *__restrict__ vout, uint32_t n,
 		   uint32_t run, uint32_t piece, uint32_t npieces)
@@ -429,6 +430,29 @@ warp_merge(const K *__restrict__ kin, const uint32_t *__restrict__ vin,
 	}
 }
 
+/* A run0-pair segment's shared memory in merge_tiles_smem. */
+template <typename K>
+static size_t
+merge_tiles_bytes(uint32_t run0)
+{
+	return (size_t) run0 * (sizeof(K) + 4);
+}
+
+/*
+ * The first runs' length: WS_RUN0 pairs, or the longest power of two whose
+ * segment the device's block holds (4096 at 64-bit keys on Turing's 64 KB);
+ * WS_T (no merge in shared memory) where not even 2 * WS_T fit.
+ */
+template <typename K>
+static uint32_t
+first_run(const gs_context *ctx)
+{
+	for (uint32_t run = WS_RUN0; run >= 2 * WS_T; run >>= 1)
+		if (gs_smem_fits(ctx, merge_tiles_smem<K>, merge_tiles_bytes<K>(run)))
+			return run;
+	return WS_T;
+}
+
 template <typename K>
 static gs_status
 warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
@@ -436,11 +460,11 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 {
 	/*
 	 * Warp tiles of WS_T pairs, then (when n needs merges) one block merges
-	 * each WS_RUN0 segment of tiles in shared memory: the global merges
-	 * start from WS_RUN0-pair runs, log2(WS_RUN0 / WS_T) merge levels (each
+	 * each run0 (WS_RUN0) segment of tiles in shared memory: the global
+	 * merges start from run0-pair runs, log2(run0 / WS_T) merge levels (each
 	 * a full pass over the pairs) fewer.
 	 */
-	const uint64_t run0 = (n > WS_T) ? WS_RUN0 : WS_T;
+	const uint64_t run0 = (n > WS_T) ? first_run<K>(ctx) : WS_T;
 	int			levels = 0;
 
 	for (uint64_t run = run0; run < n; run <<= 1)
@@ -464,12 +488,11 @@ warpsort(gs_context *ctx, const K *kin, const uint32_t *vin, K *kout,
 	GS_TRY(gs_after_launch(ctx, "warpsort tiles"));
 	if (run0 > WS_T)
 	{
-		const size_t smem = (size_t) WS_RUN0 * (sizeof(K) + 4);
+		const size_t smem = merge_tiles_bytes<K>((uint32_t) run0);
 
-		GS_CHECK(ctx, cudaFuncSetAttribute(merge_tiles_smem<K>,
-										   cudaFuncAttributeMaxDynamicSharedMemorySize,
-										   (int) smem));
-		merge_tiles_smem<K><<<gs_blocks(n, WS_RUN0), WS_MT, smem, ctx->stream>>>(dk, dv, n);
+		GS_TRY(gs_set_smem(ctx, merge_tiles_smem<K>, smem, "warpsort tile merge"));
+		merge_tiles_smem<K><<<gs_blocks(n, (uint32_t) run0), (uint32_t) run0 / WS_ME, smem,
+			ctx->stream>>>(dk, dv, n, (uint32_t) run0);
 		GS_TRY(gs_after_launch(ctx, "warpsort tile merge"));
 	}
 	for (uint64_t run = run0; run < n; run <<= 1)

@@ -86,30 +86,40 @@ gpu_engine_exit(int code, Datum arg)
 	gpu_engine_reset();
 }
 
+/*
+ * No GPU for this backend, ever (device -1: no driver, an old one, no
+ * device), or not device, whose GPU is too old or has no code in this build
+ * (gs_device_check): another gpusort.gpu_id may name one that runs.
+ */
 static void
-mark_unavailable(const char *reason)
+mark_unavailable(int device, const char *reason)
 {
 	gpu.unavailable = true;
+	gpu.unavailable_device = device;
 	snprintf(gpu.unavailable_reason, sizeof(gpu.unavailable_reason),
 			 "no GPU: %s", reason);
 }
 
-/* A call that starts the GPU failed with st: false, with the reason. */
+/* A call that starts device failed with st: false, with the reason. */
 static bool
-start_failed(gs_status st, char **why)
+start_failed(int device, gs_status st, char **why)
 {
 	*why = psprintf("%s", gs_last_error(NULL));
 	if (st == GS_ERR_NO_DEVICE)
-		mark_unavailable(*why);
+		mark_unavailable(device, *why);
 	return false;
 }
 
 bool
 gpu_engine_unavailable(const char **why)
 {
-	if (gpu.unavailable && why)
+	bool		unavailable = gpu.unavailable &&
+		(gpu.unavailable_device < 0 ||
+		 gpu.unavailable_device == wanted_config().device);
+
+	if (unavailable && why)
 		*why = gpu.unavailable_reason;
-	return gpu.unavailable;
+	return unavailable;
 }
 
 /* What the last start of the GPU took in this backend, or 0. */
@@ -145,11 +155,11 @@ start_context(const GpuEngineConfig *config, char **why)
 
 	st = gs_device_count(&count);
 	if (st != GS_OK)
-		return start_failed(st, why);
+		return start_failed(-1, st, why);
 	if (count == 0)
 	{
 		/* gs_device_count said why: no driver, an old driver, ... */
-		mark_unavailable(gs_last_error(NULL));
+		mark_unavailable(-1, gs_last_error(NULL));
 		*why = pstrdup(gpu.unavailable_reason);
 		return false;
 	}
@@ -161,17 +171,18 @@ start_context(const GpuEngineConfig *config, char **why)
 	}
 	st = gs_device_get_info(config->device, &info);
 	if (st != GS_OK)
-		return start_failed(st, why);
+		return start_failed(-1, st, why);
 	if (config->memory_mb > 0)
 		limit = (Size) config->memory_mb * 1024 * 1024;
 	else
 		limit = (Size) (info.free_mem * DEFAULT_MEMORY_SHARE);
 
+	/* GS_ERR_NO_DEVICE: a GPU too old, or no code for it (gs_device_check) */
 	st = gs_context_create(config->device, limit, &gpu.ctx);
 	if (st != GS_OK)
 	{
 		gpu.ctx = NULL;
-		return start_failed(st, why);
+		return start_failed(config->device, st, why);
 	}
 	for (int i = 0; i < 2; i++)
 	{
@@ -206,7 +217,7 @@ gpu_engine_start(char **why, double *ms)
 		return true;
 	/* settings changed since the start: begin anew */
 	gpu_engine_reset();
-	if (gpu.unavailable)
+	if (gpu_engine_unavailable(NULL))
 	{
 		*why = pstrdup(gpu.unavailable_reason);
 		return false;

@@ -5,7 +5,10 @@
  *	  and the GPU service.
  *
  * Listing them starts CUDA in the backend, but no context: the listing
- * neither needs nor changes the engine's state (context.c).
+ * neither needs nor changes the engine's state (context.c).  Each says
+ * whether gpusort's kernels run on it (gs_device_check: a GPU or driver
+ * too old for the library, or a build without code for it, is listed with
+ * the reason).
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +51,9 @@ gpu_list_devices(int *count)
 		devices[found].multiprocessors = info.multiprocessors;
 		devices[found].cc_major = info.cc_major;
 		devices[found].cc_minor = info.cc_minor;
+		if (gs_device_check(i) == GS_ERR_NO_DEVICE)
+			strlcpy(devices[found].unsupported, gs_last_error(NULL),
+					sizeof(devices[found].unsupported));
 		found++;
 	}
 	signals_restore(&saved);

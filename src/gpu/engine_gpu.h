@@ -42,6 +42,9 @@ typedef struct GpuDeviceInfo
 	int			multiprocessors;
 	int			cc_major;
 	int			cc_minor;
+	char		unsupported[256];	/* why gpusort's kernels cannot run on
+									 * it (too old a GPU, no code for it), or
+									 * "" */
 } GpuDeviceInfo;
 
 /*

@@ -72,7 +72,8 @@ typedef struct GpuEngine
 	void	   *buf[NUM_BUFFERS];
 	Size		buf_bytes[NUM_BUFFERS];
 	bool		exit_callback;	/* registered with on_proc_exit */
-	bool		unavailable;	/* no GPU in this backend, ever */
+	bool		unavailable;	/* no GPU in this backend, ever ... */
+	int			unavailable_device; /* ... or not this device (-1: none) */
 	char		unavailable_reason[512];
 	SortUpload *active_upload;	/* the upload that owns BUF_LEAD and
 								 * BUF_PAYLOAD, or NULL (upload.c) */

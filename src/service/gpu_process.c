@@ -179,10 +179,31 @@ become_gpu_process(int g)
 }
 
 /*
+ * GPU device of the host for the service, unless gpusort's kernels cannot
+ * run on it (said in the log; *left_out: the first such reason).
+ */
+static void
+add_gpu(const GpuDeviceInfo *device, int *n, const char **left_out)
+{
+	if (device->unsupported[0] != '\0')
+	{
+		ereport(LOG,
+				(errmsg("gpusort: the GPU service leaves GPU %d out: %s",
+						device->id, device->unsupported)));
+		if (*left_out == NULL)
+			*left_out = device->unsupported;
+		return;
+	}
+	if (*n < SERVICE_MAX_GPUS)
+		service->gpus[(*n)++].info = *device;
+}
+
+/*
  * The first process lists the service's GPUs: every GPU it sees, or those
  * that gpusort.service_gpus names, in its order, a GPU named twice getting
  * two processes (which share its memory, and overlap one job's copies with
- * the other's sort).
+ * the other's sort); not those that gpusort's kernels cannot run on (too
+ * old a GPU, or no code for it in this build: gpu_list_devices).
  */
 static void
 list_gpus(void)
@@ -193,6 +214,7 @@ list_gpus(void)
 	ListCell   *lc;
 	int			count;
 	int			n = 0;
+	const char *left_out = NULL;
 
 	/* without one, the driver's reason */
 	devices = gpu_list_devices(&count);
@@ -203,16 +225,20 @@ list_gpus(void)
 	(void) gpusort_parse_service_gpus(gpusort_service_gpus, &ids, &bad);
 	if (ids == NIL)
 	{
-		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
-			service->gpus[n++].info = devices[i];
+		for (int i = 0; i < count; i++)
+			add_gpu(&devices[i], &n, &left_out);
 	}
 	foreach(lc, ids)
 	{
-		for (int i = 0; i < count && n < SERVICE_MAX_GPUS; i++)
+		for (int i = 0; i < count; i++)
 			if (devices[i].id == lfirst_int(lc))
-				service->gpus[n++].info = devices[i];
+				add_gpu(&devices[i], &n, &left_out);
 	}
-	if (count > 0 && n == 0)
+	/* none left: why the GPU that was there is not used */
+	if (n == 0 && left_out != NULL)
+		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
+				 "%s", left_out);
+	else if (count > 0 && n == 0)
 		snprintf(service->gpus[0].reason, sizeof(service->gpus[0].reason),
 				 "gpusort.service_gpus (\"%s\") names none of the %d GPUs",
 				 gpusort_service_gpus, count);

@@ -8,7 +8,12 @@
 # - Needs root (or sudo): apt-get for the build tools, dpkg for the package.
 # - Builds in a copy of the source tree in a temporary directory (the
 #   package build cleans the tree it builds in), with CUDA when nvcc is found
-#   as make does (a few minutes); GPUSORT_CUDA=no builds the CPU-only package.
+#   as make does (several minutes: every GPU architecture); GPUSORT_CUDA=no
+#   builds the CPU-only package.  CUDA objects that this tree has built and
+#   that are up to date with their sources and flags (make -q) are copied
+#   into it and reused, as in CI, where the PostgreSQL 15 step has just
+#   built them (for the first PostgreSQL version only: pg_buildext cleans
+#   between versions); REUSE_CUDA=0 builds them anew.
 # - Files of gpusort that `make install` left in the system PostgreSQL (no
 #   package owns them) are set aside while the package is installed and put
 #   back after it is removed.
@@ -55,19 +60,29 @@ src=$work/gpusort-$version
 echo "== copying the source tree to $src"
 mkdir -p "$src"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$src"
+	# (-p: the times that make compares, for the objects reused below)
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$src"
 else
 	tar --exclude='*.o' --exclude='*.so' --exclude=.kbuild -cf - . | tar -xf - -C "$src"
 fi
 
+buildopts=(-us -uc -b)
 if [ "${GPUSORT_CUDA:-}" = no ] || [ "$(make -s print-cuda PG_CONFIG=$pg_config 2>/dev/null)" != yes ]; then
 	echo "== building the package (dpkg-buildpackage -b, CPU-only: no nvcc or GPUSORT_CUDA=no)"
 	export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocuda"
+elif objs=$(make -s print-cuda-objs PG_CONFIG=$pg_config) && [ "${REUSE_CUDA:-1}" != 0 ] &&
+	make -q $objs PG_CONFIG=$pg_config 2>/dev/null; then
+	echo "== building the package (dpkg-buildpackage -b, with CUDA: the CUDA objects of this tree, up to date, reused)"
+	# cleaned first as dpkg-buildpackage would (which would remove them)
+	(cd "$src" && debian/rules clean) >"$work/clean.log" 2>&1 ||
+		{ tail -n 20 "$work/clean.log"; echo "package clean failed"; echo "0 passed, 1 failed"; exit 1; }
+	cp -p --parents $objs cuda/nvccflags.stamp "$src"
+	buildopts+=(-nc)
 else
-	echo "== building the package (dpkg-buildpackage -b, with CUDA: nvcc takes a few minutes)"
+	echo "== building the package (dpkg-buildpackage -b, with CUDA: nvcc takes several minutes)"
 fi
 start=$(date +%s)
-if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
+if ! (cd "$src" && dpkg-buildpackage "${buildopts[@]}") >"$work/build.log" 2>&1; then
 	tail -n 40 "$work/build.log"
 	echo "package build failed"
 	echo "0 passed, 1 failed"

@@ -37,13 +37,17 @@
 #      counts once, passed or failed, and prove's summary is in the log;
 #   4. starts a cluster without it and runs the suite that loads gpusort with
 #      LOAD and session_preload_libraries (test/ci/sql/loading.sql);
-#   5. runs test/ci/scale-out.sh: a coordinator and two shards, a table
-#      sharded through postgres_fdw, ORDER BY pushed to the shards' GpuSort
-#      (skipped, and said so, when postgres_fdw is not installed with that
-#      PostgreSQL; SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
-#   6. builds the CUDA kernel tests when nvcc is there: a build only, reported
-#      as not run (they run on a GPU host, through test/gpu/gpu-tests.sh),
-#      that counts as failed when it fails and never as passed.
+#   5. runs test/ci/scale-out.sh: a coordinator and two shards, a table sharded
+#      through postgres_fdw, ORDER BY pushed to the shards' GpuSort (skipped,
+#      and said so, when postgres_fdw is not installed with that PostgreSQL;
+#      SCALE_OUT=1 makes that a failure, SCALE_OUT=0 skips it);
+#   6. builds the CUDA kernel tests when nvcc is there, for the oldest and
+#      the newest architecture only (test/gpu/kernels/Makefile's CUDA_ARCH=ends;
+#      KERNEL_CUDA_ARCH overrides), as a check that they compile (the library
+#      itself is built for every one), and runs those of them that need no
+#      GPU (kernel_test --support-only: which GPUs and drivers the library
+#      takes); the others are reported as not run (they run on a GPU host,
+#      through test/gpu/gpu-tests.sh).
 # Extra arguments go to make (e.g. COPT=-Werror).  Says what it installs and
 # builds, and where its clusters run (CLUSTER_PORT: the first port tried).
 # Ends with a line "N passed, N failed".
@@ -56,7 +60,7 @@ gpusort_install_deps || exit 1
 
 cuda=$(make -s print-cuda PG_CONFIG="$PG_CONFIG" "$@" 2>/dev/null)
 if [ "$cuda" = yes ]; then
-	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc: a few minutes the first time)"
+	echo "== building gpusort against $("$PG_CONFIG" --version) (nvcc, for every GPU architecture: several minutes the first time)"
 else
 	echo "== building gpusort against $("$PG_CONFIG" --version), CPU-only (no nvcc, or GPUSORT_CUDA=no)"
 fi
@@ -71,7 +75,7 @@ fi
 start=$(date +%s)
 make -s "$@" PG_CONFIG="$PG_CONFIG" || exit 1
 echo "   built in $(($(date +%s) - start)) s"
-gpusort_make_install PG_CONFIG="$PG_CONFIG" || exit 1
+gpusort_make_install "$@" PG_CONFIG="$PG_CONFIG" || exit 1
 
 passed=0
 failed=0
@@ -196,12 +200,19 @@ if [ "$SCALE_OUT" != 0 ]; then
 fi
 
 if [ "$cuda" = yes ] && [ -f test/gpu/kernels/Makefile ]; then
-	echo "== building the CUDA kernel tests into .kbuild (nvcc: a few minutes the first time)"
-	if make -s -C test/gpu/kernels; then
-		if nvidia-smi -L >/dev/null 2>&1; then
-			echo "CUDA kernel tests: built, not run here (test/gpu/gpu-kernels.sh runs them on this GPU)"
+	echo "== building the CUDA kernel tests into .kbuild, for the oldest and the newest architecture (nvcc: a minute or two the first time)"
+	if make -s -C test/gpu/kernels CUDA_ARCH="${KERNEL_CUDA_ARCH:-ends}"; then
+		echo "== the kernel tests that need no GPU (kernel_test --support-only)"
+		if .kbuild/kernel_test --support-only | tee test/regress.log; then
+			passed=$((passed + $(sed -n 's/^\([0-9]*\) passed, .*/\1/p' test/regress.log)))
 		else
-			echo "CUDA kernel tests: built, not run (no GPU; test/gpu/gpu-kernels.sh runs them on a GPU host)"
+			failed=$((failed + 1))
+		fi
+		rm -f test/regress.log
+		if nvidia-smi -L >/dev/null 2>&1; then
+			echo "CUDA kernel tests on the GPU: built, not run here (test/gpu/gpu-kernels.sh runs them on this GPU)"
+		else
+			echo "CUDA kernel tests on the GPU: built, not run (no GPU; test/gpu/gpu-kernels.sh runs them on a GPU host)"
 		fi
 	else
 		echo "CUDA kernel tests: build FAILED"

@@ -8,6 +8,8 @@
 # RESULTS_DIR (or $GPUSORT_BENCH_DIR; default test/gpu/kernels/results) gets
 # the benchmark CSV, named after the device, and the logs.  Environment:
 #   GPUSORT_KBUILD      build folder (default .kbuild in the repository root)
+#   KERNEL_CUDA_ARCH    test/gpu/kernels/Makefile's CUDA_ARCH (default: native,
+#                       the GPUs of this host; ends where there is none)
 #   GPUSORT_PHASES      phases to run (default "tests memcheck racecheck bench")
 #   GPUSORT_TEST_ARGS   extra arguments for kernel_test
 #   GPUSORT_BENCH_ARGS  extra arguments for kernel_bench
@@ -21,10 +23,14 @@ PHASES=${GPUSORT_PHASES:-tests memcheck racecheck bench}
 mkdir -p "$RESULTS"
 T="timeout ${GPUSORT_TIMEOUT:-1800}"
 
-make -C "$ROOT/test/gpu/kernels" BUILD="$BUILD" -j"$(nproc)" >"$RESULTS/build.log" 2>&1 ||
+gpu=yes
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || gpu=no
+make -C "$ROOT/test/gpu/kernels" BUILD="$BUILD" -j"$(nproc)" \
+	CUDA_ARCH="${KERNEL_CUDA_ARCH:-$([ $gpu = yes ] && echo native || echo ends)}" \
+	>"$RESULTS/build.log" 2>&1 ||
 	{ tail -30 "$RESULTS/build.log"; echo "build failed"; exit 1; }
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+if [ $gpu = no ]; then
 	echo "gpu-kernels: no NVIDIA GPU here; nothing to run (binaries built in $BUILD)"
 	exit 0
 fi

@@ -6,6 +6,11 @@
 # may come prebuilt in .kbuild (make -C test/gpu/kernels BUILD=$PWD/.kbuild).
 #
 #   test/gpu/gpu-tests.sh [RESULTS_DIR]
+#   PTX=1 test/gpu/gpu-tests.sh [RESULTS_DIR]
+#
+# PTX=1: the checks below (without the benchmark) on a library and kernel
+# tests built with compute_80 PTX alone and run with CUDA_FORCE_PTX_JIT=1,
+# the code that GPUs older than the host's run (test/gpu/gpu-ptx.sh says how).
 #
 #   1. the regression suites of test/sql (the Makefile's REGRESS, but
 #      service and no_gpu) with gpusort.device = gpu, then in their database
@@ -79,6 +84,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
+[ "${PTX:-}" = 1 ] && exec test/gpu/gpu-ptx.sh "$@"
 source test/lib/results-name.sh
 RESULTS=${1:-${TMPDIR:-/tmp}/gpusort-gpu-tests}
 mkdir -p "$RESULTS"

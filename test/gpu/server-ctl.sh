@@ -8,9 +8,11 @@
 #   restart_server [VAR=value...]       a fast restart, likewise
 #
 # The log: $PGDATA/log where that is a file, else $PGDATA/server.log.
+# SERVER_ENV (VAR=value ..., split on blanks) goes into every start's
+# environment, before the arguments' (test/gpu/gpu-ptx.sh: CUDA_FORCE_PTX_JIT=1).
 
 server_ctl() {
-	local owner logf run=() envs=()
+	local owner logf run=() envs=(${SERVER_ENV:-})
 	owner=$(stat -c %U "$PGDATA") || return 1
 	logf=$PGDATA/log
 	[ -f "$logf" ] || logf=$PGDATA/server.log

@@ -7,11 +7,17 @@
  *	  gs_sort_values is checked against std::sort of the values in
  *	  PostgreSQL's order, bit for bit.  gs_bucket_partition is checked for
  *	  buckets in (key, value) order, every pair kept once and every bucket
- *	  within the bound of gpusort_cuda.h.
+ *	  within the bound of gpusort_cuda.h.  gs_support_verdict (a GPU or
+ *	  driver too old for the library) is checked on made-up facts first,
+ *	  which needs no GPU, then gs_device_check on the GPU that runs the tests.
  *	  Prints "N passed, N failed" alone on the last line.
  *
  *	  kernel_test [--max-n N] [--dists a,b,...] [--algos a,b,...] [--seed S]
- *	              [--no-api] [--partition-only]
+ *	              [--no-api] [--partition-only] [--support-only]
+ *	              [--smem-limit BYTES]
+ *	  (--support-only: the checks that need no GPU, gs_support_verdict's;
+ *	  --smem-limit: the kernels choose their tiles as on a GPU with that much
+ *	  shared memory per block, 65536 for Turing's, 101376 for Ada's)
  */
 #include <math.h>
 #include <stdio.h>
@@ -477,6 +483,61 @@ test_partition(uint64_t max_n, const std::vector<int> &dists, uint64_t seed)
 
 static volatile int stop_flag = 0;
 
+/*
+ * gs_support_verdict on made-up GPUs, drivers and errors: its status and
+ * its reason, word for word (the NOTICE, EXPLAIN and gpusort_service show
+ * it).  Pure: no GPU needed.
+ */
+static void
+test_support(void)
+{
+	static const struct
+	{
+		const char *what;
+		gs_support_facts f;
+		gs_status	want;
+		const char *reason;
+	}			cases[] = {
+		{"a V100 (7.0)", {0, "Tesla V100-SXM2-16GB", 7, 0, 13000, 13000, "7.5, 12.1", 0, "no error"},
+			GS_ERR_NO_DEVICE,
+		"GPU 0 (Tesla V100-SXM2-16GB, compute capability 7.0) is older than gpusort supports (7.5, Turing, and newer)"},
+		{"a P100 with no code for it", {1, "Tesla P100", 6, 0, 13000, 13000, "7.5", cudaErrorNoKernelImageForDevice, "x"},
+			GS_ERR_NO_DEVICE,
+		"GPU 1 (Tesla P100, compute capability 6.0) is older than gpusort supports (7.5, Turing, and newer)"},
+		{"a T4 (7.5)", {0, "Tesla T4", 7, 5, 13000, 13000, "7.5, 12.1", 0, "no error"}, GS_OK, ""},
+		{"an H200 (9.0), a newer driver", {3, "NVIDIA H200", 9, 0, 13010, 13000, "7.5, 12.1", 0, "no error"}, GS_OK, ""},
+		{"a T4 and a build for 8.0 alone", {1, "Tesla T4", 7, 5, 13000, 13000, "8.0", cudaErrorNoKernelImageForDevice, "x"},
+			GS_ERR_NO_DEVICE,
+		"GPU 1 (Tesla T4, compute capability 7.5) has no code in this build of gpusort, whose GPU code is for compute capability 8.0 (the Makefile's CUDA_ARCH)"},
+		{"a driver older than the runtime", {-1, NULL, 0, 0, 12080, 13000, NULL, cudaErrorInsufficientDriver, "x"},
+			GS_ERR_NO_DEVICE,
+		"the NVIDIA driver supports CUDA 12.8, older than the CUDA runtime 13.0 that gpusort was built with"},
+		{"no driver", {-1, NULL, 0, 0, 0, 13000, NULL, cudaErrorInsufficientDriver, "x"},
+			GS_ERR_NO_DEVICE, "no NVIDIA driver (libcuda) found"},
+		{"no device", {-1, NULL, 0, 0, 13000, 13000, NULL, cudaErrorNoDevice, "x"},
+			GS_ERR_NO_DEVICE, "no CUDA device"},
+		{"PTX newer than the driver", {0, "NVIDIA GB10", 12, 1, 12090, 13000, "12.1", cudaErrorUnsupportedPtxVersion, "x"},
+			GS_ERR_NO_DEVICE,
+		"the NVIDIA driver (CUDA 12.9) cannot compile the GPU code (PTX) of gpusort, built with CUDA 13.0, for GPU 0 (NVIDIA GB10, compute capability 12.1): update the driver"},
+		{"out of memory (may pass)", {0, "NVIDIA L4", 8, 9, 13000, 13000, "8.9", cudaErrorMemoryAllocation, "out of memory"},
+			GS_ERR_CUDA, "GPU 0 (NVIDIA L4, compute capability 8.9): out of memory"},
+	};
+	char		reason[512];
+
+	for (const auto &c : cases)
+	{
+		gs_status	st = gs_support_verdict(&c.f, reason, sizeof(reason));
+
+		CHECK(st == c.want && strcmp(reason, c.reason) == 0,
+			  "support verdict, %s: %s \"%s\", want %s \"%s\"", c.what,
+			  gs_status_name(st), reason, gs_status_name(c.want), c.reason);
+	}
+	/* a short buffer gets the start of the reason, terminated */
+	memset(reason, 'x', sizeof(reason));
+	(void) gs_support_verdict(&cases[0].f, reason, 12);
+	CHECK(strcmp(reason, "GPU 0 (Tesl") == 0, "support verdict, short buffer: \"%.12s\"", reason);
+}
+
 static void
 test_api(void)
 {
@@ -737,7 +798,9 @@ main(int argc, char **argv)
 	std::vector<int> dists;
 	std::vector<gs_algorithm> algos;
 	bool		api = true,
-				partition_only = false;
+				partition_only = false,
+				support_only = false;
+	size_t		smem_limit = 0;
 
 	/* the dispatcher and every algorithm of its table, forced */
 	for (int a = GS_ALGO_AUTO; a < GS_ALGO_COUNT_; a++)
@@ -755,6 +818,10 @@ main(int argc, char **argv)
 			api = false;
 		else if (!strcmp(argv[i], "--partition-only"))
 			partition_only = true;
+		else if (!strcmp(argv[i], "--support-only"))
+			support_only = true;
+		else if (!strcmp(argv[i], "--smem-limit") && i + 1 < argc)
+			smem_limit = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dists") && i + 1 < argc)
 		{
 			dists.clear();
@@ -779,23 +846,37 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api] [--partition-only]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--max-n N] [--dists a,b] [--algos a,b] [--seed S] [--no-api] [--partition-only] [--support-only] [--smem-limit BYTES]\n", argv[0]);
 			return 2;
 		}
 	}
 	int			count = 0;
 
+	if (api || support_only)
+		test_support();
+	if (support_only)
+	{
+		printf("%d passed, %d failed\n", n_pass, n_fail);
+		return n_fail ? 1 : 0;
+	}
 	if (gs_device_count(&count) != GS_OK || count == 0)
 	{
-		printf("kernel tests skipped: no CUDA device\n");
-		printf("0 passed, 0 failed\n");
-		return 0;
+		printf("kernel tests skipped: no CUDA device (%s)\n", gs_last_error(NULL));
+		printf("%d passed, %d failed\n", n_pass, n_fail);
+		return n_fail ? 1 : 0;
 	}
+	/* the GPU under test runs the kernels, from PTX too (CUDA_FORCE_PTX_JIT) */
+	CHECK(gs_device_check(0) == GS_OK, "device 0 runs the kernels: %s", gs_last_error(NULL));
 	if (gs_context_create(0, 0, &ctx) != GS_OK)
 	{
 		printf("FATAL: context: %s\n", gs_last_error(NULL));
 		printf("0 passed, 1 failed\n");
 		return 1;
+	}
+	if (smem_limit > 0)
+	{
+		gs_context_limit_shared_memory(ctx, smem_limit);
+		printf("tiles chosen as for %zu bytes of shared memory per block\n", smem_limit);
 	}
 	if (api && !partition_only)
 	{
