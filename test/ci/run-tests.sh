@@ -69,7 +69,8 @@ fi
 # The C objects differ with and without CUDA too.
 stamp=.build-pg_config
 if [ "$(cat "$stamp" 2>/dev/null)" != "$(command -v "$PG_CONFIG") cuda=$cuda" ]; then
-	rm -f src/*.o src/*/*.o gpusort.so
+	find src -name "*.o" -delete
+	rm -f gpusort.so
 	echo "$(command -v "$PG_CONFIG") cuda=$cuda" >"$stamp"
 fi
 start=$(date +%s)
