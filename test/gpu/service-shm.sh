@@ -58,10 +58,11 @@ if [ -z "${PGDATA:-}" ] || [ ! -f "$PGDATA/postmaster.pid" ]; then
 fi
 postmaster() { head -1 "$PGDATA/postmaster.pid"; }
 
-# Every GPU of the service ready, within 30 s.
+# Every GPU of the service ready, within 30 s (asked in $DB, which has the
+# extension and so its view).
 wait_ready() {
 	for _ in $(seq 1 150); do
-		[ "$("${P[@]}" -d postgres -c "SELECT count(*) > 0 AND bool_and(state = 'ready')
+		[ "$("${P[@]}" -d "$DB" -c "SELECT count(*) > 0 AND bool_and(state = 'ready')
 			FROM gpusort_service" 2>/dev/null)" = t ] && return 0
 		sleep 0.2
 	done
@@ -83,7 +84,7 @@ postgres_in() {
 		"/proc/$1/maps" 2>/dev/null
 }
 
-gpu_pids() { "${P[@]}" -d postgres -c "SELECT string_agg(pid::text, ' ') FROM gpusort_service WHERE pid IS NOT NULL"; }
+gpu_pids() { "${P[@]}" -d "$DB" -c "SELECT string_agg(pid::text, ' ') FROM gpusort_service WHERE pid IS NOT NULL"; }
 
 # maps_check NAME: every GPU process's maps, read $SAMPLES times, hold none
 # of PostgreSQL's shared memory.
@@ -184,7 +185,6 @@ for type in $TYPES; do
 		"${left:-$(ls /dev/shm | grep -E "^gpusort\.$pm\." | tr '\n' ' ')}"
 done
 
-"${P[@]}" -d postgres -c "DROP DATABASE $DB"
 alter_system dynamic_shared_memory_type "$was_type" && alter_system gpusort.service_buffer "$was_buffer"
 check "the settings as they were" $?
 pm=$(postmaster)
@@ -197,6 +197,7 @@ check "pg_ctl stop -m immediate: nothing of postmaster $pm left in /dev/shm" $? 
 restart_server 2>/dev/null
 wait_ready
 check "the server started again" $?
+"${P[@]}" -d postgres -c "DROP DATABASE $DB"
 
 if [ "$fails" -eq 0 ]; then
 	echo "service shm test: passed"
