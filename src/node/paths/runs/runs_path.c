@@ -132,9 +132,9 @@ runs_method_shown(GpuSortState *state)
 		psprintf("rows of all participants held on the %s, sorted at once", title);
 }
 
-/* The engine that would hold rows over the budget, as titles name it. */
+/* The engine that would have held the rows over the budget, as titles name it. */
 static const char *
-holder_title(GpuSortState *state)
+would_hold_title(GpuSortState *state)
 {
 	char	   *why;
 	const SortEngine *holder = sort_engine_holder(state->settings.device, &why);
@@ -172,7 +172,7 @@ runs_explain(GpuSortState *state, ExplainState *es)
 		return;
 	}
 	if (state->spill->stage_why)
-		ExplainPropertyText(psprintf("Not Held on %s", holder_title(state)),
+		ExplainPropertyText(psprintf("Not Held on %s", would_hold_title(state)),
 							state->spill->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->spill->runs.runs_written, es);
 	ExplainPropertyInteger("Merge Key Columns", NULL, state->spill->runs.ncolumns, es);
