@@ -263,82 +263,42 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->ran = NULL;
 }
 
-/* Reads the input and sorts it, with an engine or with tuplesort. */
+/*
+ * Reads the input into the path it begins with, the in-memory path, or
+ * tuplesort where it is chosen before any row; a path may hand the input on
+ * to another as it grows (path.h).  The path that has it at its end sorts
+ * it.
+ */
 static void
 collect_and_sort(GpuSortState *state)
 {
-	RowStore   *store = &state->store;
-	instr_time	start;
-	const char *choice;
+	INSTR_TIME_SET_CURRENT(state->collect_start);
+	state->path = &node_memory_path;
+	state->path->begin(state);
+	/* (where the rows go to the store) */
+	state->heap_read = state->heap_input != NULL && state->path->full != NULL;
 
-	INSTR_TIME_SET_CURRENT(start);
-	state->heap_read = false;
-
-	if (!state->settings.enabled)
-	{
-		node_sort_with_tuplesort(state, node_input_next(state),
-								 "gpusort.enabled = off", NULL, start);
-		return;
-	}
-
-	/* where tuplesort's method pays better for the input expected */
-	if (state->settings.spill && (choice = node_tuplesort_planned(state)) != NULL)
-	{
-		node_sort_with_tuplesort(state, node_input_next(state), choice, NULL, start);
-		return;
-	}
-	state->heap_read = state->heap_input != NULL;
 	for (;;)
 	{
-		TupleTableSlot *slot;	/* a row the store refused; none at the end */
+		TupleTableSlot *slot;
 
-		if (state->heap_read)
-			slot = heap_input_fill(state->heap_input, store);
+		if (state->heap_read && state->path->full)
+		{
+			/* rows straight into the store, then the one it refused */
+			slot = heap_input_fill(state->heap_input, &state->store);
+			if (TupIsNull(slot))
+				break;
+			state->path->full(state, slot);
+		}
 		else
 		{
 			slot = node_input_next(state);
-			if (!TupIsNull(slot) && row_store_add(store, slot))
-				continue;
+			if (TupIsNull(slot))
+				break;
+			state->path->add(state, slot);
 		}
-		if (TupIsNull(slot))
-			break;
-
-		/*
-		 * The store is full: the first time, the input goes out of core, or
-		 * to tuplesort where that pays better; then its rows go to the
-		 * engine that holds them, or become a sorted run.
-		 */
-		if (!node_spilling(state))
-		{
-			const char *tuplesort_choice;
-
-			if (!state->settings.spill)
-			{
-				node_sort_with_tuplesort(state, slot, NULL,
-										 "memory budget exceeded", start);
-				return;
-			}
-			if ((tuplesort_choice = node_spill_begin(state)) != NULL)
-			{
-				node_sort_with_tuplesort(state, slot, tuplesort_choice, NULL,
-										 start);
-				return;
-			}
-		}
-		node_spill_refused(state, slot);
 	}
-
-	/* a parallel query's shared input takes the rows that fit too */
-	if (!node_spilling(state) && state->parallel->shared_stage)
-		(void) node_spill_begin(state);
-	if (node_spilling(state))
-	{
-		node_spill_finish(state);
-		state->collect_ms = ms_since(start) - state->sort_ms - node_spill_ms(state);
-		return;
-	}
-
-	node_sort_in_memory(state, start);
+	state->path->finish(state);
 }
 
 /*

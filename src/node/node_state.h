@@ -91,8 +91,9 @@ typedef struct GpuSortState
 									 * or NULL */
 	bool		heap_read;		/* and read so, by the last collect */
 
-	const NodePath *path;		/* where the sorted rows are read from
-								 * (path.h); NULL before the input is read */
+	const NodePath *path;		/* the path that collects the input, then
+								 * returns its rows (path.h); NULL before
+								 * the input is read */
 	RowStore	store;
 	uint32	   *perm;			/* keys_only: the order of the keys */
 	MinimalTuple *sorted;		/* otherwise: all rows, in order */
@@ -131,6 +132,7 @@ typedef struct GpuSortState
 	uint64		xfrm_inversions;	/* pairs the strxfrm() keys put out of
 									 * order, found by the check */
 	Size		memory_used;
+	instr_time	collect_start;	/* when the last collect began */
 	double		collect_ms;
 	double		sort_ms;
 	double		emit_ms;

@@ -14,7 +14,10 @@
 #      kernel tests with PTX_ARCH (default the CUDA_ARCH above), and checks
 #      with cuobjdump that the library holds that PTX and no SASS
 #      (test/ci/check-arch.sh), and runs the kernel tests that need no GPU
-#      (kernel_test --support-only); BUILD_ONLY=1 stops there;
+#      (kernel_test --support-only); BUILD_ONLY=1 stops there, and with
+#      PTX_KEEP=DIR leaves the library and kernel_test in DIR; on a host
+#      with no PostgreSQL headers, PTX_BUILT=DIR takes them from there
+#      (built elsewhere so) in place of this step;
 #   2. installs that library in place of the installed one (set aside, and
 #      put back at the end, as the server is restarted without the
 #      variable), restarts the running server that PGDATA names with
@@ -62,20 +65,33 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building the library and the kernel tests with CUDA_ARCH=\"$ARCH\" alone, in $src"
-mkdir -p "$src"
-git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$src"
-start=$(date +%s)
-if ! make -s -C "$src" -j"$(nproc)" CUDA_ARCH="$ARCH" PG_CONFIG="$PG_CONFIG" >"$RESULTS/build.log" 2>&1 ||
-	! make -s -C "$src/test/gpu/kernels" -j"$(nproc)" BUILD="$work/kbuild" CUDA_ARCH="$ARCH" >>"$RESULTS/build.log" 2>&1; then
-	tail -n 30 "$RESULTS/build.log"
-	echo "build failed"
-	exit 1
+if [ -n "${PTX_BUILT:-}" ]; then
+	echo "== the library and the kernel tests built with CUDA_ARCH=\"$ARCH\" alone, from $PTX_BUILT"
+	mkdir -p "$work/kbuild"
+	cp -p "$PTX_BUILT/kernel_test" "$work/kbuild/" || exit 1
+	built_lib=$PTX_BUILT/gpusort.so
+else
+	echo "== building the library and the kernel tests with CUDA_ARCH=\"$ARCH\" alone, in $src"
+	mkdir -p "$src"
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$src"
+	start=$(date +%s)
+	if ! make -s -C "$src" -j"$(nproc)" CUDA_ARCH="$ARCH" PG_CONFIG="$PG_CONFIG" >"$RESULTS/build.log" 2>&1 ||
+		! make -s -C "$src/test/gpu/kernels" -j"$(nproc)" BUILD="$work/kbuild" CUDA_ARCH="$ARCH" \
+			"$work/kbuild/kernel_test" >>"$RESULTS/build.log" 2>&1; then
+		tail -n 30 "$RESULTS/build.log"
+		echo "build failed"
+		exit 1
+	fi
+	echo "   built in $(($(date +%s) - start)) s"
+	built_lib=$src/gpusort.so
 fi
-echo "   built in $(($(date +%s) - start)) s"
-CHECK_SMS=none CHECK_PTX=$ptx test/ci/check-arch.sh "$src/gpusort.so" || exit 1
+CHECK_SMS=none CHECK_PTX=$ptx test/ci/check-arch.sh "$built_lib" || exit 1
 "$work/kbuild/kernel_test" --support-only || exit 1
 if [ "${BUILD_ONLY:-}" = 1 ]; then
+	if [ -n "${PTX_KEEP:-}" ]; then
+		mkdir -p "$PTX_KEEP" && cp -p "$built_lib" "$work/kbuild/kernel_test" "$PTX_KEEP/" || exit 1
+		echo "the library and kernel_test kept in $PTX_KEEP"
+	fi
 	echo "BUILD_ONLY=1: not installed, not run"
 	exit 0
 fi
@@ -86,7 +102,7 @@ if [ -z "${PGDATA:-}" ] || [ ! -d "$PGDATA" ] || ! command -v pg_ctl >/dev/null;
 fi
 cp -p "$lib" "$work/gpusort.so.saved" || exit 1
 installed=yes
-gpusort_make_install -C "$src" CUDA_ARCH="$ARCH" PG_CONFIG="$PG_CONFIG" || exit 1
+if [ "$(id -u)" = 0 ]; then cp -p "$built_lib" "$lib"; else sudo cp -p "$built_lib" "$lib"; fi || exit 1
 export SERVER_ENV="CUDA_FORCE_PTX_JIT=1"
 restart_server || { echo "could not restart the server"; exit 1; }
 export CUDA_FORCE_PTX_JIT=1

@@ -4,9 +4,12 @@
  *	  The ways a GpuSort node returns the rows it sorted, each behind one
  *	  table of callbacks, as tuplesort's variants are.
  *
- * The node collects its input (executor.c), then sorts it by one of three
- * paths, chosen as the input ends or outgrows the memory budget; each is a
- * folder of its own, with its table and its state:
+ * The node reads its input (executor.c) into the path it begins with, the
+ * in-memory path (or tuplesort, where that is chosen before any row); a
+ * path whose row store outgrows the memory budget hands the input on to
+ * another, as tuplesort's status goes from in memory to tapes, and the
+ * path that has the input at its end sorts it.  Each is a folder of its
+ * own, with its table and its state:
  *
  *	memory/		all rows in the row store, sorted by an engine and the
  *				comparators (sort_rows.c, here), read by their place
@@ -19,9 +22,10 @@
  *	tuplesort/	PostgreSQL's own sort, where it pays better or the engines
  *				cannot take the input (fallback.c); TuplesortPathState.
  *
- * From the sort on, every call of the node that depends on where its rows
- * are (the next row, mark and restore, rescan, EXPLAIN ANALYZE, the end)
- * goes through the path's table: a new path is a folder and an entry here.
+ * Every call of the node that depends on where its rows are (a row of the
+ * input, the input's end, the next row, mark and restore, rescan, EXPLAIN
+ * ANALYZE, the end) goes through the path's table: a new path is a folder
+ * and an entry here.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +41,21 @@
 struct NodePath
 {
 	const char *name;			/* for debugging: "in memory", ... */
+
+	/*
+	 * Collecting: the path the node begins with (in memory) begins, and may
+	 * hand the input on before any row (begin: NULL for the paths that only
+	 * take it over from another); a row of the input (add); for the paths that collect into
+	 * the row store, the row that the store refused for want of room (full:
+	 * node_store_add calls it; NULL for tuplesort).  Either may hand the
+	 * input on to another path (state->path changes), which then takes the
+	 * row.  At the input's end the path sorts what it holds (finish), and
+	 * is the one that ran (state->ran).
+	 */
+	void		(*begin) (GpuSortState *state);
+	void		(*add) (GpuSortState *state, TupleTableSlot *slot);
+	void		(*full) (GpuSortState *state, TupleTableSlot *slot);
+	void		(*finish) (GpuSortState *state);
 
 	/* The next (or previous) row in order, in slot (cleared past the end). */
 	TupleTableSlot *(*next) (GpuSortState *state, bool forward,
@@ -68,8 +87,16 @@ struct NodePath
 };
 
 extern const NodePath node_memory_path;	/* memory_path.c */
-extern const NodePath node_runs_path;	/* spill.c */
+extern const NodePath node_runs_path;	/* runs_path.c */
 extern const NodePath node_tuplesort_path;	/* fallback.c */
+
+/* A row of the input into the row store, or to the path where it is full. */
+static inline void
+node_store_add(GpuSortState *state, TupleTableSlot *slot)
+{
+	if (!row_store_add(&state->store, slot))
+		state->path->full(state, slot);
+}
 
 /*
  * Does the node keep a merge join's rows since its mark (mark_rows.c)?  Rows
@@ -101,20 +128,33 @@ extern void node_path_explain_engine(GpuSortState *state, ExplainState *es,
 extern void node_sort_rows(GpuSortState *state, bool small, bool run);
 
 /*
- * The in-memory path (memory_path.c): sorts the rows the store collected,
- * all of the input, read since start, and reads them from the first.
+ * The runs path takes the input over from the in-memory path, whose store
+ * is full for the first time (spill.c): the engine that holds rows takes
+ * them where it can, else sorted runs begin; or, beginning nothing, it
+ * says why tuplesort's method pays better here.
  */
-extern void node_sort_in_memory(GpuSortState *state, instr_time start);
+extern const char *node_runs_begin(GpuSortState *state);
 
 /*
- * The tuplesort path (fallback.c): sorts with tuplesort the rows collected
- * so far, the pending slot (if not NULL) and the rest of the input, for a
- * choice or a fallback reason (the other NULL) given by EXPLAIN ANALYZE.
+ * Before any row: where tuplesort's method pays better than the runs path's
+ * for the input the planner expects, why (spill.c); else NULL.
  */
-extern void node_sort_with_tuplesort(GpuSortState *state,
-									 TupleTableSlot *pending,
-									 const char *choice,
-									 const char *fallback_reason,
-									 instr_time start);
+extern const char *node_tuplesort_planned(GpuSortState *state);
+
+/*
+ * At the input's end, the rows that fit the store: where a parallel query's
+ * participants share one input, the runs path takes them too (true).
+ */
+extern bool node_runs_take_shared(GpuSortState *state);
+
+/*
+ * The tuplesort path takes the input over (fallback.c): the rows collected
+ * so far and the pending slot (if not NULL) go to a tuplesort, which takes
+ * the rest; for a choice or a fallback reason (the other NULL) given by
+ * EXPLAIN ANALYZE.
+ */
+extern void node_tuplesort_begin(GpuSortState *state, TupleTableSlot *pending,
+								 const char *choice,
+								 const char *fallback_reason);
 
 #endif							/* GPUSORT_NODE_PATH_H */

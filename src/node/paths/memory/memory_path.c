@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * memory_path.c
- *	  The in-memory path of the GpuSort node: every row in the row store,
- *	  sorted by an engine and the comparators (sort_rows.c), returned by its
- *	  place in the order: through the gather ring going forward
- *	  (emit_ring.h), from the sorted array otherwise, or decoded from its
- *	  key where the row is nothing but its key.
+ *	  The in-memory path of the GpuSort node, the one it begins with: every
+ *	  row in the row store, sorted by an engine and the comparators
+ *	  (sort_rows.c), returned by its place in the order: through the gather
+ *	  ring going forward (emit_ring.h), from the sorted array otherwise, or
+ *	  decoded from its key where the row is nothing but its key.  A store
+ *	  that outgrows the memory budget hands the input on to the runs path or
+ *	  to tuplesort.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,22 +23,63 @@
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
 
-void
-node_sort_in_memory(GpuSortState *state, instr_time start)
+/*
+ * The input goes to tuplesort before any row where gpusort.enabled is off,
+ * or where tuplesort's method pays better for the input expected.
+ */
+static void
+memory_begin(GpuSortState *state)
+{
+	const char *choice = NULL;
+
+	if (!state->settings.enabled)
+		choice = "gpusort.enabled = off";
+	else if (state->settings.spill)
+		choice = node_tuplesort_planned(state);
+	if (choice != NULL)
+		node_tuplesort_begin(state, NULL, choice, NULL);
+}
+
+/*
+ * The store is full for the first time: the input goes out of core (the
+ * runs path), or to tuplesort where that pays better or gpusort.spill is
+ * off.
+ */
+static void
+memory_full(GpuSortState *state, TupleTableSlot *slot)
+{
+	const char *choice;
+
+	if (!state->settings.spill)
+		node_tuplesort_begin(state, slot, NULL, "memory budget exceeded");
+	else if ((choice = node_runs_begin(state)) != NULL)
+		node_tuplesort_begin(state, slot, choice, NULL);
+	else
+		state->path->full(state, slot);
+}
+
+/* Sorts every row of the input, which the store holds. */
+static void
+memory_finish(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	instr_time	sort_start;
 
+	if (node_runs_take_shared(state))
+	{
+		state->path->finish(state);
+		return;
+	}
 	state->ntotal = (int64) store->nrows + store->nnullrows;
 	state->wide_rows = store->tupledata > (Size) GPUSORT_CACHE_LINE * state->ntotal;
-	state->collect_ms = ms_since(start);
+	state->collect_ms = ms_since(state->collect_start);
 
 	INSTR_TIME_SET_CURRENT(sort_start);
 	node_sort_rows(state, state->ntotal < state->settings.min_rows, false);
 	state->sort_ms = ms_since(sort_start);
 
 	state->memory_used = Max(state->memory_used, row_store_memory(store));
-	state->ran = state->path = &node_memory_path;
+	state->ran = state->path;
 	state->current = -1;
 	node_start_ring(state);
 }
@@ -138,6 +181,10 @@ memory_explain_times(GpuSortState *state, ExplainState *es)
 
 const NodePath node_memory_path = {
 	.name = "in memory",
+	.begin = memory_begin,
+	.add = node_store_add,
+	.full = memory_full,
+	.finish = memory_finish,
 	.next = memory_next,
 	.mark = memory_mark,
 	.restore = memory_restore,

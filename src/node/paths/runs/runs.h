@@ -88,8 +88,6 @@ node_spilling(const GpuSortState *state)
 	"the input exceeds the memory budget, and runs of collation keys would merge by comparisons as tuplesort does"
 #define NODE_TUPLESORT_BACKWARD \
 	"the input exceeds the memory budget and the plan reads it backward"
-extern const char *node_tuplesort_planned(GpuSortState *state);
-extern const char *node_spill_begin(GpuSortState *state);
 extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_refused(GpuSortState *state, TupleTableSlot *slot);

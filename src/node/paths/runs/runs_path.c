@@ -202,8 +202,24 @@ runs_explain_times(GpuSortState *state, ExplainState *es)
 	ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
 }
 
+/*
+ * The input ended: the engine sorts the rows it holds, or the last run is
+ * sorted and the merge readied (spill.c).
+ */
+static void
+runs_finish(GpuSortState *state)
+{
+	node_spill_finish(state);
+	/* (the runs' sorts and writes are not the collect's) */
+	state->collect_ms = ms_since(state->collect_start) - state->sort_ms -
+		node_spill_ms(state);
+}
+
 const NodePath node_runs_path = {
 	.name = "sorted runs",
+	.add = node_store_add,
+	.full = node_spill_refused,
+	.finish = runs_finish,
 	.next = runs_next,
 	.mark = runs_mark,
 	.restore = runs_restore,

@@ -174,7 +174,7 @@ tuplesort_holds(GpuSortState *state, double rows, double tuple)
  * the input to fit the store.  Tuplesort would hold in memory an input that
  * the store, which keeps more for each row, would write to disk in runs; a
  * plan that reads backward would take tuplesort once the store is full
- * (node_spill_begin), the store's rows copied once more; runs of collation
+ * (node_runs_begin), the store's rows copied once more; runs of collation
  * keys would merge by comparisons, as tuplesort's do, so their keys would
  * be made for nothing.
  */
@@ -219,9 +219,10 @@ tuplesort_holds_seen(GpuSortState *state)
 }
 
 /*
- * The store is full for the first time: starts the out-of-core path, the
- * engine holding the rows where it can (spill_stage.c), else sorted runs.
- * Or, starting nothing, returns why tuplesort's method pays better here:
+ * The store is full for the first time: the runs path takes the input over
+ * from the in-memory path (path.h), the engine holding the rows where it
+ * can (spill_stage.c), else sorted runs.  Or, starting nothing, returns why
+ * tuplesort's method pays better here:
  * where the plan reads the rows backward (the runs would be merged into a
  * tuplestore, writing every row twice, while the last run stays in
  * memory), where tuplesort is expected to hold the input in memory (the
@@ -229,13 +230,14 @@ tuplesort_holds_seen(GpuSortState *state)
  * runs to pay.
  */
 const char *
-node_spill_begin(GpuSortState *state)
+node_runs_begin(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 
 	if (node_stage_begin(state))
 	{
 		state->spill->spilling = true;
+		state->path = &node_runs_path;
 		return NULL;
 	}
 	if (state->random_access)
@@ -256,8 +258,18 @@ node_spill_begin(GpuSortState *state)
 	if (store->columns[0].xfrm)
 		return NODE_TUPLESORT_XFRM_RUNS;
 	state->spill->spilling = true;
+	state->path = &node_runs_path;
 	begin_runs(state);
 	return NULL;
+}
+
+bool
+node_runs_take_shared(GpuSortState *state)
+{
+	if (state->parallel->shared_stage == NULL)
+		return false;
+	/* (the engine holds them, in the input begun or joined) */
+	return node_runs_begin(state) == NULL;
 }
 
 /*

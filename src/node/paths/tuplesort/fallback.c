@@ -16,7 +16,6 @@
 #include "utils/tuplesort.h"
 
 #include "compat.h"
-#include "node/collect/collect.h"
 #include "node/collect/memory.h"
 #include "node/node_state.h"
 #include "node/paths/path.h"
@@ -77,47 +76,42 @@ put_stored_row(MinimalTuple tuple, int64 keyrow, void *arg)
 }
 
 /*
- * Sorts with tuplesort: the rows collected so far, the pending slot (if not
- * NULL), and the rest of the input.  The row store frees its memory as its
- * rows move to tuplesort, so that the two stay within about one budget.
- * Why, for EXPLAIN ANALYZE: a choice (gpusort.enabled is off), or a
- * fallback (the memory budget); the other is NULL.
+ * Takes the input over: the rows collected so far and the pending slot (if
+ * not NULL) go to tuplesort, which takes the rest as the input comes.  The
+ * row store frees its memory as its rows move to tuplesort, so that the two
+ * stay within about one budget.  Why, for EXPLAIN ANALYZE: a choice
+ * (gpusort.enabled is off), or a fallback (the memory budget); the other is
+ * NULL.
  */
 void
-node_sort_with_tuplesort(GpuSortState *state, TupleTableSlot *pending,
-						 const char *choice, const char *fallback_reason,
-						 instr_time start)
+node_tuplesort_begin(GpuSortState *state, TupleTableSlot *pending,
+					 const char *choice, const char *fallback_reason)
 {
 	RowStore   *store = &state->store;
-	Tuplesortstate *tuplesort = begin_tuplesort(state);
-	instr_time	sort_start;
+	Tuplesortstate *tuplesort = begin_tuplesort(state);	/* (makes fallback) */
 
-	state->memory_used = Max(state->memory_used, row_store_memory(store));
 	state->fallback->tuplesort = tuplesort;
-	row_store_drain(store, put_stored_row, state);
-	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
-
-	if (!TupIsNull(pending))
-	{
-		put_row(state, pending);
-		for (;;)
-		{
-			TupleTableSlot *next = node_input_next(state);
-
-			if (TupIsNull(next))
-				break;
-			put_row(state, next);
-		}
-	}
-	state->collect_ms = ms_since(start);
-
-	INSTR_TIME_SET_CURRENT(sort_start);
-	tuplesort_performsort(tuplesort);
-	state->sort_ms = ms_since(sort_start);
-
 	state->fallback->choice = choice;
 	state->fallback->reason = fallback_reason;
-	state->ran = state->path = &node_tuplesort_path;
+	state->memory_used = Max(state->memory_used, row_store_memory(store));
+	row_store_drain(store, put_stored_row, state);
+	ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
+	state->path = &node_tuplesort_path;
+	if (!TupIsNull(pending))
+		put_row(state, pending);
+}
+
+/* The input ended: tuplesort sorts it. */
+static void
+tuplesort_finish(GpuSortState *state)
+{
+	instr_time	sort_start;
+
+	state->collect_ms = ms_since(state->collect_start);
+	INSTR_TIME_SET_CURRENT(sort_start);
+	tuplesort_performsort(state->fallback->tuplesort);
+	state->sort_ms = ms_since(sort_start);
+	state->ran = state->path;
 }
 
 /* The next (or previous) row that tuplesort returns, in slot. */
@@ -217,6 +211,8 @@ tuplesort_explain_times(GpuSortState *state, ExplainState *es)
 
 const NodePath node_tuplesort_path = {
 	.name = "tuplesort",
+	.add = put_row,
+	.finish = tuplesort_finish,
 	.next = tuplesort_next,
 	.mark = tuplesort_mark,
 	.restore = tuplesort_restore,
