@@ -105,6 +105,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->settings.min_run_rows = gpusort_min_run_rows;
 	state->settings.device = gpusort_device;
 	state->settings.held_gpus = gpusort_held_gpus;
+	node_memory_begin(state);
 	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort report",
 											  ALLOCSET_SMALL_SIZES);
@@ -238,7 +239,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	 * strxfrm() keys, which are made after the last row.
 	 */
 	row_store_init(&state->store, CurrentMemoryContext, ncolumns, columns,
-				   node_budget(state), rowbytes,
+				   &state->memory, rowbytes,
 				   cscan->scan.plan.plan_rows, state->keys_only,
 				   columns[0].xfrm ? NULL :
 				   sort_engine_uploader(state->settings.device));

@@ -91,6 +91,8 @@ typedef struct GpuSortState
 									 * or NULL */
 	bool		heap_read;		/* and read so, by the last collect */
 
+	MemoryLedger memory;		/* the budget, which the row store charges
+								 * (collect/memory.h) */
 	const NodePath *path;		/* the path that collects the input, then
 								 * returns its rows (path.h); NULL before
 								 * the input is read */

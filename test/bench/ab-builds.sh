@@ -2,8 +2,9 @@
 # ab-builds.sh: A/B of gpusort builds on one server and the same data.  Each
 # round installs each build's gpusort.so in turn, restarts the server, and
 # runs test/bench/bench-sql.sh on the chosen cases (or
-# test/bench/bench-orders.sh, with BENCH=orders); the rows of every run go
-# into one CSV with the build and the round in front.
+# test/bench/bench-orders.sh, with BENCH=orders; or GpuSort's side of
+# test/bench/bench-tpch.sh, with BENCH=tpch); the rows of every run go into
+# one CSV with the build and the round in front.
 #
 #   test/bench/ab-builds.sh RESULTS_DIR NAME=path/to/gpusort.so [NAME=...]
 #
@@ -16,7 +17,9 @@
 #                   10000000, 5, "cpu gpu", the 10M int8 full-row case)
 #   BENCH           sql (default) or orders: test/bench/bench-orders.sh SET
 #                   (default types), which reads ROWS, RUNS, DEVICE, WIDE
-#                   and ONLY
+#                   and ONLY; or tpch: test/bench/bench-tpch.sh with
+#                   gpusort on alone, which reads RUNS, SCALE, TPCH_DIR and
+#                   ONLY (default: lineitem by l_partkey and by three keys)
 # Writes RESULTS_DIR/ab-TAG-<host>-<cores>-<date>-<commit>.csv
 # (test/lib/results-name.sh; TAG default sql-bench, or orders) and prints
 # the medians by build.
@@ -75,6 +78,17 @@ for round in $(seq "$ROUNDS"); do
 			rm -rf "$dir" "$dir.log"
 			continue
 		fi
+		if [ "${BENCH:-sql}" = tpch ]; then
+			NATIVE_RUNS=0 DUCKDB=0 EXPLAIN_PLANS=0 ONLY=${ONLY:-'^lineitem_(partkey|ship3)$'} \
+				"$ROOT/test/bench/bench-tpch.sh" "$dir" >"$dir.log" 2>&1 || { tail -5 "$dir.log"; exit 1; }
+			out=$RESULTS/$(results_name "ab-${TAG:-tpch}").csv
+			[ -f "$out" ] || echo "build,round,query,work_mem,gpusort_ms" >"$out"
+			# "query work_mem native gpusort ratio duckdb" lines, native and ratio empty
+			grep -hv -e '^#' -e '^query' "$dir"/bench-tpch-*.txt |
+				awk -v b="$name" -v r="$round" 'NF >= 3 { print b "," r "," $1 "," $2 "," $3 }' >>"$out"
+			rm -rf "$dir" "$dir.log"
+			continue
+		fi
 		BUDGET=${BUDGET:-300} "$ROOT/test/bench/bench-sql.sh" "$dir" >/dev/null 2>"$dir.log" ||
 			{ tail -5 "$dir.log"; exit 1; }
 		csv=$(ls "$dir"/sql-bench-*.csv)
@@ -84,6 +98,11 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 echo "CSV: $out"
+if [ "${BENCH:-sql}" = tpch ]; then
+	# build | query: each round's median (ms)
+	awk -F, 'NR > 1 { k = $1 " | " $3 " " $4; v[k] = v[k] " " $5 } END { for (k in v) print k ":" v[k] }' "$out" | sort
+	exit 0
+fi
 if [ "${BENCH:-sql}" = orders ]; then
 	# build | order: each round's gpusort median (ms)
 	awk -F, 'NR > 1 { o = $0; sub(/^[^"]*"/, "", o); sub(/"[^"]*$/, "", o); gsub(/""/, "\"", o)

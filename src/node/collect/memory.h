@@ -1,16 +1,18 @@
 /*-------------------------------------------------------------------------
  *
  * memory.h
- *	  A GpuSort node's memory budget, in one place and one unit: its bytes,
- *	  taken once as the node begins (gpusort.work_mem, or work_mem), and
- *	  the one judgement of whether the input the planner expects will
- *	  exceed it, which the executor's choices and EXPLAIN read alike.
+ *	  A GpuSort node's memory budget, in one place and one unit: its ledger
+ *	  (GpuSortState.memory, rows/memory_ledger.h) of bytes, taken once as
+ *	  the node begins (gpusort.work_mem, or work_mem), and the one
+ *	  judgement of whether the input the planner expects will exceed it,
+ *	  which the executor's choices and EXPLAIN read alike.
  *
- * The row store charges its rows against the budget as they come
- * (row_store_add) and says when it lacks room; what takes memory beside it
- * or after it (the sorted runs' buffers, their merge, the ties of held
- * rows, a top N filter, tuplesort and tuplestore) is given its part of the
- * budget, each part named here (NodeMemoryPart) and sized in memory.c.
+ * The row store charges its rows and blocks to the ledger as they come
+ * and releases them as it empties (row_store.c), and asks it whether the
+ * next row fits; what takes memory beside the store or after it (the
+ * sorted runs' buffers, their merge, the ties of held rows, a top N
+ * filter, tuplesort and tuplestore) is given its part of the budget, each
+ * part named here (NodeMemoryPart) and sized in memory.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,18 +21,25 @@
 
 #include "node/node_state.h"
 
+/* Takes the node's budget (settings.budget_kb) into its ledger. */
+static inline void
+node_memory_begin(GpuSortState *state)
+{
+	memory_ledger_init(&state->memory, (Size) state->settings.budget_kb * 1024);
+}
+
 /* The node's memory budget, in bytes. */
 static inline Size
 node_budget(const GpuSortState *state)
 {
-	return (Size) state->settings.budget_kb * 1024;
+	return state->memory.budget;
 }
 
 /* The same in kB, as PostgreSQL's tuplesort and tuplestore take it. */
 static inline int
 node_budget_kb(const GpuSortState *state)
 {
-	return state->settings.budget_kb;
+	return (int) (state->memory.budget / 1024);
 }
 
 /* The parts of the budget that the node's consumers take. */

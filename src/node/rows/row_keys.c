@@ -81,7 +81,7 @@ row_keys_first_null(KeyColumn *column, uint32 allocated, MemoryContext cxt)
  * not NULL, the bytes it was copied from, which value points into.
  */
 uint64
-row_keys_value_ref(const RowKeysTarget *target, TupleDesc desc, AttrNumber attno,
+row_keys_value_ref(RowKeysTarget *target, TupleDesc desc, AttrNumber attno,
 				   MinimalTuple tuple, const char *data, Datum value, bool whole)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
@@ -94,7 +94,7 @@ row_keys_value_ref(const RowKeysTarget *target, TupleDesc desc, AttrNumber attno
 		oldcxt = MemoryContextSwitchTo(target->cxt);
 		v = whole ? detoast_attr(v) : detoast_attr_slice(v, 0, KEY_REF_COPY_BYTES);
 		MemoryContextSwitchTo(oldcxt);
-		*target->copied += VARSIZE(v);
+		target->copied += VARSIZE(v);
 		return (uint64) (uintptr_t) v | KEY_REF_COPIED;
 	}
 	if (data && (char *) v >= data && (char *) v < data + tuple->t_len)

@@ -115,13 +115,13 @@ typedef struct RowKeysTarget
 	uint32		row;
 	uint32		allocated;
 	MemoryContext cxt;
-	Size	   *copied;
+	Size		copied;
 } RowKeysTarget;
 
 /* row_keys_add's rarer steps (row_keys.c). */
 extern void row_keys_judge_prefix(KeyColumn *column, uint32 nrows);
 extern void row_keys_track_shared(KeyColumn *column, Datum value, MemoryContext cxt);
-extern uint64 row_keys_value_ref(const RowKeysTarget *target, TupleDesc desc,
+extern uint64 row_keys_value_ref(RowKeysTarget *target, TupleDesc desc,
 								 AttrNumber attno, MinimalTuple tuple,
 								 const char *data, Datum value, bool whole);
 extern void row_keys_first_null(KeyColumn *column, uint32 allocated, MemoryContext cxt);
@@ -139,7 +139,7 @@ extern void row_keys_first_null(KeyColumn *column, uint32 allocated, MemoryConte
  * the comparators alone, as Sort would.
  */
 static pg_attribute_always_inline void
-row_keys_add(const RowKeysTarget *target, TupleDesc desc, TupleTableSlot *slot,
+row_keys_add(RowKeysTarget *target, TupleDesc desc, TupleTableSlot *slot,
 			 HeapTuple htup, MinimalTuple tuple, const char *data,
 			 Datum value, bool isnull)
 {

@@ -37,7 +37,7 @@
 
 void
 row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
-			   const KeyColumn *columns, Size budget, Size rowbytes,
+			   const KeyColumn *columns, MemoryLedger *ledger, Size rowbytes,
 			   double expected_rows, bool keys_only,
 			   const RowStoreUploader *uploader)
 {
@@ -49,7 +49,7 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 	store->uploader = uploader;
 	store->columns = MemoryContextAlloc(parent, sizeof(KeyColumn) * ncolumns);
 	memcpy(store->columns, columns, sizeof(KeyColumn) * ncolumns);
-	store->budget = budget;
+	store->ledger = ledger;
 	store->rowbytes = rowbytes;
 
 	/*
@@ -59,7 +59,7 @@ row_store_init(RowStore *store, MemoryContext parent, int ncolumns,
 	 */
 	store->capacity = (uint32) Max(MIN_CAPACITY,
 								   Min(Min(expected_rows * 1.1, (double) FIRST_CAPACITY),
-									   (double) (budget / rowbytes)));
+									   (double) (ledger->budget / rowbytes)));
 	row_store_reset(store);
 }
 
@@ -68,6 +68,14 @@ static void
 cancel_prefault(void *arg)
 {
 	prefault_cancel();
+}
+
+/* Charges bytes that the store takes to its ledger. */
+static inline void
+charge(RowStore *store, Size bytes)
+{
+	store->charged += bytes;
+	memory_ledger_charge(store->ledger, bytes);
 }
 
 /*
@@ -103,8 +111,9 @@ row_store_reset(RowStore *store)
 	store->blockfree = 0;
 	store->nextblock = NULL;
 	store->blocksize = FIRST_BLOCK_SIZE;
-	store->tuplebytes = 0;
 	store->tupledata = 0;
+	memory_ledger_release(store->ledger, store->charged);
+	store->charged = 0;
 }
 
 /* Ends the engine's upload of the rows, if any: its job ran or never will. */
@@ -294,7 +303,7 @@ grow_rows(RowStore *store)
 	else
 	{
 		capacity = (uint32) Min((uint64) old * 2, (uint64) PG_UINT32_MAX);
-		capacity = Max(Min(capacity, store->budget / store->rowbytes), old + 1);
+		capacity = Max(Min(capacity, store->ledger->budget / store->rowbytes), old + 1);
 	}
 	/* the arrays may move: nothing queued may point into them */
 	if (old > 0)
@@ -331,7 +340,7 @@ new_block(RowStore *store, Size size)
 
 	prefault_huge_pages(mapping->data, mapping->bytes);
 	prefault_range(mapping->data, mapping->bytes);
-	store->tuplebytes += mapping->bytes;
+	charge(store, mapping->bytes);
 	return mapping;
 }
 
@@ -520,8 +529,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 	room = MAXALIGN(len) + store->tail;
 	newblock = store->keys_only ? 0 : block_bytes_needed(store, room);
 	if ((!beyond_budget &&
-		 store->tuplebytes + newblock +
-		 ((Size) store->nrows + store->nnullrows + 1) * store->rowbytes > store->budget) ||
+		 memory_ledger_lacks(store->ledger, newblock + store->rowbytes)) ||
 		store->nrows + store->nnullrows >= PG_UINT32_MAX)
 		return false;
 
@@ -541,6 +549,7 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 			form_minimal_tuple(slot, tuple, len, hasnull, hoff, datalen);
 	}
 
+	target.copied = 0;
 	if (isnull)
 	{
 		/* rows led by a NULL are kept apart; with keys only, just counted */
@@ -556,29 +565,30 @@ add_row(RowStore *store, TupleDesc desc, TupleTableSlot *slot, HeapTuple htup,
 			store->nullrows[store->nnullrows] = tuple;
 		}
 		store->nnullrows++;
-		return true;
 	}
-
-	if (store->nrows == store->allocated)
-		grow_rows(store);
-
-	target.columns = store->columns;
-	target.ncolumns = store->ncolumns;
-	target.row = store->nrows;
-	target.allocated = store->allocated;
-	target.cxt = store->cxt;
-	target.copied = &store->tuplebytes;
-	row_keys_add(&target, desc, slot, htup, tuple, data, value, isnull);
-	if (!store->keys_only)
-		store->rows[store->nrows] = tuple;
-	store->nrows++;
-	/* every UPLOAD_ROWS rows, the engine is handed those that came */
-	if (store->uploader && store->nrows % UPLOAD_ROWS == 0)
-		store->upload = store->uploader->rows(store->upload, store->ncolumns,
-											  store->columns[0].keys,
-											  (const uint64 *) store->rows,
-											  store->nrows, store->allocated,
-											  store->cxt);
+	else
+	{
+		if (store->nrows == store->allocated)
+			grow_rows(store);
+		target.columns = store->columns;
+		target.ncolumns = store->ncolumns;
+		target.row = store->nrows;
+		target.allocated = store->allocated;
+		target.cxt = store->cxt;
+		row_keys_add(&target, desc, slot, htup, tuple, data, value, isnull);
+		if (!store->keys_only)
+			store->rows[store->nrows] = tuple;
+		store->nrows++;
+		/* every UPLOAD_ROWS rows, the engine is handed those that came */
+		if (store->uploader && store->nrows % UPLOAD_ROWS == 0)
+			store->upload = store->uploader->rows(store->upload, store->ncolumns,
+												  store->columns[0].keys,
+												  (const uint64 *) store->rows,
+												  store->nrows, store->allocated,
+												  store->cxt);
+	}
+	/* what the row costs beyond its tuple, and the values copied for its keys */
+	charge(store, store->rowbytes + target.copied);
 	return true;
 }
 

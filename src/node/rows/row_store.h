@@ -31,6 +31,7 @@
 
 #include "engine/row_seams.h"
 #include "keys/key_column.h"
+#include "node/rows/memory_ledger.h"
 #include "util/big_array.h"
 #include "util/cacheline.h"
 #include "util/minimal_tuple.h"
@@ -68,18 +69,20 @@ typedef struct RowStore
 	Size		blockfree;
 	BigArray   *nextblock;		/* the block after it, allocated ahead */
 	Size		blocksize;		/* size of the next block */
-	Size		tuplebytes;		/* all blocks allocated so far */
 	Size		tupledata;		/* bytes of the tuples in them */
 	Size		rowbytes;		/* bytes each row costs beyond its tuple */
 	Size		tail;			/* bytes kept after each tuple (from its
 								 * MAXALIGNed end): its held key
 								 * (spill_stage.c), or 0 */
-	Size		budget;			/* bytes the store and its sort may use */
+	MemoryLedger *ledger;		/* the budget of the store and its sort,
+								 * which it charges its rows and blocks */
+	Size		charged;		/* what it charged there, released as it
+								 * empties */
 } RowStore;
 
 extern void row_store_init(RowStore *store, MemoryContext parent,
 						   int ncolumns, const KeyColumn *columns,
-						   Size budget, Size rowbytes, double expected_rows,
+						   MemoryLedger *ledger, Size rowbytes, double expected_rows,
 						   bool keys_only, const RowStoreUploader *uploader);
 extern bool row_store_add(RowStore *store, TupleTableSlot *slot);
 
