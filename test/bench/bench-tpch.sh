@@ -13,8 +13,8 @@
 #
 #   test/bench/bench-tpch.sh [RESULTS_DIR]
 #
-# Environment: SCALE (10) and TPCH_DIR (/tmp/tpch), as test/bench/tpch-load.sh
-# takes them; RUNS (3); WORK_MEMS (default: "default", nothing SET; e.g.
+# Environment: SCALE (10), TPCH_DIR (/tmp/tpch) and NOT_NULL (0: tables
+# without NOT NULL declarations), as test/bench/tpch-load.sh takes them; RUNS (3); WORK_MEMS (default: "default", nothing SET; e.g.
 # "default 1GB" adds runs with work_mem and gpusort.work_mem at 1GB);
 # NATIVE_RUNS (RUNS: native's runs, the first of the turns, where it is
 # slow); ONLY (a regular expression of the query names to run); DUCKDB (0: no
@@ -144,6 +144,10 @@ fi
 		"max_parallel_workers_per_gather ${WORKERS:-$("${PSQL[@]}" -c 'SHOW max_parallel_workers_per_gather')}," \
 		"gpusort.device $("${PSQL[@]}" -c 'SHOW gpusort.device'), gpusort.service $("${PSQL[@]}" -c "SELECT current_setting('gpusort.service', true)")"
 	echo "# medians of $RUNS runs (native: ${NATIVE_RUNS:-$RUNS}), ms; native and GpuSort taking turns${duck:+; DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)') on the same CSV files, its ORDER BYs materialized as tables}"
+	for t in $tables; do
+		echo "# $t: $("${PSQL[@]}" -c "SELECT count(*) FILTER (WHERE attnotnull) || ' of ' || count(*)
+			FROM pg_attribute WHERE attrelid = '$t'::regclass AND attnum > 0") columns declared NOT NULL"
+	done
 	printf '%-18s %-8s %10s %10s %8s %10s\n' query work_mem native gpusort ratio duckdb
 } | tee "$OUT"
 [ "${EXPLAIN_PLANS:-1}" = 0 ] || : >"$EXPLAIN"

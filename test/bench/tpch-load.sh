@@ -8,8 +8,10 @@
 # CSV files that tpchgen-cli writes (TPCH_DIR/TABLE/*.csv, with a header
 # line), made with scale factor SCALE (default 10) where TPCH_DIR (default
 # /tmp/tpch) has none and tpchgen-cli is on PATH; the files are copied in
-# sixteen sessions at once, then the table is analyzed.  Says what it did in
-# lines starting with "# ".
+# sixteen sessions at once, then the table is analyzed.  NOT_NULL=0 loads
+# the columns without their NOT NULL declarations, as users' tables often
+# are (a table already there is kept as it is).  Says what it did in lines
+# starting with "# ".
 
 TPCH_DIR=${TPCH_DIR:-/tmp/tpch}
 SCALE=${SCALE:-10}
@@ -40,6 +42,7 @@ tpch_load() {
 
 	for table in "$@"; do
 		columns=$(tpch_columns "$table") || return 1
+		[ "${NOT_NULL:-1}" = 0 ] && columns=${columns// NOT NULL/}
 		"${psql[@]}" -c "SELECT 1 FROM $table LIMIT 1" >/dev/null 2>&1 && continue
 		if ! ls "$TPCH_DIR/$table"/*.csv >/dev/null 2>&1; then
 			start=$(date +%s)
@@ -57,7 +60,7 @@ tpch_load() {
 		done
 		wait "${pids[@]}" || return 1
 		"${psql[@]}" -c "VACUUM ANALYZE $table" || return 1
-		echo "# $table: $("${psql[@]}" -c "SELECT count(*) FROM $table") rows," \
+		echo "# $table: $("${psql[@]}" -c "SELECT count(*) FROM $table") rows$([ "${NOT_NULL:-1}" = 0 ] && echo ', no NOT NULL declared')," \
 			"$("${psql[@]}" -c "SELECT pg_size_pretty(pg_table_size('$table'))"), loaded in $(($(date +%s) - start)) s"
 	done
 }
