@@ -42,6 +42,7 @@
 #include "node/plan/window.h"
 #include "node/rows/mark_rows.h"
 #include "node/rows/row_keys.h"
+#include "node/window/distinct_filter.h"
 #include "node/window/window_calc.h"
 #include "settings.h"
 #include "util/big_array.h"
@@ -260,6 +261,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	/* (a top N filter must see each row first) */
 	state->heap_input = state->top_n == NULL ?
 		heap_input_begin(outerPlanState(node)) : NULL;
+	state->distinct = gpusort_distinct_columns(cscan) == NIL ? NULL :
+		distinct_filter_begin(&node->ss.ps, ExecGetResultType(&node->ss.ps),
+							  gpusort_distinct_columns(cscan));
 	state->path = NULL;
 	state->ran = NULL;
 }
@@ -321,11 +325,10 @@ decide_slices(GpuSortState *state)
 	return node_share_slice_reading(state);
 }
 
+/* The next row the node returns, its window values with it. */
 static TupleTableSlot *
-gpusort_exec(CustomScanState *node)
+next_row(GpuSortState *state)
 {
-	GpuSortState *state = (GpuSortState *) node;
-
 	if (state->slicing == SLICES_UNDECIDED)
 		state->slicing = decide_slices(state);
 	if (state->window)
@@ -333,6 +336,22 @@ gpusort_exec(CustomScanState *node)
 	if (state->marks)
 		return marked_next(state);
 	return node_sorted_next(state);
+}
+
+static TupleTableSlot *
+gpusort_exec(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	TupleTableSlot *slot = next_row(state);
+
+	/* under a Unique: the first row of each of its groups */
+	if (state->distinct)
+		while (!TupIsNull(slot) && !distinct_filter_first(state->distinct, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			slot = next_row(state);
+		}
+	return slot;
 }
 
 /*
@@ -428,6 +447,8 @@ gpusort_rescan(CustomScanState *node)
 
 	if (state->window)
 		node_window_rescan(state->window);	/* computed again */
+	if (state->distinct)
+		distinct_filter_reset(state->distinct);
 	if (node_is_slices(state))
 		state->slicing = SLICES_UNDECIDED;
 	if (gpusort_window_mode((CustomScan *) node->ss.ps.plan) == WINDOW_OVER_SORTED)

@@ -111,6 +111,10 @@ typedef struct GpuSortState
 								 * NULL */
 	struct WindowCalc *window;	/* window functions computed as the rows
 								 * are returned (window_calc.c), or NULL */
+	struct DistinctFilter *distinct;	/* the first row of each group that
+										 * a Unique above keeps returned, no
+										 * other (distinct_filter.c), or
+										 * NULL */
 	struct MarkRows *marks;		/* a merge join's rows since its mark, kept
 								 * for rows that are their one key
 								 * (mark_rows.c), or NULL */

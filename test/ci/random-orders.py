@@ -27,6 +27,8 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   keys    1 to 3 columns whose equal values print alike, ordered by them
           alone (the last key not followed by id: rows tied on every key
           print alike);
+  distinct on  the first row of each group of the order's leading keys,
+          the rest of the order and id deciding which;
   append  two or three subqueries under UNION ALL and an aggregate, each
           a window over a NOT NULL partition key (g1 or g2), a merge join
           or an ORDER BY, so that a Parallel Append may send each
@@ -182,7 +184,8 @@ def append_query(rnd, names):
 def random_query(rnd, names):
     keys = rnd.sample(names, rnd.randint(1, 5))
     order = ", ".join(item(rnd, c) for c in keys)
-    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys", "append"])
+    kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys", "append",
+                       "distinct on"])
     if kind == "append":
         return kind, append_query(rnd, names)
     if kind == "keys":
@@ -208,6 +211,12 @@ def random_query(rnd, names):
             order += ", id"			# which peer takes which tile
         return kind, ("SELECT id, %s OVER (%sORDER BY %s) FROM rt ORDER BY id"
                       % (func, "PARTITION BY %s " % part if part else "", order))
+    if kind == "distinct on":
+        # the first row of each group of the leading keys, which the order
+        # to the id decides (the node drops the others: distinct_filter.c)
+        lead = keys[:rnd.randint(1, len(keys))]
+        return kind, ("SELECT s::text FROM (SELECT DISTINCT ON (%s) * FROM rt ORDER BY %s, id) s"
+                      % (", ".join(lead), order))
     if kind == "top n":
         return kind, ("SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY %s ORDER BY %s, id) AS rn "
                       "FROM rt) s WHERE rn <= %d ORDER BY id" % (rnd.choice(names), order, rnd.choice([1, 2, 3, 50])))

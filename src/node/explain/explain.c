@@ -28,6 +28,7 @@
 #include "node/paths/runs/share.h"
 #include "node/plan/window.h"
 #include "node/rows/mark_rows.h"
+#include "node/window/distinct_filter.h"
 #include "settings.h"
 
 /* Appends a sort key's ordering options, as EXPLAIN shows them for Sort. */
@@ -268,6 +269,13 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->analyze)
 			ExplainPropertyInteger("Rows Dropped by Filter", NULL,
 								   top_n_filter_dropped(state->top_n), es);
+	}
+	if (state->distinct)
+	{
+		ExplainPropertyText("Distinct Filter", "the rows after the first of each group of the Unique above dropped as they leave", es);
+		if (es->analyze)
+			ExplainPropertyInteger("Rows Dropped by Distinct Filter", NULL,
+								   distinct_filter_dropped(state->distinct), es);
 	}
 	if (gpusort_window_mode((CustomScan *) state->css.ss.ps.plan) == WINDOW_OVER_SORTED)
 		return;					/* it sorts nothing */

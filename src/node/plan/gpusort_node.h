@@ -40,10 +40,38 @@ extern void gpusort_unproject_keys(CustomScan *cscan);
  * A GpuSort's custom_private: the columns of its sort keys, their ordering
  * operators, collations and NULLS FIRST flags (four lists); whether its
  * participants may add their rows to one input (an Integer); for a node
- * that computes window functions, what window_plan.c keeps of them.
+ * that computes window functions, what window_plan.c keeps of them (NIL
+ * for none); for a node under a Unique, the Unique's columns (as
+ * gpusort_mark_distinct keeps them).
  */
 #define GPUSORT_PRIVATE_SHARED	4
 #define GPUSORT_PRIVATE_WINDOW	5
+#define GPUSORT_PRIVATE_DISTINCT 6
+
+/* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
+extern bool gpusort_outer_columns_in_order(List *tlist);
+
+/*
+ * Is the Gather Merge's targetlist its input's columns, in their order (as
+ * set_plan_references leaves it): a node above reads the GpuSort's?
+ */
+extern bool gpusort_gather_passes_columns(GatherMerge *gm);
+
+/*
+ * Where a Unique (DISTINCT, DISTINCT ON) reads a GpuSort's rows, or a
+ * Gather Merge of them, has the GpuSort return only the first row of each
+ * group of the Unique's columns (window/distinct_filter.c): the Unique
+ * above, which stays, then sees no row it would drop within one
+ * participant's rows.
+ */
+extern void gpusort_mark_distinct(Unique *unique);
+
+/*
+ * The Unique's columns of a GpuSort that gpusort_mark_distinct marked
+ * (their numbers in its rows, equality operators and collations: three
+ * lists), or NIL.
+ */
+extern List *gpusort_distinct_columns(CustomScan *cscan);
 
 /*
  * Where a GpuSort's rows go to a Gather Merge, says that its participants

@@ -286,6 +286,70 @@ gpusort_shares_input(CustomScan *cscan)
 	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED));
 }
 
+bool
+gpusort_outer_columns_in_order(List *tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
+			return false;
+	}
+	return true;
+}
+
+bool
+gpusort_gather_passes_columns(GatherMerge *gm)
+{
+	return gpusort_outer_columns_in_order(gm->plan.targetlist) &&
+		list_length(gm->plan.targetlist) == list_length(gm->plan.lefttree->targetlist);
+}
+
+void
+gpusort_mark_distinct(Unique *unique)
+{
+	Plan	   *below = unique->plan.lefttree;
+	List	   *cols = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	CustomScan *cscan;
+
+	if (below && IsA(below, GatherMerge))
+	{
+		if (below->qual != NIL || !gpusort_gather_passes_columns((GatherMerge *) below))
+			return;
+		below = below->lefttree;
+	}
+	if (below == NULL || !IsA(below, CustomScan) ||
+		!gpusort_is_node((CustomScan *) below))
+		return;
+	cscan = (CustomScan *) below;
+	for (int i = 0; i < unique->numCols; i++)
+	{
+		cols = lappend_int(cols, unique->uniqColIdx[i]);
+		ops = lappend_oid(ops, unique->uniqOperators[i]);
+		colls = lappend_oid(colls, unique->uniqCollations[i]);
+	}
+	/* (window_plan.c's place, where it kept nothing) */
+	if (list_length(cscan->custom_private) == GPUSORT_PRIVATE_WINDOW)
+		cscan->custom_private = lappend(cscan->custom_private, NIL);
+	Assert(list_length(cscan->custom_private) == GPUSORT_PRIVATE_DISTINCT);
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_make3(cols, ops, colls));
+}
+
+List *
+gpusort_distinct_columns(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_DISTINCT)
+		return NIL;
+	return list_nth(cscan->custom_private, GPUSORT_PRIVATE_DISTINCT);
+}
+
 static Node *
 gpusort_create_state(CustomScan *cscan)
 {

@@ -144,6 +144,9 @@ replace_sorts(Plan *plan, bool bounded, bool parallel)
 				gpusort_rows_are_key((CustomScan *) plan->righttree->lefttree))
 				plan->righttree = plan->righttree->lefttree;
 			break;
+		case T_Unique:
+			gpusort_mark_distinct((Unique *) plan);
+			break;
 		case T_Sort:
 			if (!bounded && worth_replacing((Sort *) plan))
 				result = (Plan *) gpusort_make_node((Sort *) plan);

@@ -379,34 +379,6 @@ gpusort_window_funcs_supported(List *funcs, WindowClause *wc)
 	return funcs != NIL;
 }
 
-/* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
-static bool
-outer_columns_in_order(List *tlist)
-{
-	ListCell   *lc;
-
-	foreach(lc, tlist)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Var		   *var = (Var *) tle->expr;
-
-		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Is the Gather Merge's targetlist its input's columns, in their order (as
- * set_plan_references leaves it): the WindowAgg above reads the GpuSort's?
- */
-static bool
-passes_columns_through(GatherMerge *gm)
-{
-	return outer_columns_in_order(gm->plan.targetlist) &&
-		list_length(gm->plan.targetlist) == list_length(gm->plan.lefttree->targetlist);
-}
-
 /*
  * The participants sort their rows as before (on the GPU, adding them to one
  * input that the leader sorts: shared_stage.c), and one node over the
@@ -430,8 +402,8 @@ gpusort_window_over_gather(WindowAgg *wagg, GatherMerge *gm)
 	if (wagg->runCondition != NIL ||
 		!IsA(gm->plan.lefttree, CustomScan) ||
 		!gpusort_is_node((CustomScan *) gm->plan.lefttree) ||
-		gm->plan.qual != NIL || !passes_columns_through(gm) ||
-		!outer_columns_in_order(((CustomScan *) gm->plan.lefttree)->custom_scan_tlist))
+		gm->plan.qual != NIL || !gpusort_gather_passes_columns(gm) ||
+		!gpusort_outer_columns_in_order(((CustomScan *) gm->plan.lefttree)->custom_scan_tlist))
 		return NULL;
 	sort = (CustomScan *) gm->plan.lefttree;
 	window = window_node(wagg, sort, WINDOW_OVER_SORTED);
@@ -527,7 +499,7 @@ gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
 	CustomScan *top_n;
 
 	if (wagg->runCondition == NIL || !IsA(gm->plan.lefttree, CustomScan) ||
-		gm->plan.qual != NIL || !passes_columns_through(gm) ||
+		gm->plan.qual != NIL || !gpusort_gather_passes_columns(gm) ||
 		!only_ranks(wagg) || !run_condition_ranks((Node *) wagg->runCondition, wagg))
 		return;
 	top_n = window_node(wagg, (CustomScan *) gm->plan.lefttree, WINDOW_TOP_N_BELOW);
@@ -535,26 +507,35 @@ gpusort_window_top_n_below(WindowAgg *wagg, GatherMerge *gm)
 		gm->plan.lefttree = (Plan *) top_n;
 }
 
+/* What window_plan.c keeps of the node's window functions, or NIL. */
+static List *
+window_private(CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
+		return NIL;
+	return list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW);
+}
+
 WindowNodeMode
 gpusort_window_mode(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
-		return WINDOW_SORTS;
-	return (WindowNodeMode) intVal(lthird((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW)));
+	List	   *window = window_private(cscan);
+
+	return window == NIL ? WINDOW_SORTS : (WindowNodeMode) intVal(lthird(window));
 }
 
 List *
 gpusort_window_funcs(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
-		return NIL;
-	return lsecond((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
+	List	   *window = window_private(cscan);
+
+	return window == NIL ? NIL : lsecond(window);
 }
 
 WindowAgg *
 gpusort_window_clause(CustomScan *cscan)
 {
-	if (list_length(cscan->custom_private) <= GPUSORT_PRIVATE_WINDOW)
-		return NULL;
-	return linitial((List *) list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW));
+	List	   *window = window_private(cscan);
+
+	return window == NIL ? NULL : linitial(window);
 }

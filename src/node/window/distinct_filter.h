@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * distinct_filter.h
+ *	  The first row of each group that a Unique above keeps, and no other,
+ *	  returned by the GpuSort node (distinct_filter.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_NODE_DISTINCT_FILTER_H
+#define GPUSORT_NODE_DISTINCT_FILTER_H
+
+#include "nodes/execnodes.h"
+
+typedef struct DistinctFilter DistinctFilter;
+
+/*
+ * A filter of rows described by desc, by the Unique's columns (columns: as
+ * gpusort_distinct_columns gives them), in the node's context.
+ */
+extern DistinctFilter *distinct_filter_begin(PlanState *node, TupleDesc desc,
+											 List *columns);
+
+/* Is the row the first of its group (the filter then keeps a copy)? */
+extern bool distinct_filter_first(DistinctFilter *f, TupleTableSlot *row);
+
+/* Forgets the last group (a rescan). */
+extern void distinct_filter_reset(DistinctFilter *f);
+
+/* Rows that were not the first of their group (EXPLAIN ANALYZE). */
+extern int64 distinct_filter_dropped(const DistinctFilter *f);
+
+#endif							/* GPUSORT_NODE_DISTINCT_FILTER_H */

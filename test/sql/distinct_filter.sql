@@ -1,0 +1,68 @@
+-- Under a Unique (DISTINCT ON, DISTINCT, UNION), GpuSort returns only the
+-- first row of each group (window/distinct_filter.c): the rows are
+-- Sort's, in memory, in sorted runs, held, through tuplesort, in parallel
+-- plans and in rescans, and EXPLAIN ANALYZE counts the rows it dropped.
+SET gpusort.min_rows = 0;
+CREATE TABLE df AS
+  SELECT g AS id, (g::int8 * 7919) % 5000 AS k,
+         CASE WHEN g % 97 = 0 THEN NULL ELSE g % 13 END AS n,
+         CASE WHEN g % 89 = 0 THEN NULL ELSE chr(65 + g % 7) || (g % 3) END AS t,
+         (g % 250)::numeric / 4 AS x
+  FROM generate_series(1, 60000) g;
+ANALYZE df;
+
+-- the plan says so; the counts of a group's rows dropped
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
+SELECT line FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line
+WHERE line ~ 'Unique|GpuSort|Distinct';
+
+-- the rows are Sort's: keys of each kind, NULLs first and last, DESC,
+-- several columns, text under the database's collation and "C"
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id, x FROM df ORDER BY k, id DESC');
+SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n NULLS FIRST, id');
+SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n DESC, x, id');
+SELECT same_as_native('SELECT DISTINCT ON (t, n) t, n, id FROM df ORDER BY t, n, id DESC');
+SELECT same_as_native('SELECT DISTINCT ON (t COLLATE "C") t, id FROM df ORDER BY t COLLATE "C" DESC, id');
+SELECT same_as_native('SELECT DISTINCT ON (x) x, k, id FROM df ORDER BY x DESC, k, id');
+SET enable_hashagg = off;
+SELECT same_as_native('SELECT DISTINCT n, t FROM df ORDER BY n, t');
+SELECT same_as_native('SELECT k FROM df WHERE id % 3 = 0 UNION SELECT k FROM df WHERE id % 5 = 0 ORDER BY k');
+RESET enable_hashagg;
+
+-- over the budget: sorted runs, rows held by the CPU engine, tuplesort
+SET gpusort.work_mem = '256kB';
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+SET gpusort.debug_hold_rows = on;
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+SELECT same_as_native('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
+RESET gpusort.debug_hold_rows;
+SET gpusort.spill = off;
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+RESET gpusort.spill;
+RESET gpusort.work_mem;
+
+-- parallel plans: each participant returns the first of its groups, the
+-- Unique above the Gather Merge the first of all
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id');
+SET gpusort.debug_hold_rows = on;
+SET gpusort.work_mem = '256kB';
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+RESET ALL;
+SET gpusort.min_rows = 0;
+
+-- rescans: a lateral subquery read again for each outer row, and a cursor
+SELECT same_as_native('SELECT o.m, s.k, s.id FROM (VALUES (1), (2), (3)) o(m),
+  LATERAL (SELECT DISTINCT ON (k) k, id FROM df WHERE id % 4 = o.m ORDER BY k, id DESC OFFSET 0) s');
+BEGIN;
+DECLARE dfc CURSOR FOR SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id;
+FETCH 3 FROM dfc;
+MOVE 5 FROM dfc;
+FETCH 2 FROM dfc;
+COMMIT;
+DROP TABLE df;
