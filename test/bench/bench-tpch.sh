@@ -3,7 +3,8 @@
 # settings: whole rows of lineitem by one key and by three, CREATE TABLE AS
 # ... ORDER BY two keys (and without it, its floor), orders by its comment
 # (text under the database's collation), a merge join of the two, a rank()
-# window and the top 3 lines per supplier.  Native (gpusort.enabled = off)
+# window, the top 3 lines per supplier and DISTINCT ON (the first line of
+# each order, by ship date).  Native (gpusort.enabled = off)
 # and GpuSort take turns, RUNS times each, in one session per run, each
 # after a CHECKPOINT (not timed); the medians and their ratio per query.
 # With DuckDB's Python package at hand, the same orders in DuckDB on
@@ -62,6 +63,7 @@ merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders 
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
 window_sort_only|SELECT count(*) FROM (SELECT l_suppkey, l_extendedprice FROM lineitem ORDER BY l_suppkey, l_extendedprice DESC OFFSET 0) s
+distinct_on|SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC OFFSET 1000000000000
 SQL
 )
 
@@ -74,6 +76,7 @@ ctas_floor|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem
 orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
+distinct_on|CREATE OR REPLACE TEMP TABLE r AS SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC
 SQL
 )
 
