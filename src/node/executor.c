@@ -91,6 +91,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *nullsfirst = lfourth(cscan->custom_private);
 	TupleDesc	scandesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	List	   *window_funcs = gpusort_window_funcs(cscan);
+	List	   *distinct_columns;	/* of a Unique above, or NIL */
 	TupleTableSlot *window_slot = NULL;
 	KeyDesc    *key;			/* the leading keys that have codecs */
 	KeyPart    *part;
@@ -101,12 +102,11 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 
 	state->settings.enabled = gpusort_enabled;
 	state->settings.spill = gpusort_spill;
-	state->settings.budget_kb = gpusort_memory_budget_kb();
 	state->settings.min_rows = gpusort_min_rows;
 	state->settings.min_run_rows = gpusort_min_run_rows;
 	state->settings.device = gpusort_device;
 	state->settings.held_gpus = gpusort_held_gpus;
-	node_memory_begin(state);
+	node_memory_begin(state, gpusort_memory_budget_kb());
 	state->report_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort report",
 											  ALLOCSET_SMALL_SIZES);
@@ -261,9 +261,10 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	/* (a top N filter must see each row first) */
 	state->heap_input = state->top_n == NULL ?
 		heap_input_begin(outerPlanState(node)) : NULL;
-	state->distinct = gpusort_distinct_columns(cscan) == NIL ? NULL :
+	distinct_columns = gpusort_distinct_columns(cscan);
+	state->distinct = distinct_columns == NIL ? NULL :
 		distinct_filter_begin(&node->ss.ps, ExecGetResultType(&node->ss.ps),
-							  gpusort_distinct_columns(cscan));
+							  distinct_columns);
 	state->path = NULL;
 	state->ran = NULL;
 }

@@ -55,13 +55,13 @@ typedef enum SliceReading
 /*
  * The settings a node depends on, taken once as it begins, as tuplesort
  * takes its budget: a SET in the middle of the query, even one that a
- * function of the query makes, changes nothing in a sort under way.
+ * function of the query makes, changes nothing in a sort under way.  (The
+ * memory budget is taken into the node's ledger, GpuSortState.memory.)
  */
 typedef struct NodeSettings
 {
 	bool		enabled;		/* gpusort.enabled */
 	bool		spill;			/* gpusort.spill */
-	int			budget_kb;		/* gpusort.work_mem, or work_mem */
 	int			min_rows;		/* gpusort.min_rows */
 	int			min_run_rows;	/* gpusort.min_run_rows */
 	int			device;			/* gpusort.device: an engine's number, or
@@ -91,7 +91,9 @@ typedef struct GpuSortState
 									 * or NULL */
 	bool		heap_read;		/* and read so, by the last collect */
 
-	MemoryLedger memory;		/* the budget, which the row store charges
+	MemoryLedger memory;		/* the budget (gpusort.work_mem, or
+								 * work_mem, taken as the node begins),
+								 * which the row store charges
 								 * (collect/memory.h) */
 	const NodePath *path;		/* the path that collects the input, then
 								 * returns its rows (path.h); NULL before

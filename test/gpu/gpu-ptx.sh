@@ -55,10 +55,15 @@ src=$work/src
 lib=$("$PG_CONFIG" --pkglibdir)/gpusort.so
 installed=no
 
+# Runs the command as root: itself where it is root, else through sudo.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
 cleanup() {
 	if [ $installed = yes ]; then
 		echo "== putting the library set aside back into $lib, restarting the server without CUDA_FORCE_PTX_JIT"
-		if [ "$(id -u)" = 0 ]; then cp -p "$work/gpusort.so.saved" "$lib"; else sudo cp -p "$work/gpusort.so.saved" "$lib"; fi
+		as_root cp -p "$work/gpusort.so.saved" "$lib"
 		SERVER_ENV= restart_server || echo "could not restart the server"
 	fi
 	rm -rf "$work"
@@ -102,7 +107,7 @@ if [ -z "${PGDATA:-}" ] || [ ! -d "$PGDATA" ] || ! command -v pg_ctl >/dev/null;
 fi
 cp -p "$lib" "$work/gpusort.so.saved" || exit 1
 installed=yes
-if [ "$(id -u)" = 0 ]; then cp -p "$built_lib" "$lib"; else sudo cp -p "$built_lib" "$lib"; fi || exit 1
+as_root cp -p "$built_lib" "$lib" || exit 1
 export SERVER_ENV="CUDA_FORCE_PTX_JIT=1"
 restart_server || { echo "could not restart the server"; exit 1; }
 export CUDA_FORCE_PTX_JIT=1

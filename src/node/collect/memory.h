@@ -21,11 +21,11 @@
 
 #include "node/node_state.h"
 
-/* Takes the node's budget (settings.budget_kb) into its ledger. */
+/* Takes the node's budget, budget_kb, into its ledger. */
 static inline void
-node_memory_begin(GpuSortState *state)
+node_memory_begin(GpuSortState *state, int budget_kb)
 {
-	memory_ledger_init(&state->memory, (Size) state->settings.budget_kb * 1024);
+	memory_ledger_init(&state->memory, (Size) budget_kb * 1024);
 }
 
 /* The node's memory budget, in bytes. */
