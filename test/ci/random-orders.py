@@ -29,11 +29,15 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           print alike);
   distinct on  the first row of each group of the order's leading keys,
           the rest of the order and id deciding which;
+  window sum  one such window, per id, partitioned by any column (NOT
+          NULL g1 or g2, or one that may be NULL), under an aggregate (the
+          parallel window's shape), with parallel query forced;
   append  two or three subqueries under UNION ALL and an aggregate, each
-          a window over a NOT NULL partition key (g1 or g2), a merge join
+          a window as above, a merge join
           (of each row with itself, by a column and id) or an ORDER BY, so that a Parallel Append may send each
           participant into one branch, always with parallel query forced;
-          with gpusort on, it must end within twice Sort's time and two
+          with gpusort on, it (and a window sum) must end within twice
+          Sort's time and two
           seconds (a participant that waits for one that never comes would
           not; a join's output can make the query's time vary more than
           its sort's), or three times and five seconds where the CPU
@@ -42,9 +46,9 @@ kinds, each run with gpusort.enabled on and off and their output compared:
 
 each at a random budget (work_mem 64kB, 256kB, 4MB or 1GB: in memory, in
 sorted runs, held on the GPU where one is) and with parallel query off or
-forced.  Every query runs under a statement_timeout of a minute
-(append queries with gpusort on: of their time bound); one that Sort does
-not end in that minute is skipped, and said.  Prints each query whose
+forced.  Every query runs under a statement_timeout of a minute (append
+and window sum queries with gpusort on: of their time bound); one that
+Sort does not end in that minute is skipped, and said.  Prints each query whose
 outputs differ (or that took too long), and a last line "random orders: N
 queries, M mismatches"; exits 1 when M > 0.
 
@@ -159,15 +163,32 @@ def item(rnd, c):
     return c + rnd.choice(["", " DESC"]) + rnd.choice(["", " NULLS FIRST", " NULLS LAST"])
 
 
+def window_branch(rnd, names, order_from=None):
+    """A window over a random partition key (NOT NULL or not), ordered by
+    one to three of names (or one of order_from) and id, as (id, v) pairs
+    whatever their order."""
+    if order_from:
+        order = item(rnd, rnd.choice(order_from))
+    else:
+        order = ", ".join(item(rnd, c) for c in rnd.sample(names, rnd.randint(1, 3)))
+    func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()"])
+    return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id) AS v FROM rt"
+            % (func, rnd.choice(["g1", "g2"] + names), order))
+
+
+def summed(subquery):
+    """A hash of each (id, v) pair of the subquery, summed: the same
+    whatever order the participants return them in."""
+    return "SELECT count(*), sum(hashint8(id * 1000003::int8 + v)) FROM (%s) s" % subquery
+
+
 def branch(rnd, names):
     """One subquery of an append query: a window, a merge join or an order,
     as (id, v) pairs whatever their order."""
     order = ", ".join(item(rnd, c) for c in rnd.sample(names, rnd.randint(1, 3)))
     shape = rnd.choice(["window", "window", "merge join", "order"])
     if shape == "window":
-        func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()"])
-        return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id) AS v FROM rt"
-                % (func, rnd.choice(["g1", "g2"]), order))
+        return window_branch(rnd, names)
     if shape == "merge join":
         c = rnd.choice([c for c in names if c in PRINTED_ALIKE])
         # (each row joins itself alone: a column of few values would join
@@ -181,17 +202,20 @@ def append_query(rnd, names):
     """Two or three branches under UNION ALL, summed as a hash of each
     (id, v) pair: the same whatever order the participants return them in."""
     branches = " UNION ALL ".join(branch(rnd, names) for _ in range(rnd.randint(2, 3)))
-    return ("SET enable_hashjoin = off; SET enable_nestloop = off; "
-            "SELECT count(*), sum(hashint8(id * 1000003::int8 + v)) FROM (%s) s" % branches)
+    return "SET enable_hashjoin = off; SET enable_nestloop = off; " + summed(branches)
 
 
 def random_query(rnd, names):
     keys = rnd.sample(names, rnd.randint(1, 5))
     order = ", ".join(item(rnd, c) for c in keys)
     kind = rnd.choice(["order", "order", "window", "top n", "subquery", "group", "keys", "append",
-                       "distinct on"])
+                       "distinct on", "window sum"])
     if kind == "append":
         return kind, append_query(rnd, names)
+    if kind == "window sum":
+        # (one key, often one NOT NULL: keys the GPU can hold the rows by
+        # alone, a NULL of the partition key among them, more often)
+        return kind, summed(window_branch(rnd, names, names + ["g1", "g2"] * 8))
     if kind == "keys":
         # the sort keys alone, the last not followed by id: rows that tie on
         # every key print alike, whatever their order
@@ -266,7 +290,8 @@ def main():
             kind, query = random_query(rnd, names)
             work_mem = rnd.choice(["64kB", "256kB", "4MB", "1GB"])
             parallel = rnd.choice([SERIAL, PARALLEL])
-            if kind == "append":
+            timed = kind in ("append", "window sum")
+            if timed:
                 parallel = PARALLEL
             settings = ("SET client_min_messages = error; SET statement_timeout = '60s'; "
                         "SET work_mem = '%s'; SET gpusort.min_rows = 0; SET gpusort.min_run_rows = 0; %s"
@@ -280,10 +305,10 @@ def main():
                 continue
             bound = off_s * 3 + 5 if stand_in else off_s * 2 + 2
             on, on_s = digest(settings + " SET gpusort.enabled = on;" +
-                              (" SET statement_timeout = %d;" % (bound * 1000) if kind == "append" else ""),
+                              (" SET statement_timeout = %d;" % (bound * 1000) if timed else ""),
                               query)
             done += 1
-            late = kind == "append" and on_s > bound
+            late = timed and on_s > bound
             if on != off or on.startswith("error") or late:
                 bad += 1
                 print("MISMATCH (%s): %s\n   %s\n   gpusort on: %s (%.2f s), off: %s (%.2f s)"

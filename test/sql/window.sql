@@ -445,11 +445,42 @@ SET max_parallel_workers = 0;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 RESET max_parallel_workers;
 RESET gpusort.debug_hold_stores;
--- no parallel window: a key that may be NULL (first, or of a codec that
--- leaves no room for one), no PARTITION BY, two window clauses, the rows
+-- a first partition key that may be NULL: the engine holds the rows led by
+-- a value, and the rows led by a NULL, partitions of their own, go from
+-- each worker to the leader, which computes them after its slices; split
+-- by a later partition key, with a function that reads the partition
+-- ahead, every row's key NULL;
+-- the leader alone, a leader that reads none of the scan, and rows refused
+-- midway
+INSERT INTO win_queries (q) VALUES
+  (win_pw_hashed('SELECT id, n, rank() OVER (PARTITION BY n ORDER BY v, id) FROM win_pw')),
+  (win_pw_hashed('SELECT id, rank() OVER w, dense_rank() OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY n, g ORDER BY v DESC)')),
+  (win_pw_hashed('SELECT id, rank() OVER (PARTITION BY n ORDER BY g DESC, v) FROM win_pw')),
+  (win_pw_hashed('SELECT id, count(*) OVER w, cume_dist() OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY n ORDER BY w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)')),
+  (win_pw_hashed('SELECT id, percent_rank() OVER (PARTITION BY nullif(g, g) ORDER BY v, id) FROM win_pw'));
+SELECT max(n) - 4 AS first_null FROM win_queries \gset
+SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
+SELECT trim(line) AS win_values_by
+FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r
+  FROM win_pw) s') AS line
+WHERE line ~ 'Window Values:';
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
+RESET parallel_leader_participation;
+SET gpusort.debug_hold_stores = 1;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
+SET gpusort.debug_hold_stores = 4;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
+RESET gpusort.debug_hold_stores;
+-- no parallel window: a later key that may be NULL, of a codec that leaves
+-- no room for one, no PARTITION BY, two window clauses, the rows
 -- themselves returned, an aggregate that is not computed in parts,
 -- gpusort.parallel_window off
-SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY n ORDER BY id) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (ORDER BY v) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v),

@@ -25,6 +25,7 @@
 #include "node/explain/explain.h"
 #include "node/node_state.h"
 #include "node/paths/path.h"
+#include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
 #include "node/plan/window.h"
 #include "node/rows/mark_rows.h"
@@ -93,6 +94,10 @@ window_values_by(GpuSortState *state)
 	switch (state->slicing)
 	{
 		case SLICES_READ:
+			if (state->spill->null_rows > 0)
+				return psprintf("every participant's, over slices of the one sorted input; "
+								"the leader's over the %lld rows led by a NULL",
+								(long long) state->spill->null_rows);
 			return "every participant's, over slices of the one sorted input";
 		case SLICES_ALONE:
 			return node_share_sharing(state) ?

@@ -23,9 +23,9 @@
  * aggregates (in parts: each participant's rows are then reduced where
  * they are computed), over one table's parallel scan, where the sort keys
  * are exact and few enough for the engine to hold every row by them alone
- * (keys_held_whole: the first partition key, say, a column declared NOT
- * NULL, as rows led by a NULL are not held), and only where an engine that
- * shares held inputs is registered (the GPU service).  Where at run time
+ * (keys_held_whole: a later key that may be NULL, say, of a codec that
+ * leaves room for one), and only where an engine that shares held inputs
+ * is registered (the GPU service).  Where at run time
  * the leader cannot share the input, one participant computes the whole
  * window alone and the others return no row, which is still right.
  *
@@ -138,11 +138,12 @@ parallel_safe_beside_window_funcs(PlannerInfo *root, List *exprs)
 
 /*
  * Do the window's keys, partition then order, let the engine hold every
- * row of the input by their key words alone: an exact codec each, all
- * their words at most HELD_KEY_WORDS, and room for a NULL in each key that
- * may have one, but for the first, which must not (spill_stage.c keeps
- * rows led by a NULL, and those whose later key has a NULL that its words
- * leave no room for, apart from the engine).
+ * row of the input by their key words alone, or keep it apart: an exact
+ * codec each, all their words at most HELD_KEY_WORDS, and room for a NULL
+ * in each later key that may have one (spill_stage.c keeps a row whose
+ * later key has a NULL that its words leave no room for apart from the
+ * engine, and ends the holding; the rows led by a NULL, partitions of their
+ * own, the leader gathers and computes after its slices).
  */
 static bool
 keys_held_whole(PlannerInfo *root, RelOptInfo *rel, WindowClause *wc)
@@ -163,8 +164,8 @@ keys_held_whole(PlannerInfo *root, RelOptInfo *rel, WindowClause *wc)
 
 		if (codec == NULL || !codec->exact)
 			return false;
-		if (!column_not_null(root, rel, expr) &&
-			(foreach_current_index(lc) == 0 || codec->bits >= 64))
+		if (foreach_current_index(lc) > 0 && codec->bits >= 64 &&
+			!column_not_null(root, rel, expr))
 			return false;
 		words += codec->words;
 	}

@@ -352,7 +352,12 @@ slice_next(GpuSortState *state)
 		if (!w->slice_reading)
 		{
 			if (!node_share_next_slice(state, &w->slice_first, &w->slice_end))
-				return NULL;
+			{
+				/* then, in the leader, the rows led by a NULL: all here */
+				TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+				return node_stage_next_null(state, slot) ? slot : NULL;
+			}
 			/* from the row before, whose partition may go on in the slice */
 			w->slice_pos = Max(w->slice_first - 1, 0);
 			node_stage_seek(state, w->slice_pos);

@@ -34,6 +34,7 @@ typedef struct RunsState
 	const RowStager *stager;
 	struct SortStage *stage;
 	Tuplesortstate *stage_nulls;	/* the rows led by a NULL */
+	int64		null_rows;		/* and how many */
 	int			held_tie_key;	/* the first sort key the held keys leave
 								 * ties in (nkeys: none); the store then
 								 * keeps their words after each tuple */
@@ -104,6 +105,8 @@ extern void node_stage_held_to_run(GpuSortState *state);
 extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
 extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
+extern bool node_stage_next_null(GpuSortState *state, TupleTableSlot *into);
+extern bool node_stage_hand_nulls(GpuSortState *state);
 extern void node_stage_add_part_runs(GpuSortState *state);
 extern void node_stage_seek(GpuSortState *state, int64 row);
 extern void node_stage_end(GpuSortState *state);

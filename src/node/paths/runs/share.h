@@ -15,6 +15,18 @@
 #include "node/node_state.h"
 
 /*
+ * Rows of one kind that a parallel window's workers hand to the leader: a
+ * file of each worker's in the share's file set.
+ */
+typedef struct HandedRows
+{
+	const char *kind;			/* the files' names: "<kind>.<worker>" */
+	struct BufFile *file;		/* a worker's, open for writing */
+	struct BufFile *read;		/* the leader's: a worker's, being read */
+	int			next_worker;	/* and the worker whose file it reads next */
+} HandedRows;
+
+/*
  * A parallel query's state in each participant: its workers' statistics,
  * and the one input that its participants may share.
  */
@@ -32,13 +44,12 @@ typedef struct ShareState
 	bool		sharing;		/* share->shared: says when it adds no more */
 	bool		held_shared;	/* its stage is the shared input (kept for
 								 * EXPLAIN) */
-	struct dsm_segment *rest_seg;	/* its file set for rows the engine
-									 * refused, or NULL */
+	struct dsm_segment *rest_seg;	/* a parallel window's file set for the
+									 * rows workers hand the leader, or NULL */
 	MemoryContextCallback rest_detach;
-	struct BufFile *rest_file;	/* a worker's, open: its rows refused */
+	HandedRows	rest;			/* rows the engine refused */
 	bool		rest_handed;	/* a worker's rows went to the leader */
-	struct BufFile *rest_read;	/* the leader's: a worker's, being read */
-	int			rest_worker;	/* and the worker's file to read next */
+	HandedRows	nulls;			/* rows led by a NULL */
 } ShareState;
 
 /* Makes the node's ShareState (as it begins). */
@@ -83,5 +94,8 @@ extern bool node_share_can_hand_rest(GpuSortState *state);
 extern void node_share_put_rest(GpuSortState *state, TupleTableSlot *row);
 extern void node_share_rest_done(GpuSortState *state);
 extern TupleTableSlot *node_share_next_rest(GpuSortState *state);
+extern void node_share_put_null(GpuSortState *state, MinimalTuple tuple);
+extern void node_share_nulls_done(GpuSortState *state);
+extern TupleTableSlot *node_share_next_null(GpuSortState *state, TupleTableSlot *slot);
 
 #endif							/* GPUSORT_NODE_SHARE_H */

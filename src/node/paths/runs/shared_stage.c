@@ -180,8 +180,8 @@ detach_rest_files(void *arg)
 		dsm_detach(state->parallel->rest_seg);
 	state->parallel->rest_seg = NULL;
 	/* (their buffers went with the resource owner) */
-	state->parallel->rest_file = NULL;
-	state->parallel->rest_read = NULL;
+	state->parallel->rest.file = state->parallel->nulls.file = NULL;
+	state->parallel->rest.read = state->parallel->nulls.read = NULL;
 }
 
 /* Keeps seg, mapped for the session, until the query's memory goes. */
@@ -211,6 +211,8 @@ void
 node_share_create(GpuSortState *state)
 {
 	state->parallel = palloc0(sizeof(ShareState));
+	state->parallel->rest.kind = "rest";
+	state->parallel->nulls.kind = "nulls";
 }
 
 /*
@@ -238,7 +240,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	state->parallel->share_attached = false;
 	state->parallel->sharing = false;
 	state->parallel->held_shared = false;
-	state->parallel->rest_worker = 0;
+	state->parallel->rest.next_worker = state->parallel->nulls.next_worker = 0;
 	if (stager == NULL)
 		return;
 
@@ -630,18 +632,76 @@ node_share_can_hand_rest(GpuSortState *state)
 	return IsParallelWorker() && node_share_active(state) && state->parallel->rest_seg != NULL;
 }
 
-/* The name of a worker's file of refused rows in the share's file set. */
+/*
+ * A row that this worker hands to the leader, to its file of their kind,
+ * made as the first comes.
+ */
 static void
-rest_file_name(char *name, int worker)
+hand_row(GpuSortState *state, HandedRows *handed, MinimalTuple tuple)
 {
-	snprintf(name, MAXPGPATH, "rest.%d", worker);
+	if (handed->file == NULL)
+	{
+		char		name[MAXPGPATH];
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+
+		snprintf(name, MAXPGPATH, "%s.%d", handed->kind, ParallelWorkerNumber);
+		handed->file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	BufFileWrite(handed->file, &tuple->t_len, sizeof(uint32));
+	BufFileWrite(handed->file, tuple, tuple->t_len);
 }
 
+/* This worker hands no more rows of the kind: its file is whole. */
 static void
-write_rest_row(BufFile *file, MinimalTuple tuple)
+hand_rows_done(HandedRows *handed)
 {
-	BufFileWrite(file, &tuple->t_len, sizeof(uint32));
-	BufFileWrite(file, tuple, tuple->t_len);
+	if (handed->file)
+		BufFileClose(handed->file);
+	handed->file = NULL;
+}
+
+/*
+ * In the leader: the next row of the kind that the workers handed over,
+ * worker by worker, in slot, or NULL after the last.
+ */
+static TupleTableSlot *
+next_handed_row(GpuSortState *state, HandedRows *handed, TupleTableSlot *slot)
+{
+	for (;;)
+	{
+		uint32		len;
+		MinimalTuple tuple;
+
+		if (handed->read == NULL)
+		{
+			char		name[MAXPGPATH];
+			MemoryContext oldcxt;
+
+			/* (no file set: no worker could hand any) */
+			if (state->parallel->rest_seg == NULL ||
+				handed->next_worker >= state->parallel->pcxt->nworkers_launched)
+				return NULL;
+			snprintf(name, MAXPGPATH, "%s.%d", handed->kind, handed->next_worker++);
+			oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+			handed->read = BufFileOpenFileSet(&rest_fileset(state)->fs, name,
+											  O_RDONLY, true);
+			MemoryContextSwitchTo(oldcxt);
+			continue;			/* (none: that worker handed none) */
+		}
+		if (BufFileRead(handed->read, &len, sizeof(len)) != sizeof(len))
+		{
+			BufFileClose(handed->read);
+			handed->read = NULL;
+			continue;
+		}
+		tuple = palloc(len);
+		if (BufFileRead(handed->read, tuple, len) != len)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("GpuSort could not read a worker's rows back from its temporary file")));
+		return ExecStoreMinimalTuple(tuple, slot, true);
+	}
 }
 
 /*
@@ -653,29 +713,21 @@ void
 node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 {
 	RowStore   *store = &state->store;
+	HandedRows *rest = &state->parallel->rest;
 
 	Assert(node_share_can_hand_rest(state) && !store->keys_only);
-	if (!state->parallel->rest_handed)
-	{
-		char		name[MAXPGPATH];
-		MemoryContext oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
-
-		rest_file_name(name, ParallelWorkerNumber);
-		state->parallel->rest_file = BufFileCreateFileSet(&rest_fileset(state)->fs, name);
-		state->parallel->rest_handed = true;
-		MemoryContextSwitchTo(oldcxt);
-	}
+	state->parallel->rest_handed = true;
 	for (uint32 i = 0; i < store->nnullrows; i++)
-		write_rest_row(state->parallel->rest_file, store->nullrows[i]);
+		hand_row(state, rest, store->nullrows[i]);
 	for (uint32 i = 0; i < store->nrows; i++)
-		write_rest_row(state->parallel->rest_file, store->rows[i]);
+		hand_row(state, rest, store->rows[i]);
 	row_store_reset(store);
 	if (row)
 	{
 		bool		shouldfree;
 		MinimalTuple tuple = ExecFetchSlotMinimalTuple(row, &shouldfree);
 
-		write_rest_row(state->parallel->rest_file, tuple);
+		hand_row(state, rest, tuple);
 		if (shouldfree)
 			pfree(tuple);
 	}
@@ -688,8 +740,7 @@ node_share_put_rest(GpuSortState *state, TupleTableSlot *row)
 void
 node_share_rest_done(GpuSortState *state)
 {
-	BufFileClose(state->parallel->rest_file);
-	state->parallel->rest_file = NULL;
+	hand_rows_done(&state->parallel->rest);
 	node_share_done(state, state->spill->staged_batches, state->spill->staged_rows, false);
 }
 
@@ -701,40 +752,35 @@ node_share_rest_done(GpuSortState *state)
 TupleTableSlot *
 node_share_next_rest(GpuSortState *state)
 {
-	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	return next_handed_row(state, &state->parallel->rest, state->css.ss.ss_ScanTupleSlot);
+}
 
-	for (;;)
-	{
-		uint32		len;
-		MinimalTuple tuple;
+/*
+ * A parallel window's worker, before it says it adds no more: a row led by
+ * a NULL, which goes to the leader (node_share_can_hand_rest says whether
+ * it may).  Such rows are partitions of their own that no other process
+ * has rows of, and the leader computes them whole, after its slices.
+ */
+void
+node_share_put_null(GpuSortState *state, MinimalTuple tuple)
+{
+	Assert(node_share_can_hand_rest(state));
+	hand_row(state, &state->parallel->nulls, tuple);
+}
 
-		if (state->parallel->rest_read == NULL)
-		{
-			char		name[MAXPGPATH];
-			MemoryContext oldcxt;
+/* The worker has handed all its rows led by a NULL. */
+void
+node_share_nulls_done(GpuSortState *state)
+{
+	hand_rows_done(&state->parallel->nulls);
+}
 
-			/* (no file set: no worker could hand any) */
-			if (state->parallel->rest_seg == NULL ||
-				state->parallel->rest_worker >= state->parallel->pcxt->nworkers_launched)
-				return NULL;
-			rest_file_name(name, state->parallel->rest_worker++);
-			oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
-			state->parallel->rest_read = BufFileOpenFileSet(&rest_fileset(state)->fs, name,
-												  O_RDONLY, true);
-			MemoryContextSwitchTo(oldcxt);
-			continue;			/* (none: that worker handed none) */
-		}
-		if (BufFileRead(state->parallel->rest_read, &len, sizeof(len)) != sizeof(len))
-		{
-			BufFileClose(state->parallel->rest_read);
-			state->parallel->rest_read = NULL;
-			continue;
-		}
-		tuple = palloc(len);
-		if (BufFileRead(state->parallel->rest_read, tuple, len) != len)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("GpuSort could not read a worker's rows back from its temporary file")));
-		return ExecStoreMinimalTuple(tuple, slot, true);
-	}
+/*
+ * In the leader, once every worker adds no more: the next row led by a
+ * NULL that they handed over, in slot, or NULL after the last.
+ */
+TupleTableSlot *
+node_share_next_null(GpuSortState *state, TupleTableSlot *slot)
+{
+	return next_handed_row(state, &state->parallel->nulls, slot);
 }

@@ -283,7 +283,7 @@ node_spill_run(GpuSortState *state)
 
 	Assert(state->spill->spilling);
 	INSTR_TIME_SET_CURRENT(start);
-	if (state->parallel->rest_file)
+	if (state->parallel->rest_handed)
 	{
 		/* a parallel window's worker whose rows the engine refused */
 		node_share_put_rest(state, NULL);
@@ -356,7 +356,7 @@ node_spill_row(GpuSortState *state, TupleTableSlot *slot)
 	MinimalTuple tuple;
 
 	Assert(state->spill->spilling && !state->keys_only);	/* a key fits any budget */
-	if (state->parallel->rest_file)
+	if (state->parallel->rest_handed)
 	{
 		node_share_put_rest(state, slot);
 		return;
@@ -441,11 +441,12 @@ node_spill_finish(GpuSortState *state)
 	instr_time	start;
 
 	/* the engine sorts what it holds, if it can take the last rows */
-	if (state->spill->stage || state->parallel->rest_file)
+	if (state->spill->stage || state->parallel->rest_handed)
 		node_spill_run(state);
-	if (state->parallel->rest_file)
+	if (state->parallel->rest_handed)
 	{
 		/* a parallel window's worker: its rows are the leader's to sort */
+		(void) node_stage_hand_nulls(state);
 		node_share_rest_done(state);
 		state->ntotal = 0;
 		state->ran = state->path = &node_runs_path;

@@ -242,6 +242,7 @@ node_stage_begin(GpuSortState *state)
 	/* (sorted by the later keys, which have no codec or no room for them) */
 	state->spill->stage_nulls = tie_order_tuplesort(&state->ties, node_budget_kb(state),
 											 TUPLESORT_NONE);
+	state->spill->null_rows = 0;
 	state->spill->stage_why = NULL;
 	return true;
 }
@@ -427,6 +428,7 @@ node_stage_store(GpuSortState *state)
 		tuplesort_puttupleslot(state->spill->stage_nulls,
 							   ExecStoreMinimalTuple(store->nullrows[i], slot, false));
 	ExecClearTuple(slot);
+	state->spill->null_rows += store->nnullrows;
 	/* an empty store adds nothing: the engine may hold no input yet */
 	if (store->nrows > 0)
 		state->spill->staged_batches++;
@@ -437,11 +439,64 @@ node_stage_store(GpuSortState *state)
 }
 
 /*
+ * A parallel window's worker, as it adds no more: its rows led by a NULL
+ * go to the leader (node_share_put_null), and none is left to read here;
+ * false where it has some, but no file set to hand them in.
+ */
+bool
+node_stage_hand_nulls(GpuSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	if (state->spill->null_rows > 0)
+	{
+		if (!node_share_can_hand_rest(state))
+			return false;
+		tuplesort_performsort(state->spill->stage_nulls);
+		while (tuplesort_gettupleslot(state->spill->stage_nulls, true, false, slot, NULL))
+		{
+			bool		shouldfree;
+			MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+
+			node_share_put_null(state, tuple);
+			if (shouldfree)
+				pfree(tuple);
+		}
+		ExecClearTuple(slot);
+		node_share_nulls_done(state);
+	}
+	state->spill->nulls_done = true;
+	return true;
+}
+
+/*
+ * In the leader of a parallel window, once every worker adds no more: the
+ * rows led by a NULL that they handed over join its own.
+ */
+static void
+take_nulls(GpuSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+
+	while (node_share_next_null(state, slot) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		tuplesort_puttupleslot(state->spill->stage_nulls, slot);
+		state->spill->null_rows++;
+		state->spill->spilled_rows++;
+	}
+	ExecClearTuple(slot);
+}
+
+/*
  * Has the engine sort what it holds, to be read from the first row.  The
  * leader of a shared input first waits for every participant's rows, and
  * then returns them all; a worker's rows are the leader's to return, but
  * for a parallel window's slices, which every participant reads once the
- * leader has sorted them.
+ * leader has sorted them.  The rows led by a NULL, which the engine does
+ * not hold, each participant returns its own of, but in a parallel window:
+ * there they are partitions of their own, and the leader computes them
+ * all, after its slices.
  */
 static void
 sort_held(GpuSortState *state)
@@ -449,21 +504,26 @@ sort_held(GpuSortState *state)
 	char	   *why = NULL;
 	instr_time	start;
 
-	tuplesort_performsort(state->spill->stage_nulls);
 	state->spill->nulls_done = false;
 	state->spill->stage_parts = 1;
 	if (node_share_active(state))
 	{
+		bool		slices = node_is_slices(state);
+		bool		nulls_kept = slices &&
+			(!IsParallelWorker() || node_stage_hand_nulls(state));
+		int64		apart = state->spill->spilled_rows - state->spill->staged_rows -
+			(nulls_kept ? state->spill->null_rows : 0);
 		int64		rows;
 
 		node_share_done(state, state->spill->staged_batches, state->spill->staged_rows,
-						state->spill->spilled_rows == state->spill->staged_rows &&
-						state->spill->runs.nruns == 0);
+						apart == 0 && state->spill->runs.nruns == 0);
 		if (IsParallelWorker())
 		{
-			state->spill->held_empty = !node_is_slices(state);
-			if (node_is_slices(state))
+			state->spill->held_empty = !slices;
+			if (slices)
 				node_share_wait_sorted(state);
+			else
+				tuplesort_performsort(state->spill->stage_nulls);
 			return;
 		}
 		INSTR_TIME_SET_CURRENT(start);
@@ -471,7 +531,11 @@ sort_held(GpuSortState *state)
 		state->spill->spilled_rows += rows - state->spill->staged_rows;
 		state->spill->staged_rows = rows;
 		state->sort_ms += ms_since(start);
+		if (slices)
+			take_nulls(state);
 	}
+	tuplesort_performsort(state->spill->stage_nulls);
+
 	/* stores of rows led by NULLs alone: the engine holds nothing */
 	state->spill->held_empty = (state->spill->staged_batches == 0);
 	if (!state->spill->held_empty)
@@ -740,19 +804,35 @@ held_main(GpuSortState *state)
 	return state->spill->held_main;
 }
 
-/* Stores the next row in order into the slot; false after the last. */
+/*
+ * Stores the next row in order into the slot; false after the last.  (A
+ * parallel window's slices are of the rows held alone: the leader reads
+ * those led by a NULL after its last, node_stage_next_null.)
+ */
 bool
 node_stage_next(GpuSortState *state, TupleTableSlot *into)
 {
+	bool		nulls = state->slicing != SLICES_READ;
 	MinimalTuple tuple;
 
-	if (state->nullsfirst[0] && next_null_row(state, into))
+	if (nulls && state->nullsfirst[0] && next_null_row(state, into))
 		return true;
 	tuple = state->spill->held_empty ? NULL : held_order_next(&held_main(state)->order);
 	if (tuple == NULL)
-		return !state->nullsfirst[0] && next_null_row(state, into);
+		return nulls && !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
 	return true;
+}
+
+/*
+ * The next row led by a NULL into the slot (a parallel window's, which the
+ * leader returns after its slices: a worker has none); false after the
+ * last.
+ */
+bool
+node_stage_next_null(GpuSortState *state, TupleTableSlot *into)
+{
+	return state->spill->stage_nulls != NULL && next_null_row(state, into);
 }
 
 /*
