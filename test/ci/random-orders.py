@@ -31,7 +31,8 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           the rest of the order and id deciding which;
   window sum  one such window, per id, partitioned by any column (NOT
           NULL g1 or g2, or one that may be NULL), under an aggregate (the
-          parallel window's shape), with parallel query forced;
+          parallel window's shape), some with a run condition (top N per
+          group), with parallel query forced;
   append  two or three subqueries under UNION ALL and an aggregate, each
           a window as above, a merge join
           (of each row with itself, by a column and id) or an ORDER BY, so that a Parallel Append may send each
@@ -215,7 +216,11 @@ def random_query(rnd, names):
     if kind == "window sum":
         # (one key, often one NOT NULL: keys the GPU can hold the rows by
         # alone, a NULL of the partition key among them, more often)
-        return kind, summed(window_branch(rnd, names, names + ["g1", "g2"] * 8))
+        window = window_branch(rnd, names, names + ["g1", "g2"] * 8)
+        if "count(*)" not in window and rnd.random() < 0.4:
+            # top N per group: a run condition that ends each partition
+            window = "SELECT * FROM (%s) w WHERE v <= %d" % (window, rnd.choice([1, 2, 3, 50]))
+        return kind, summed(window)
     if kind == "keys":
         # the sort keys alone, the last not followed by id: rows that tie on
         # every key print alike, whatever their order

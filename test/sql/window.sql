@@ -449,7 +449,7 @@ RESET gpusort.debug_hold_stores;
 -- a value, and the rows led by a NULL, partitions of their own, go from
 -- each worker to the leader, which computes them after its slices; split
 -- by a later partition key, with a function that reads the partition
--- ahead, every row's key NULL;
+-- ahead, every row's key NULL, top N per group;
 -- the leader alone, a leader that reads none of the scan, and rows refused
 -- midway
 INSERT INTO win_queries (q) VALUES
@@ -459,8 +459,16 @@ INSERT INTO win_queries (q) VALUES
   (win_pw_hashed('SELECT id, rank() OVER (PARTITION BY n ORDER BY g DESC, v) FROM win_pw')),
   (win_pw_hashed('SELECT id, count(*) OVER w, cume_dist() OVER w FROM win_pw
       WINDOW w AS (PARTITION BY n ORDER BY w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)')),
-  (win_pw_hashed('SELECT id, percent_rank() OVER (PARTITION BY nullif(g, g) ORDER BY v, id) FROM win_pw'));
-SELECT max(n) - 4 AS first_null FROM win_queries \gset
+  (win_pw_hashed('SELECT id, percent_rank() OVER (PARTITION BY nullif(g, g) ORDER BY v, id) FROM win_pw')),
+  -- top N per group: the run condition ends each partition in the
+  -- participant that computes it, where only the rows that pass it leave
+  ('SELECT count(*), sum(id), sum(rn) FROM (SELECT id, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) rn
+      FROM win_pw) s WHERE rn <= 3'),
+  ('SELECT count(*), sum(id), sum(r) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r
+      FROM win_pw) s WHERE r <= 2'),
+  ('SELECT count(*), sum(id), sum(r) FROM (SELECT id, dense_rank() OVER (PARTITION BY n, w % 7 ORDER BY g DESC) r
+      FROM win_pw) s WHERE r < 3');
+SELECT max(n) - 7 AS first_null FROM win_queries \gset
 SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
 SELECT trim(line) AS win_values_by
 FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r

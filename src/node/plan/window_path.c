@@ -19,9 +19,10 @@
  * Gather above it as it does above a parallel scan.
  *
  * It is offered for one window clause with PARTITION BY, whose functions
- * GpuSort computes (window_plan.c), in a subquery of a query that
- * aggregates (in parts: each participant's rows are then reduced where
- * they are computed), over one table's parallel scan, where the sort keys
+ * GpuSort computes (window_plan.c), with their run conditions if any (top
+ * N per group: the participant that computes a partition ends it), in a
+ * subquery of a query that aggregates (in parts: each participant's rows
+ * are then reduced where they are computed), over one table's parallel scan, where the sort keys
  * are exact and few enough for the engine to hold every row by them alone
  * (keys_held_whole: a later key that may be NULL, say, of a codec that
  * leaves room for one), and only where an engine that shares held inputs
@@ -172,21 +173,40 @@ keys_held_whole(PlannerInfo *root, RelOptInfo *rel, WindowClause *wc)
 	return words <= HELD_KEY_WORDS;
 }
 
-/* Has a window function of the clause a run condition (top N per group)? */
-static bool
-has_run_condition(WindowClause *wc, List *funcs)
-{
+/*
+ * The run conditions of the clause's functions (top N per group), as the
+ * WindowAgg's path carries them from PostgreSQL 17 on: "func op value" or
+ * "value op func", as the planner makes them (before, the plan takes them
+ * from the WindowClause).
+ */
 #if PG_VERSION_NUM >= 170000
+static List *
+run_conditions(List *funcs)
+{
+	List	   *conditions = NIL;
 	ListCell   *lc;
 
 	foreach(lc, funcs)
-		if (lfirst_node(WindowFunc, lc)->runCondition != NIL)
-			return true;
-	return false;
-#else
-	return wc->runCondition != NIL;
-#endif
+	{
+		WindowFunc *wfunc = lfirst_node(WindowFunc, lc);
+		ListCell   *lc2;
+
+		foreach(lc2, wfunc->runCondition)
+		{
+			WindowFuncRunCondition *rc = lfirst_node(WindowFuncRunCondition, lc2);
+			Expr	   *func = (Expr *) copyObject(wfunc);
+			Expr	   *value = copyObject(rc->arg);
+
+			conditions = lappend(conditions,
+								 make_opclause(rc->opno, BOOLOID, false,
+											   rc->wfunc_left ? func : value,
+											   rc->wfunc_left ? value : func,
+											   InvalidOid, rc->inputcollid));
+		}
+	}
+	return conditions;
 }
+#endif
 
 /*
  * The one window clause whose functions the query computes, and those
@@ -222,7 +242,8 @@ only_window(PlannerInfo *root, List **funcs)
  * plan is used, inside the marker's, so its costs are its input's.
  */
 static Path *
-windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc)
+windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc,
+			   List *funcs)
 {
 	WindowAggPath *path = makeNode(WindowAggPath);
 
@@ -238,6 +259,9 @@ windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc
 	path->subpath = sort;
 	path->winclause = wc;
 	path->qual = NIL;
+#if PG_VERSION_NUM >= 170000
+	path->runCondition = run_conditions(funcs);
+#endif
 	path->topwindow = true;
 	return (Path *) path;
 }
@@ -279,7 +303,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 		sort_engine_sharing_stager() == NULL ||
 		(wc = only_window(root, &funcs)) == NULL ||
 		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
-		has_run_condition(wc, funcs) || !gpusort_window_funcs_supported(funcs, wc) ||
+		!gpusort_window_funcs_supported(funcs, wc) ||
 		!keys_held_whole(root, input_rel, wc) ||
 		!parallel_safe_beside_window_funcs(root, target->exprs))
 		return NULL;
@@ -294,7 +318,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 
 	input = linitial(input_rel->partial_pathlist);
 	sort = (Path *) create_sort_path(root, window_rel, input, pathkeys, -1.0);
-	wagg = windowagg_path(window_rel, sort, target, wc);
+	wagg = windowagg_path(window_rel, sort, target, wc, funcs);
 
 	/*
 	 * Each participant reads its share of the input and returns its share

@@ -52,9 +52,12 @@
  * in a file of a shared file set that the leader made with the share
  * (node_share_put_rest), and the leader sorts them with its own and the
  * rows held, and computes the whole window alone (node_share_alone), as
- * PostgreSQL's WindowAgg would above a Gather Merge.  Only rows that went
- * nowhere the leader can read (a worker that could not join the input,
- * or map the file set) fail the query.  Where the leader does not share
+ * PostgreSQL's WindowAgg would above a Gather Merge.  The rows led by a
+ * NULL, which the engine does not hold, the workers hand to the leader the
+ * same way, in files of their own (node_share_put_null), and the leader
+ * computes their partitions after its slices.  Only rows that went nowhere
+ * the leader can read (a worker that could not join the input, or map the
+ * file set) fail the query.  Where the leader does not share
  * the input at all, the first participant to ask does the whole window
  * alone (node_share_solo) and the others return nothing: the parallel
  * scan below hands all its pages to the one that reads it.
