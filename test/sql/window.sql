@@ -298,7 +298,10 @@ SET work_mem = '64MB';
 -- one whose functions GpuSort does not compute stays, and so does one with
 -- a run condition (top N per group: the participants' shared sort pays
 -- more there), its participants' GpuSorts returning only the rows that
--- pass it among their own.  In memory, then at a 64 kB budget.
+-- pass it among their own.  In memory, then at a 64 kB budget.  (The
+-- parallel window, where participants share their input, is off: it has
+-- its own checks below.)
+SET gpusort.parallel_window = off;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
@@ -353,6 +356,7 @@ FROM explain_analyze('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) F
 WHERE line ~ '(GpuSort|WindowAgg|Gather|Window Functions|Rows Sorted By)' AND line !~ 'Worker [0-9]';
 RESET gpusort.min_run_rows;
 RESET gpusort.work_mem;
+RESET gpusort.parallel_window;
 
 -- The parallel window (window_path.c): one window clause over a table's
 -- parallel scan, partitioned first by a column declared NOT NULL, in a
@@ -485,17 +489,34 @@ SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
 SET gpusort.debug_hold_stores = 4;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
 RESET gpusort.debug_hold_stores;
+-- where no aggregate in parts takes the rows, they leave the participants
+-- through a Gather, with their values: the rows themselves returned, top
+-- N per group, ORDER BY above (a sort of the Gather's rows), an aggregate
+-- that is not computed in parts
+INSERT INTO win_queries (q) VALUES
+  ('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw) s'),
+  ('SELECT id, n, dense_rank() OVER (PARTITION BY n ORDER BY w) FROM win_pw'),
+  ('SELECT * FROM (SELECT id, row_number() OVER (PARTITION BY n ORDER BY v DESC, id) rn
+      FROM win_pw) s WHERE rn <= 3'),
+  ('SELECT id, g, cume_dist() OVER (PARTITION BY g ORDER BY v) FROM win_pw ORDER BY id LIMIT 5000'),
+  ('SELECT string_agg(r::text, '','' ORDER BY id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) r
+      FROM win_pw) s');
+SELECT max(n) - 4 AS first_gather FROM win_queries \gset
+SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_gather ORDER BY n;
+SELECT win_explain(q) FROM win_queries WHERE n = :first_gather + 3;
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_gather ORDER BY n;
+RESET max_parallel_workers;
+SET gpusort.debug_hold_stores = 1;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_gather ORDER BY n;
+RESET gpusort.debug_hold_stores;
 -- no parallel window: a later key that may be NULL, of a codec that leaves
--- no room for one, no PARTITION BY, two window clauses, the rows
--- themselves returned, an aggregate that is not computed in parts,
+-- no room for one, no PARTITION BY, two window clauses,
 -- gpusort.parallel_window off
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (ORDER BY v) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v),
   rank() OVER (PARTITION BY w ORDER BY v) FROM win_pw'));
-SELECT win_plan('SELECT * FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw) s');
-SELECT win_plan('SELECT string_agg(r::text, '','' ORDER BY id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) r
-  FROM win_pw) s');
 SET gpusort.parallel_window = off;
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw'));
 RESET gpusort.parallel_window;

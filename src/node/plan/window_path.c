@@ -5,7 +5,8 @@
  *	  and computes ranking window functions below a Gather, in every
  *	  participant of a parallel plan, so that what reads their values (an
  *	  aggregate over a subquery, partial in each participant) runs there
- *	  too, instead of in the leader over every row.
+ *	  too, and the rows leave the participants with their values, instead
+ *	  of each going to the leader to be computed there.
  *
  * PostgreSQL marks window functions parallel-restricted, as the rows that
  * each process sorts differ; so it plans a WindowAgg above a Gather Merge
@@ -14,21 +15,22 @@
  * once (shared_stage.c), and each participant returns the partitions that
  * start in the slices of it that it takes (window_calc.c): the values are
  * those that one process computing all of them would find.  So this path
- * may mark the window's relation parallel and offer a partial path there;
- * the planner then puts the subquery's scan, partial aggregation and the
- * Gather above it as it does above a parallel scan.
+ * may mark the window's relation parallel and offer a partial path there:
+ * where the query level above aggregates in parts, the planner puts the
+ * subquery's scan, partial aggregation and the Gather above it as it does
+ * above a parallel scan; elsewhere a Gather over it is offered here too,
+ * a path with no order (an ORDER BY sorts above it).
  *
  * It is offered for one window clause with PARTITION BY, whose functions
  * GpuSort computes (window_plan.c), with their run conditions if any (top
- * N per group: the participant that computes a partition ends it), in a
- * subquery of a query that aggregates (in parts: each participant's rows
- * are then reduced where they are computed), over one table's parallel scan, where the sort keys
- * are exact and few enough for the engine to hold every row by them alone
- * (keys_held_whole: a later key that may be NULL, say, of a codec that
- * leaves room for one), and only where an engine that shares held inputs
- * is registered (the GPU service).  Where at run time
- * the leader cannot share the input, one participant computes the whole
- * window alone and the others return no row, which is still right.
+ * N per group: the participant that computes a partition ends it), over
+ * one table's parallel scan, where the sort keys are exact and few enough
+ * for the engine to hold every row by them alone (keys_held_whole: a later
+ * key that may be NULL, say, of a codec that leaves room for one), and
+ * only where an engine that shares held inputs is there and ready (the GPU
+ * service, with a GPU).  Where at run time the leader cannot share the
+ * input, one participant computes the whole window alone and the others
+ * return no row, which is still right.
  *
  * The path's plan is a marker made by the planner around the plan of a
  * WindowAgg over a Sort over the partial scan (which PostgreSQL builds and
@@ -269,8 +271,8 @@ windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc
 /*
  * Does the query level above aggregate, every aggregate of it in parts (so
  * that each participant aggregates the rows it computes, and only a row of
- * each reaches the leader)?  Elsewhere every row would still go to the
- * leader, through the Gather's queues, which does not pay.
+ * each reaches the leader)?  Elsewhere the rows leave the participants
+ * through a Gather of this level.
  */
 static bool
 aggregated_above(PlannerInfo *root)
@@ -280,6 +282,21 @@ aggregated_above(PlannerInfo *root)
 	return parent != NULL && parent->parse->hasAggs &&
 		parent->parse->groupingSets == NIL &&
 		!parent->hasNonPartialAggs && !parent->hasNonSerialAggs;
+}
+
+/*
+ * Is an engine there that shares the inputs it holds, and able to now (the
+ * GPU service, with a GPU)?  Without, one participant would compute the
+ * whole window alone, slower than the participants' sorts under a Gather
+ * Merge.
+ */
+static bool
+sharing_engine_ready(void)
+{
+	char	   *why;
+
+	(void) sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
+	return why == NULL && sort_engine_sharing_stager() != NULL;
 }
 
 /*
@@ -299,8 +316,8 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 	CustomPath *cpath;
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->partial_pathlist == NIL ||
-		root->parse->hasTargetSRFs || !aggregated_above(root) ||
-		sort_engine_sharing_stager() == NULL ||
+		root->parse->hasTargetSRFs ||
+		!sharing_engine_ready() ||
 		(wc = only_window(root, &funcs)) == NULL ||
 		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
 		!gpusort_window_funcs_supported(funcs, wc) ||
@@ -361,6 +378,17 @@ gpusort_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	/* one sort of all rows makes the values the same in every process */
 	output_rel->consider_parallel = true;
 	add_partial_path(output_rel, (Path *) cpath);
+
+	/*
+	 * Where no partial aggregation above takes them, the rows leave the
+	 * participants through a Gather, in no order (what the query orders,
+	 * it sorts above), rather than each to the leader's WindowAgg through
+	 * a Gather Merge
+	 */
+	if (!aggregated_above(root))
+		add_path(output_rel, (Path *) create_gather_path(root, output_rel, (Path *) cpath,
+														 cpath->path.pathtarget, NULL,
+														 &input_rel->rows));
 }
 
 /*
