@@ -136,4 +136,14 @@ compat_service_wait_event(void)
 }
 #endif
 
+/* May the role execute the function (PostgreSQL 16 made the check generic)? */
+#include "utils/acl.h"
+#if PG_VERSION_NUM >= 160000
+#include "catalog/pg_proc.h"
+#define compat_proc_aclcheck(proc, role) \
+	object_aclcheck(ProcedureRelationId, (proc), (role), ACL_EXECUTE)
+#else
+#define compat_proc_aclcheck(proc, role) pg_proc_aclcheck((proc), (role), ACL_EXECUTE)
+#endif
+
 #endif							/* GPUSORT_COMPAT_H */

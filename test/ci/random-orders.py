@@ -16,9 +16,10 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   order   SELECT the whole row ORDER BY 1 to 5 random columns, each ASC or
           DESC, NULLS FIRST, LAST or the default, then id (so that the
           order is complete);
-  window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*) and
-          ntile(3) (then id, whose value depends on the order of peers)
-          over a random PARTITION BY and such an order, per id;
+  window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*),
+          ntile(3) (then id, whose value depends on the order of peers),
+          sum() or min() over the whole partition, over a random
+          PARTITION BY and such an order, per id;
   top n   the ids whose row_number() in a random partition is at most 1, 2,
           3 or 50;
   subquery  the order of a subquery with LIMIT ALL, read whole;
@@ -159,6 +160,9 @@ def make_table(rnd, seed, cols, nrows):
 # and '30 days', 'ab' and 'ab ' as char(6)).
 PRINTED_ALIKE = {"i2", "i4", "i8", "d", "ts", "tz", "u", "b", "by", "tc", "tl", "vc", "m", "o", "tm", "ti"}
 
+# Of those, the ones min() takes.
+HAS_MIN = PRINTED_ALIKE - {"u", "b", "by"}
+
 
 def item(rnd, c):
     return c + rnd.choice(["", " DESC"]) + rnd.choice(["", " NULLS FIRST", " NULLS LAST"])
@@ -172,9 +176,11 @@ def window_branch(rnd, names, order_from=None):
         order = item(rnd, rnd.choice(order_from))
     else:
         order = ", ".join(item(rnd, c) for c in rnd.sample(names, rnd.randint(1, 3)))
-    func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()"])
-    return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id) AS v FROM rt"
-            % (func, rnd.choice(["g1", "g2"] + names), order))
+    func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()", "sum(id)", "max(id)"])
+    # (an aggregate over the whole partition)
+    frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" if "id)" in func else ""
+    return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id%s) AS v FROM rt"
+            % (func, rnd.choice(["g1", "g2"] + names), order, frame))
 
 
 def summed(subquery):
@@ -217,7 +223,7 @@ def random_query(rnd, names):
         # (one key, often one NOT NULL: keys the GPU can hold the rows by
         # alone, a NULL of the partition key among them, more often)
         window = window_branch(rnd, names, names + ["g1", "g2"] * 8)
-        if "count(*)" not in window and rnd.random() < 0.4:
+        if "count(*)" not in window and "id)" not in window and rnd.random() < 0.4:
             # top N per group: a run condition that ends each partition
             window = "SELECT * FROM (%s) w WHERE v <= %d" % (window, rnd.choice([1, 2, 3, 50]))
         return kind, summed(window)
@@ -239,11 +245,16 @@ def random_query(rnd, names):
         return kind, "SELECT rt::text FROM rt ORDER BY %s, id" % order
     if kind == "window":
         part = rnd.choice([c for c in names if c not in keys] + [None])
-        func = rnd.choice(["rank()", "dense_rank()", "percent_rank()", "cume_dist()", "count(*)", "ntile(3)"])
+        func = rnd.choice(["rank()", "dense_rank()", "percent_rank()", "cume_dist()", "count(*)", "ntile(3)",
+                           "sum(g2)", "min(%s)" % rnd.choice([c for c in names if c in HAS_MIN])])
         if func == "ntile(3)":
             order += ", id"			# which peer takes which tile
-        return kind, ("SELECT id, %s OVER (%sORDER BY %s) FROM rt ORDER BY id"
-                      % (func, "PARTITION BY %s " % part if part else "", order))
+        frame = ""
+        if func.startswith(("sum", "min")):
+            # an aggregate over the whole partition
+            frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+        return kind, ("SELECT id, %s OVER (%sORDER BY %s%s) FROM rt ORDER BY id"
+                      % (func, "PARTITION BY %s " % part if part else "", order, frame))
     if kind == "distinct on":
         # the first row of each group of the leading keys, which the order
         # to the id decides (the node drops the others: distinct_filter.c)

@@ -229,7 +229,19 @@ INSERT INTO win_queries (q) VALUES
     FROM win_t) s WHERE pr + 0 <= 0.3'),
   ('SELECT * FROM (SELECT grp, k, cume_dist() OVER (PARTITION BY grp ORDER BY k) cd
     FROM win_t) s WHERE cd + 0 < 0.2'),
-  ('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c FROM win_t) s WHERE c > 380');
+  ('SELECT * FROM (SELECT grp, count(*) OVER (PARTITION BY grp) c FROM win_t) s WHERE c > 380'),
+  -- aggregates over the whole partition (window_aggregate.c): integers,
+  -- numeric and float sums, averages, min and max of text under a libc
+  -- collation, count of a column with NULLs, bool_and, string_agg in a
+  -- unique order; without PARTITION BY; over an empty input
+  ('SELECT id, grp, sum(k) OVER w, avg(k) OVER w, min(t COLLATE win_libc) OVER w,
+           max(t COLLATE win_libc) OVER w, count(k) OVER w, sum(f) OVER w, avg(f::float8) OVER w,
+           bool_and(k > 2) OVER w, rank() OVER (PARTITION BY grp ORDER BY k)
+    FROM win_t WINDOW w AS (PARTITION BY grp)'),
+  ('SELECT id, grp, string_agg(t, '','') OVER (PARTITION BY grp ORDER BY id
+      ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM win_t'),
+  ('SELECT id, sum(price) OVER (), max(d) OVER (), min(fl) OVER (), bool_or(b) OVER () FROM win_x'),
+  ('SELECT sum(k) OVER (PARTITION BY grp), count(t) OVER (PARTITION BY grp) FROM win_empty');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 

@@ -25,7 +25,8 @@ typedef enum WindowFuncKind
 	WINFUNC_PERCENT_RANK,
 	WINFUNC_CUME_DIST,
 	WINFUNC_NTILE,
-	WINFUNC_COUNT				/* count(*) over the whole partition */
+	WINFUNC_COUNT,				/* count(*) over the whole partition */
+	WINFUNC_AGGREGATE			/* another aggregate over it: sum(x), ... */
 } WindowFuncKind;
 
 extern WindowFuncKind window_func_kind(WindowFunc *wfunc);

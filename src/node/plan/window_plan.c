@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * window_plan.c
- *	  The plan rewrite that lets GpuSort compute ranking window functions:
- *	  a WindowAgg over a GpuSort whose functions are all row_number(),
- *	  rank(), dense_rank(), percent_rank(), cume_dist(), ntile(n) or
- *	  count(*) over the whole partition becomes one GpuSort node that sorts
- *	  and returns each row with their values (window_calc.c).
+ *	  The plan rewrite that lets GpuSort compute window functions: a
+ *	  WindowAgg over a GpuSort whose functions are all row_number(), rank(),
+ *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), or aggregates of
+ *	  PostgreSQL's own (count(*), sum(x), ...) over the whole partition
+ *	  becomes one GpuSort node that sorts and returns each row with their
+ *	  values (window_calc.c, window_aggregate.c).
  *
  * The rewrite runs after set_plan_references, so it builds the final form.
  * The node's scan tuple (custom_scan_tlist) is the sorted row followed by
@@ -36,10 +37,15 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "node/plan/gpusort_node.h"
 #include "node/plan/window.h"
@@ -75,7 +81,7 @@ window_func_kind(WindowFunc *wfunc)
 		case F_COUNT_:
 			return WINFUNC_COUNT;
 		default:
-			return WINFUNC_OTHER;
+			return wfunc->winagg ? WINFUNC_AGGREGATE : WINFUNC_OTHER;
 	}
 }
 
@@ -98,6 +104,33 @@ frame_is_partition(WindowAgg *wagg)
 		(options & FRAMEOPTION_END_CURRENT_ROW);
 }
 
+/*
+ * An aggregate that the node computes over a partition as WindowAgg does
+ * (window_aggregate.c): one of PostgreSQL's own, a plain one, safe in a
+ * parallel worker, whose final function leaves its state as it was (else
+ * WindowAgg stays, and says it cannot be a window function).
+ */
+static bool
+aggregate_supported(WindowFunc *wfunc)
+{
+	HeapTuple	tuple;
+	Form_pg_aggregate form;
+	bool		ok;
+
+	if (wfunc->winfnoid >= FirstNormalObjectId ||
+		list_length(wfunc->args) > FUNC_MAX_ARGS - 1 ||
+		func_parallel(wfunc->winfnoid) != PROPARALLEL_SAFE)
+		return false;
+	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(wfunc->winfnoid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	form = (Form_pg_aggregate) GETSTRUCT(tuple);
+	ok = form->aggkind == AGGKIND_NORMAL && form->aggnumdirectargs == 0 &&
+		form->aggfinalmodify == AGGMODIFY_READ_ONLY;
+	ReleaseSysCache(tuple);
+	return ok;
+}
+
 static bool
 func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 {
@@ -115,6 +148,8 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			return IsA(arg, Const) || IsA(arg, Param);
 		case WINFUNC_COUNT:
 			return wfunc->winstar && frame_is_partition(wagg);
+		case WINFUNC_AGGREGATE:
+			return frame_is_partition(wagg) && aggregate_supported(wfunc);
 		default:
 			return true;
 	}

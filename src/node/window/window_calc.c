@@ -15,11 +15,13 @@
  * and no operator called; else by the window's own equality operators, as
  * WindowAgg compares them.
  * row_number(), rank() and dense_rank() need nothing more.  percent_rank(),
- * cume_dist(), ntile() and count(*) need the size of the partition, and
- * cume_dist() the end of the peer group: the partition is then read ahead
- * into a tuplestore within the node's memory budget, as WindowAgg buffers
- * it, and cume_dist() reads on to the end of each peer group through a
- * second read pointer.
+ * cume_dist(), ntile() and count(*) need the size of the partition,
+ * cume_dist() the end of the peer group, and an aggregate over the
+ * partition all its rows: the partition is then read ahead into a
+ * tuplestore within the node's memory budget, as WindowAgg buffers it;
+ * cume_dist() reads on to the end of each peer group through a second read
+ * pointer, and the aggregates (window_aggregate.c) read the partition
+ * through a third before its first row is returned.
  *
  * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
  * and its error.
@@ -53,6 +55,7 @@
 #include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
 #include "node/plan/window.h"
+#include "node/window/window_aggregate.h"
 #include "node/window/window_calc.h"
 
 /* A column that the window compares by its keys: its exact codec's part. */
@@ -75,6 +78,7 @@ typedef enum RowKeysWanted
 typedef struct WindowFuncState
 {
 	WindowFuncKind kind;
+	WindowAggregate *agg;		/* an aggregate's (WINFUNC_AGGREGATE) */
 	ExprState  *arg;			/* ntile()'s */
 	int32		ntile;			/* 0: its first row is still to come */
 	int64		rows_per_bucket;
@@ -118,6 +122,9 @@ typedef struct WindowCalc
 	/* the partition read ahead, where a function needs its size */
 	bool		buffered;
 	bool		need_peer_end;	/* cume_dist() */
+	int			naggregates;	/* aggregates over it */
+	int			aggregate_pointer;	/* the read pointer they read it by */
+	ExprContext *aggcontext;	/* and their arguments' context */
 	Tuplestorestate *partition;
 	TupleTableSlot *read_slot;
 	TupleTableSlot *ahead_slot;
@@ -256,11 +263,17 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		f->kind = window_func_kind(wfunc);
 		if (f->kind == WINFUNC_NTILE)
 			f->arg = ExecInitExpr(linitial(wfunc->args), &state->css.ss.ps);
+		if (f->kind == WINFUNC_AGGREGATE)
+		{
+			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps);
+			w->naggregates++;
+		}
 		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
 					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
 		w->need_peer_end |= (f->kind == WINFUNC_CUME_DIST);
 		w->buffered |= (f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST ||
-						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT);
+						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT ||
+						f->kind == WINFUNC_AGGREGATE);
 	}
 	w->nsorted = desc->natts;
 	w->out = window_slot;
@@ -286,6 +299,12 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		w->partition = tuplestore_begin_heap(false, false, node_budget_kb(state));
 		if (w->need_peer_end)
 			(void) tuplestore_alloc_read_pointer(w->partition, EXEC_FLAG_REWIND);
+		if (w->naggregates > 0)
+		{
+			w->aggregate_pointer = tuplestore_alloc_read_pointer(w->partition,
+																 EXEC_FLAG_REWIND);
+			w->aggcontext = CreateExprContext(state->css.ss.ps.state);
+		}
 		w->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -449,8 +468,34 @@ row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys,
 }
 
 /*
+ * The aggregates' values over the partition just read: each aggregate's
+ * state from its initial value over every row, read once for all.
+ */
+static void
+aggregate_partition(WindowCalc *w)
+{
+	for (int i = 0; i < w->nfuncs; i++)
+		if (w->funcs[i].agg)
+			window_aggregate_reset(w->funcs[i].agg);
+	tuplestore_select_read_pointer(w->partition, w->aggregate_pointer);
+	while (tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* (the node's expressions read its scan tuple's values as they are) */
+		slot_getallattrs(w->ahead_slot);
+		w->aggcontext->ecxt_scantuple = w->ahead_slot;
+		for (int i = 0; i < w->nfuncs; i++)
+			if (w->funcs[i].agg)
+				window_aggregate_advance(w->funcs[i].agg, w->aggcontext);
+		ResetExprContext(w->aggcontext);
+	}
+	tuplestore_select_read_pointer(w->partition, 0);
+}
+
+/*
  * Reads the next partition into the tuplestore, and the first row of the
- * one after into next_first.  False at the end of the input.
+ * one after into next_first, and aggregates it.  False at the end of the
+ * input.
  */
 static bool
 read_partition(GpuSortState *state, WindowCalc *w)
@@ -498,6 +543,8 @@ read_partition(GpuSortState *state, WindowCalc *w)
 		tuplestore_puttupleslot(w->partition, row);
 		w->partition_rows++;
 	}
+	if (w->naggregates > 0)
+		aggregate_partition(w);
 	return true;
 }
 
@@ -595,6 +642,8 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 			return ntile_value(w, f, isnull);
 		case WINFUNC_COUNT:
 			return Int64GetDatum(w->partition_rows);
+		case WINFUNC_AGGREGATE:
+			return window_aggregate_value(f->agg, isnull);
 		case WINFUNC_OTHER:
 			break;
 	}
@@ -739,6 +788,9 @@ node_window_rescan(WindowCalc *w)
 void
 node_window_end(WindowCalc *w)
 {
+	for (int i = 0; i < w->nfuncs; i++)
+		if (w->funcs[i].agg)
+			window_aggregate_end(w->funcs[i].agg);
 	ExecDropSingleTupleTableSlot(w->partition_first);
 	ExecDropSingleTupleTableSlot(w->peer_first);
 	if (w->slice_last)

@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_aggregate.c
+ *	  An aggregate over each whole partition, computed by the GpuSort node
+ *	  in place of a WindowAgg: its transition function over the partition's
+ *	  rows, its final function once, the value the same for every row.
+ *
+ * It follows nodeWindowAgg.c for a frame whose head never moves: the
+ * transition and final functions resolved and called as there (strict
+ * functions skip NULL inputs, a strict transition function with no initial
+ * value starts from the first input), and the node passes itself to them
+ * as a WindowAggState, whose aggregate context is the state's memory, so
+ * that AggCheckCallContext answers them as in a WindowAgg.  The planner
+ * lets only PostgreSQL's own aggregates here, parallel safe and with a
+ * final function that leaves the state as it found it (window_plan.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_agg.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/expandeddatum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "compat.h"
+#include "node/window/window_aggregate.h"
+
+struct WindowAggregate
+{
+	List	   *args;			/* ExprStates */
+	int			nargs;
+	Oid			collation;
+	FmgrInfo	transfn;
+	FmgrInfo	finalfn;		/* fn_oid InvalidOid: none */
+	int			nfinalargs;
+	int16		translen;
+	bool		transbyval;
+	Datum		initval;
+	bool		initval_isnull;
+
+	/* the partition's */
+	MemoryContext cxt;			/* the state, and the value */
+	Datum		trans;
+	bool		trans_isnull;
+	bool		started;		/* a row was added */
+	bool		valued;			/* the value is computed */
+	Datum		value;
+	bool		value_isnull;
+	WindowAggState *context;	/* what AggCheckCallContext reads */
+};
+
+/*
+ * The arguments as the node reads them: the WindowAgg's input, a Var of
+ * which is OUTER_VAR, is the node's sorted row, its scan tuple.
+ */
+static Node *
+read_sorted_row(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, read_sorted_row, context);
+}
+
+/* The aggregate's initial value, from its text in pg_aggregate. */
+static Datum
+initial_value(Datum textval, Oid transtype)
+{
+	Oid			input;
+	Oid			ioparam;
+	char	   *str = TextDatumGetCString(textval);
+	Datum		value;
+
+	getTypeInputInfo(transtype, &input, &ioparam);
+	value = OidInputFunctionCall(input, str, ioparam, -1);
+	pfree(str);
+	return value;
+}
+
+WindowAggregate *
+window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
+{
+	WindowAggregate *agg = palloc0(sizeof(WindowAggregate));
+	Oid			types[FUNC_MAX_ARGS];
+	HeapTuple	tuple;
+	Form_pg_aggregate form;
+	Oid			transtype;
+	Expr	   *transexpr;
+	Expr	   *finalexpr;
+	Datum		initval;
+	ListCell   *lc;
+
+	if (compat_proc_aclcheck(wfunc->winfnoid, GetUserId()) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_AGGREGATE, get_func_name(wfunc->winfnoid));
+	agg->nargs = list_length(wfunc->args);
+	foreach(lc, wfunc->args)
+		types[foreach_current_index(lc)] = exprType(lfirst(lc));
+	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(wfunc->winfnoid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", wfunc->winfnoid);
+	form = (Form_pg_aggregate) GETSTRUCT(tuple);
+	transtype = resolve_aggregate_transtype(wfunc->winfnoid, form->aggtranstype,
+											types, agg->nargs);
+	build_aggregate_transfn_expr(types, agg->nargs, 0, false, transtype,
+								 wfunc->inputcollid, form->aggtransfn, InvalidOid,
+								 &transexpr, NULL);
+	fmgr_info(form->aggtransfn, &agg->transfn);
+	fmgr_info_set_expr((Node *) transexpr, &agg->transfn);
+	agg->finalfn.fn_oid = InvalidOid;
+	if (OidIsValid(form->aggfinalfn))
+	{
+		agg->nfinalargs = form->aggfinalextra ? agg->nargs + 1 : 1;
+		build_aggregate_finalfn_expr(types, agg->nfinalargs, transtype, wfunc->wintype,
+									 wfunc->inputcollid, form->aggfinalfn, &finalexpr);
+		fmgr_info(form->aggfinalfn, &agg->finalfn);
+		fmgr_info_set_expr((Node *) finalexpr, &agg->finalfn);
+	}
+	get_typlenbyval(transtype, &agg->translen, &agg->transbyval);
+	initval = SysCacheGetAttr(AGGFNOID, tuple, Anum_pg_aggregate_agginitval,
+							  &agg->initval_isnull);
+	if (!agg->initval_isnull)
+		agg->initval = initial_value(initval, transtype);
+	ReleaseSysCache(tuple);
+
+	agg->collation = wfunc->inputcollid;
+	agg->args = ExecInitExprList((List *) read_sorted_row((Node *) wfunc->args, NULL), parent);
+	agg->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate",
+									 ALLOCSET_DEFAULT_SIZES);
+	agg->context = makeNode(WindowAggState);
+	agg->context->curaggcontext = agg->cxt;
+	window_aggregate_reset(agg);
+	return agg;
+}
+
+void
+window_aggregate_reset(WindowAggregate *agg)
+{
+	MemoryContextReset(agg->cxt);
+	agg->trans_isnull = agg->initval_isnull;
+	agg->trans = (Datum) 0;
+	if (!agg->initval_isnull)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(agg->cxt);
+
+		agg->trans = datumCopy(agg->initval, agg->transbyval, agg->translen);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	agg->started = false;
+	agg->valued = false;
+}
+
+void
+window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
+{
+	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
+	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	Datum		value;
+	ListCell   *lc;
+
+	Assert(!agg->valued);
+	foreach(lc, agg->args)
+	{
+		int			i = foreach_current_index(lc) + 1;
+
+		fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
+	}
+	if (agg->transfn.fn_strict)
+	{
+		for (int i = 1; i <= agg->nargs; i++)
+			if (fcinfo->args[i].isnull)
+			{
+				MemoryContextSwitchTo(oldcxt);
+				return;
+			}
+		/* no initial value: the first input is the state */
+		if (!agg->started && agg->trans_isnull)
+		{
+			MemoryContextSwitchTo(agg->cxt);
+			agg->trans = datumCopy(fcinfo->args[1].value, agg->transbyval, agg->translen);
+			agg->trans_isnull = false;
+			agg->started = true;
+			MemoryContextSwitchTo(oldcxt);
+			return;
+		}
+		if (agg->trans_isnull)
+		{
+			/* a strict function that returned NULL: NULL to the end */
+			MemoryContextSwitchTo(oldcxt);
+			return;
+		}
+	}
+	InitFunctionCallInfoData(*fcinfo, &agg->transfn, agg->nargs + 1, agg->collation,
+							 (Node *) agg->context, NULL);
+	fcinfo->args[0].value = agg->trans;
+	fcinfo->args[0].isnull = agg->trans_isnull;
+	value = FunctionCallInvoke(fcinfo);
+	agg->started = true;
+
+	/* a new value by reference goes into the state's memory, the old out */
+	if (!agg->transbyval && DatumGetPointer(value) != DatumGetPointer(agg->trans))
+	{
+		if (!fcinfo->isnull)
+		{
+			MemoryContextSwitchTo(agg->cxt);
+			if (!(DatumIsReadWriteExpandedObject(value, false, agg->translen) &&
+				  MemoryContextGetParent(DatumGetEOHP(value)->eoh_context) == agg->cxt))
+				value = datumCopy(value, false, agg->translen);
+		}
+		if (!agg->trans_isnull)
+		{
+			if (DatumIsReadWriteExpandedObject(agg->trans, false, agg->translen))
+				DeleteExpandedObject(agg->trans);
+			else
+				pfree(DatumGetPointer(agg->trans));
+		}
+	}
+	agg->trans = value;
+	agg->trans_isnull = fcinfo->isnull;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+Datum
+window_aggregate_value(WindowAggregate *agg, bool *isnull)
+{
+	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
+	MemoryContext oldcxt;
+	bool		anynull = agg->trans_isnull;
+
+	if (agg->valued)
+	{
+		*isnull = agg->value_isnull;
+		return agg->value;
+	}
+	agg->valued = true;
+	if (!OidIsValid(agg->finalfn.fn_oid))
+	{
+		agg->value = agg->trans;
+		agg->value_isnull = agg->trans_isnull;
+		*isnull = agg->value_isnull;
+		return agg->value;
+	}
+	InitFunctionCallInfoData(*fcinfo, &agg->finalfn, agg->nfinalargs, agg->collation,
+							 (Node *) agg->context, NULL);
+	fcinfo->args[0].value = MakeExpandedObjectReadOnly(agg->trans, agg->trans_isnull,
+													   agg->translen);
+	fcinfo->args[0].isnull = agg->trans_isnull;
+	for (int i = 1; i < agg->nfinalargs; i++)
+	{
+		fcinfo->args[i].value = (Datum) 0;
+		fcinfo->args[i].isnull = true;
+		anynull = true;
+	}
+	if (agg->finalfn.fn_strict && anynull)
+	{
+		agg->value = (Datum) 0;
+		agg->value_isnull = true;
+	}
+	else
+	{
+		/* (in the state's memory: the value lasts for the partition) */
+		oldcxt = MemoryContextSwitchTo(agg->cxt);
+		agg->value = FunctionCallInvoke(fcinfo);
+		agg->value_isnull = fcinfo->isnull;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	*isnull = agg->value_isnull;
+	return agg->value;
+}
+
+void
+window_aggregate_end(WindowAggregate *agg)
+{
+	MemoryContextDelete(agg->cxt);
+}

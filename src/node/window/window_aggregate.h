@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_aggregate.h
+ *	  An aggregate over each whole partition (sum(x) OVER (PARTITION BY
+ *	  ...)), computed by the GpuSort node as WindowAgg computes it
+ *	  (window_aggregate.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_NODE_WINDOW_AGGREGATE_H
+#define GPUSORT_NODE_WINDOW_AGGREGATE_H
+
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+
+typedef struct WindowAggregate WindowAggregate;
+
+/* Its state, its arguments evaluated in parent's expression context. */
+extern WindowAggregate *window_aggregate_begin(WindowFunc *wfunc, PlanState *parent);
+
+/* A new partition: the state back to the aggregate's initial value. */
+extern void window_aggregate_reset(WindowAggregate *agg);
+
+/* Adds the row in econtext's scan tuple to the partition's state. */
+extern void window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext);
+
+/* The value over the rows added since the reset (kept until the next). */
+extern Datum window_aggregate_value(WindowAggregate *agg, bool *isnull);
+
+extern void window_aggregate_end(WindowAggregate *agg);
+
+#endif							/* GPUSORT_NODE_WINDOW_AGGREGATE_H */
