@@ -4,7 +4,11 @@
 # ... ORDER BY two keys (and without it, its floor), orders by its comment
 # (text under the database's collation), a merge join of the two, a rank()
 # window, the top 3 lines per supplier and DISTINCT ON (the first line of
-# each order, by ship date).  Native (gpusort.enabled = off)
+# each order, by ship date); then the window work around the sort: rank()
+# with every row out, dense_rank(), sum() over the partition, lag(), two
+# window clauses over one sort, and the floors those are measured against
+# (the scan with the same output: a sum, or the same columns out).  Native
+# (gpusort.enabled = off)
 # and GpuSort take turns, RUNS times each, in one session per run, each
 # after a CHECKPOINT (not timed); the medians and their ratio per query.
 # With DuckDB's Python package at hand, the same orders in DuckDB on
@@ -64,6 +68,13 @@ rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PA
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
 window_sort_only|SELECT count(*) FROM (SELECT l_suppkey, l_extendedprice FROM lineitem ORDER BY l_suppkey, l_extendedprice DESC OFFSET 0) s
 distinct_on|SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC OFFSET 1000000000000
+rank_rows_out|SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) FROM lineitem OFFSET 1000000000000
+dense_rank_window|SELECT sum(r) FROM (SELECT dense_rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
+sum_partition|SELECT sum(s) FROM (SELECT sum(l_extendedprice) OVER (PARTITION BY l_suppkey) AS s FROM lineitem) t
+lag_window|SELECT sum(d) FROM (SELECT l_extendedprice - lag(l_extendedprice) OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS d FROM lineitem) s
+two_windows|SELECT sum(r + c) FROM (SELECT rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r, count(*) OVER (PARTITION BY l_suppkey) AS c FROM lineitem) s
+floor_sum|SELECT sum(l_extendedprice) FROM lineitem
+floor_rows_out|SELECT l_orderkey, l_linenumber FROM lineitem OFFSET 1000000000000
 SQL
 )
 
@@ -77,6 +88,13 @@ orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
 distinct_on|CREATE OR REPLACE TEMP TABLE r AS SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC
+rank_rows_out|CREATE OR REPLACE TEMP TABLE r AS SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) FROM lineitem
+dense_rank_window|SELECT sum(r) FROM (SELECT dense_rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
+sum_partition|SELECT sum(s) FROM (SELECT sum(l_extendedprice) OVER (PARTITION BY l_suppkey) AS s FROM lineitem) t
+lag_window|SELECT sum(d) FROM (SELECT l_extendedprice - lag(l_extendedprice) OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS d FROM lineitem) s
+two_windows|SELECT sum(r + c) FROM (SELECT rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r, count(*) OVER (PARTITION BY l_suppkey) AS c FROM lineitem) s
+floor_sum|SELECT sum(l_extendedprice) FROM lineitem
+floor_rows_out|CREATE OR REPLACE TEMP TABLE r AS SELECT l_orderkey, l_linenumber FROM lineitem
 SQL
 )
 
