@@ -171,14 +171,16 @@ def item(rnd, c):
 def window_branch(rnd, names, order_from=None):
     """A window over a random partition key (NOT NULL or not), ordered by
     one to three of names (or one of order_from) and id, as (id, v) pairs
-    whatever their order."""
+    whatever their order: a ranking, count(*), sum() or max() over the
+    partition, lag() or lead()."""
     if order_from:
         order = item(rnd, rnd.choice(order_from))
     else:
         order = ", ".join(item(rnd, c) for c in rnd.sample(names, rnd.randint(1, 3)))
-    func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()", "sum(id)", "max(id)"])
+    func = rnd.choice(["rank()", "dense_rank()", "count(*)", "row_number()", "sum(id)", "max(id)",
+                       "lag(id, 2, -1)", "lead(id)"])
     # (an aggregate over the whole partition)
-    frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" if "id)" in func else ""
+    frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" if func in ("sum(id)", "max(id)") else ""
     return ("SELECT id, %s OVER (PARTITION BY %s ORDER BY %s, id%s) AS v FROM rt"
             % (func, rnd.choice(["g1", "g2"] + names), order, frame))
 
@@ -223,7 +225,7 @@ def random_query(rnd, names):
         # (one key, often one NOT NULL: keys the GPU can hold the rows by
         # alone, a NULL of the partition key among them, more often)
         window = window_branch(rnd, names, names + ["g1", "g2"] * 8)
-        if "count(*)" not in window and "id)" not in window and rnd.random() < 0.4:
+        if ("rank()" in window or "row_number()" in window) and rnd.random() < 0.4:
             # top N per group: a run condition that ends each partition
             window = "SELECT * FROM (%s) w WHERE v <= %d" % (window, rnd.choice([1, 2, 3, 50]))
         return kind, summed(window)

@@ -241,7 +241,13 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT id, grp, string_agg(t, '','') OVER (PARTITION BY grp ORDER BY id
       ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM win_t'),
   ('SELECT id, sum(price) OVER (), max(d) OVER (), min(fl) OVER (), bool_or(b) OVER () FROM win_x'),
-  ('SELECT sum(k) OVER (PARTITION BY grp), count(t) OVER (PARTITION BY grp) FROM win_empty');
+  ('SELECT sum(k) OVER (PARTITION BY grp), count(t) OVER (PARTITION BY grp) FROM win_empty'),
+  -- lag() and lead(): offsets 1, 2, 3, 0, negative and past every
+  -- partition, defaults over the current row, without PARTITION BY
+  ('SELECT id, grp, k, lag(k) OVER w, lead(k, 2, -1) OVER w, lag(t, 3, t || ''?'') OVER w,
+           lead(f, 0) OVER w, lag(k, -1) OVER w, lead(id, 5000, id) OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id)'),
+  ('SELECT id, lead(id, 5) OVER w, lag(f, 2000, -f) OVER w FROM win_t WINDOW w AS (ORDER BY f DESC, id)');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
@@ -465,7 +471,7 @@ RESET gpusort.debug_hold_stores;
 -- a value, and the rows led by a NULL, partitions of their own, go from
 -- each worker to the leader, which computes them after its slices; split
 -- by a later partition key, with a function that reads the partition
--- ahead, every row's key NULL, top N per group;
+-- ahead, every row's key NULL, top N per group, lag(), lead() and sum();
 -- the leader alone, a leader that reads none of the scan, and rows refused
 -- midway
 INSERT INTO win_queries (q) VALUES
@@ -483,8 +489,13 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT count(*), sum(id), sum(r) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r
       FROM win_pw) s WHERE r <= 2'),
   ('SELECT count(*), sum(id), sum(r) FROM (SELECT id, dense_rank() OVER (PARTITION BY n, w % 7 ORDER BY g DESC) r
-      FROM win_pw) s WHERE r < 3');
-SELECT max(n) - 7 AS first_null FROM win_queries \gset
+      FROM win_pw) s WHERE r < 3'),
+  -- lag(), lead() and aggregates over the partition
+  (win_pw_hashed('SELECT id, lag(v) OVER w, lead(id, 3, 0) OVER w, lag(w, 2, -w) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY n ORDER BY v, id)')),
+  (win_pw_hashed('SELECT id, sum(v) OVER w, avg(w) OVER w, max(n) OVER w, count(n) OVER w FROM win_pw
+      WINDOW w AS (PARTITION BY g)'));
+SELECT max(n) - 9 AS first_null FROM win_queries \gset
 SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
 SELECT trim(line) AS win_values_by
 FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * window.h
- *	  Ranking window functions computed by GpuSort as it returns its rows,
+ *	  Window functions computed by GpuSort as it returns its rows,
  *	  in place of a WindowAgg over it: the plan rewrite (window_plan.c) and
  *	  the values (window_calc.c).
  *
@@ -26,7 +26,9 @@ typedef enum WindowFuncKind
 	WINFUNC_CUME_DIST,
 	WINFUNC_NTILE,
 	WINFUNC_COUNT,				/* count(*) over the whole partition */
-	WINFUNC_AGGREGATE			/* another aggregate over it: sum(x), ... */
+	WINFUNC_AGGREGATE,			/* another aggregate over it: sum(x), ... */
+	WINFUNC_LAG,				/* lag(x [, offset [, default]]) */
+	WINFUNC_LEAD				/* lead(x [, offset [, default]]) */
 } WindowFuncKind;
 
 extern WindowFuncKind window_func_kind(WindowFunc *wfunc);

@@ -3,8 +3,9 @@
  * window_plan.c
  *	  The plan rewrite that lets GpuSort compute window functions: a
  *	  WindowAgg over a GpuSort whose functions are all row_number(), rank(),
- *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), or aggregates of
- *	  PostgreSQL's own (count(*), sum(x), ...) over the whole partition
+ *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), lag(), lead(),
+ *	  or aggregates of PostgreSQL's own (count(*), sum(x), ...) over the
+ *	  whole partition
  *	  becomes one GpuSort node that sorts and returns each row with their
  *	  values (window_calc.c, window_aggregate.c).
  *
@@ -80,6 +81,14 @@ window_func_kind(WindowFunc *wfunc)
 			return WINFUNC_NTILE;
 		case F_COUNT_:
 			return WINFUNC_COUNT;
+		case F_LAG_ANYELEMENT:
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			return WINFUNC_LAG;
+		case F_LEAD_ANYELEMENT:
+		case F_LEAD_ANYELEMENT_INT4:
+		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			return WINFUNC_LEAD;
 		default:
 			return wfunc->winagg ? WINFUNC_AGGREGATE : WINFUNC_OTHER;
 	}
@@ -150,6 +159,13 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			return wfunc->winstar && frame_is_partition(wagg);
 		case WINFUNC_AGGREGATE:
 			return frame_is_partition(wagg) && aggregate_supported(wfunc);
+		case WINFUNC_LAG:
+		case WINFUNC_LEAD:
+			/* an offset that stays for the scan (as PostgreSQL's may not) */
+			if (list_length(wfunc->args) < 2)
+				return true;
+			arg = lsecond(wfunc->args);
+			return IsA(arg, Const) && !((Const *) arg)->constisnull;
 		default:
 			return true;
 	}

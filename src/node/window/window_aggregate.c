@@ -62,7 +62,7 @@ struct WindowAggregate
  * which is OUTER_VAR, is the node's sorted row, its scan tuple.
  */
 static Node *
-read_sorted_row(Node *node, void *context)
+read_sorted_row_walk(Node *node, void *context)
 {
 	if (node == NULL)
 		return NULL;
@@ -73,7 +73,13 @@ read_sorted_row(Node *node, void *context)
 		var->varno = INDEX_VAR;
 		return (Node *) var;
 	}
-	return expression_tree_mutator(node, read_sorted_row, context);
+	return expression_tree_mutator(node, read_sorted_row_walk, context);
+}
+
+Node *
+window_expr_of_sorted_row(Node *expr)
+{
+	return read_sorted_row_walk(expr, NULL);
 }
 
 /* The aggregate's initial value, from its text in pg_aggregate. */
@@ -137,7 +143,8 @@ window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
 	ReleaseSysCache(tuple);
 
 	agg->collation = wfunc->inputcollid;
-	agg->args = ExecInitExprList((List *) read_sorted_row((Node *) wfunc->args, NULL), parent);
+	agg->args = ExecInitExprList((List *) window_expr_of_sorted_row((Node *) wfunc->args),
+								 parent);
 	agg->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate",
 									 ALLOCSET_DEFAULT_SIZES);
 	agg->context = makeNode(WindowAggState);

@@ -29,4 +29,10 @@ extern Datum window_aggregate_value(WindowAggregate *agg, bool *isnull);
 
 extern void window_aggregate_end(WindowAggregate *agg);
 
+/*
+ * A window function's argument as the node evaluates it: over the sorted
+ * row, the node's scan tuple, rather than the WindowAgg's input.
+ */
+extern Node *window_expr_of_sorted_row(Node *expr);
+
 #endif							/* GPUSORT_NODE_WINDOW_AGGREGATE_H */

@@ -79,7 +79,18 @@ typedef struct WindowFuncState
 {
 	WindowFuncKind kind;
 	WindowAggregate *agg;		/* an aggregate's (WINFUNC_AGGREGATE) */
-	ExprState  *arg;			/* ntile()'s */
+	ExprState  *arg;			/* ntile()'s; lag()'s and lead()'s value */
+
+	/*
+	 * lag() and lead(): the row offset rows after the current one (before,
+	 * where negative) is read by a read pointer of their own, which has read
+	 * shift_read rows of the partition, the last into shift_row
+	 */
+	int32		offset;
+	ExprState  *fallback;		/* the default, over the current row */
+	int			shift_pointer;
+	int64		shift_read;
+	TupleTableSlot *shift_row;
 	int32		ntile;			/* 0: its first row is still to come */
 	int64		rows_per_bucket;
 	int64		boundary;
@@ -125,6 +136,9 @@ typedef struct WindowCalc
 	int			naggregates;	/* aggregates over it */
 	int			aggregate_pointer;	/* the read pointer they read it by */
 	ExprContext *aggcontext;	/* and their arguments' context */
+	ExprContext *shiftcontext;	/* lag()'s and lead()'s, for the row */
+	MemoryContext cxt;			/* the node's, for the rows read ahead */
+	TupleTableSlot *current;	/* the row whose values are made */
 	Tuplestorestate *partition;
 	TupleTableSlot *read_slot;
 	TupleTableSlot *ahead_slot;
@@ -237,6 +251,70 @@ keys_equal(const uint64 *a, const uint64 *b, int from, int to)
 	return true;
 }
 
+/*
+ * lag() or lead(): its value and default over the sorted row, its offset
+ * (a constant, window_plan.c), and its read pointer's slot; its pointer is
+ * made with the partition's tuplestore.
+ */
+static void
+shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *wfunc)
+{
+	PlanState  *ps = &state->css.ss.ps;
+	int32		offset = 1;
+
+	f->arg = ExecInitExpr((Expr *) window_expr_of_sorted_row(linitial(wfunc->args)), ps);
+	if (list_length(wfunc->args) >= 2)
+		offset = DatumGetInt32(lsecond_node(Const, wfunc->args)->constvalue);
+	if (list_length(wfunc->args) >= 3)
+		f->fallback = ExecInitExpr((Expr *) window_expr_of_sorted_row(lthird(wfunc->args)), ps);
+	f->offset = f->kind == WINFUNC_LEAD ? offset : -offset;
+	f->shift_row = MakeSingleTupleTableSlot(state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+											&TTSOpsMinimalTuple);
+	if (w->shiftcontext == NULL)
+		w->shiftcontext = CreateExprContext(ps->state);
+}
+
+/*
+ * lag()'s or lead()'s value at the current row: its argument over the row
+ * offset rows away in the partition, read by its pointer (which only goes
+ * forward, as the current row does), or, past the partition's ends, its
+ * default over the current row (NULL without one).
+ */
+static Datum
+shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	int64		target = w->pos + f->offset;
+	ExprContext *econtext = w->shiftcontext;
+
+	if (target < 0 || target >= w->partition_rows)
+	{
+		*isnull = true;
+		if (f->fallback == NULL)
+			return (Datum) 0;
+		econtext->ecxt_scantuple = w->current;
+		return ExecEvalExpr(f->fallback, econtext, isnull);
+	}
+	if (f->shift_read <= target)
+	{
+		/* (a row read from disk is the slot's, in the node's memory) */
+		MemoryContext oldcxt = MemoryContextSwitchTo(w->cxt);
+
+		tuplestore_select_read_pointer(w->partition, f->shift_pointer);
+		while (f->shift_read <= target)
+		{
+			if (!tuplestore_gettupleslot(w->partition, true, false, f->shift_row))
+				elog(ERROR, "GpuSort lost a row of a window partition");
+			f->shift_read++;
+		}
+		tuplestore_select_read_pointer(w->partition, 0);
+		/* (the node's expressions read its scan tuple's values as they are) */
+		slot_getallattrs(f->shift_row);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	econtext->ecxt_scantuple = f->shift_row;
+	return ExecEvalExpr(f->arg, econtext, isnull);
+}
+
 static TupleTableSlot *slice_next(GpuSortState *state);
 static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
 					   TupleTableSlot *b);
@@ -253,6 +331,7 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 	ListCell   *lc;
 
 	w->sorted_next = sorted_next;
+	w->cxt = CurrentMemoryContext;
 	w->nfuncs = list_length(funcs);
 	w->funcs = palloc0(sizeof(WindowFuncState) * w->nfuncs);
 	foreach(lc, funcs)
@@ -268,12 +347,15 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps);
 			w->naggregates++;
 		}
+		if (f->kind == WINFUNC_LAG || f->kind == WINFUNC_LEAD)
+			shift_begin(state, w, f, wfunc);
 		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
 					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
 		w->need_peer_end |= (f->kind == WINFUNC_CUME_DIST);
 		w->buffered |= (f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST ||
 						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT ||
-						f->kind == WINFUNC_AGGREGATE);
+						f->kind == WINFUNC_AGGREGATE || f->kind == WINFUNC_LAG ||
+						f->kind == WINFUNC_LEAD);
 	}
 	w->nsorted = desc->natts;
 	w->out = window_slot;
@@ -305,6 +387,10 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 																 EXEC_FLAG_REWIND);
 			w->aggcontext = CreateExprContext(state->css.ss.ps.state);
 		}
+		for (int i = 0; i < w->nfuncs; i++)
+			if (w->funcs[i].shift_row)
+				w->funcs[i].shift_pointer =
+					tuplestore_alloc_read_pointer(w->partition, EXEC_FLAG_REWIND);
 		w->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -503,6 +589,8 @@ read_partition(GpuSortState *state, WindowCalc *w)
 	TupleTableSlot *row;
 
 	tuplestore_clear(w->partition);
+	for (int i = 0; i < w->nfuncs; i++)
+		w->funcs[i].shift_read = 0;
 	if (TupIsNull(w->next_first))
 	{
 		row = w->input_done ? NULL : w->sorted_next(state);
@@ -644,6 +732,9 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 			return Int64GetDatum(w->partition_rows);
 		case WINFUNC_AGGREGATE:
 			return window_aggregate_value(f->agg, isnull);
+		case WINFUNC_LAG:
+		case WINFUNC_LEAD:
+			return shift_value(w, f, isnull);
 		case WINFUNC_OTHER:
 			break;
 	}
@@ -664,6 +755,8 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 	MemoryContext oldcxt;
 
 	ResetExprContext(w->econtext);
+	if (w->shiftcontext)
+		ResetExprContext(w->shiftcontext);
 	if (w->buffered)
 	{
 		new_partition = !w->started || w->pos + 1 >= w->partition_rows;
@@ -722,6 +815,7 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 
 	/* the sorted row's columns, then the values */
 	slot_getallattrs(row);
+	w->current = row;
 	ExecClearTuple(w->out);
 	memcpy(w->out->tts_values, row->tts_values, sizeof(Datum) * w->nsorted);
 	memcpy(w->out->tts_isnull, row->tts_isnull, sizeof(bool) * w->nsorted);
@@ -789,8 +883,12 @@ void
 node_window_end(WindowCalc *w)
 {
 	for (int i = 0; i < w->nfuncs; i++)
+	{
 		if (w->funcs[i].agg)
 			window_aggregate_end(w->funcs[i].agg);
+		if (w->funcs[i].shift_row)
+			ExecDropSingleTupleTableSlot(w->funcs[i].shift_row);
+	}
 	ExecDropSingleTupleTableSlot(w->partition_first);
 	ExecDropSingleTupleTableSlot(w->peer_first);
 	if (w->slice_last)
