@@ -18,8 +18,8 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           order is complete);
   window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*),
           ntile(3) (then id, whose value depends on the order of peers),
-          sum() or min() over the whole partition, over a random
-          PARTITION BY and such an order, per id;
+          sum() or min() over the whole partition or running, over a
+          random PARTITION BY and such an order, per id;
   top n   the ids whose row_number() in a random partition is at most 1, 2,
           3 or 50;
   subquery  the order of a subquery with LIMIT ALL, read whole;
@@ -252,8 +252,8 @@ def random_query(rnd, names):
         if func == "ntile(3)":
             order += ", id"			# which peer takes which tile
         frame = ""
-        if func.startswith(("sum", "min")):
-            # an aggregate over the whole partition
+        if func.startswith(("sum", "min")) and rnd.random() < 0.5:
+            # an aggregate over the whole partition (else to the last peer)
             frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
         return kind, ("SELECT id, %s OVER (%sORDER BY %s%s) FROM rt ORDER BY id"
                       % (func, "PARTITION BY %s " % part if part else "", order, frame))

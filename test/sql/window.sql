@@ -176,7 +176,7 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k), count(*) OVER (PARTITION BY grp)
     FROM win_t'),
   -- not computed by GpuSort: other functions, frames, FILTER (and, since
-  -- top-N per group, computed: a run condition)
+  -- computed: a run condition, a running sum)
   ('SELECT grp, k, sum(k) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT grp, k, count(*) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
@@ -247,7 +247,15 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT id, grp, k, lag(k) OVER w, lead(k, 2, -1) OVER w, lag(t, 3, t || ''?'') OVER w,
            lead(f, 0) OVER w, lag(k, -1) OVER w, lead(id, 5000, id) OVER w
     FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id)'),
-  ('SELECT id, lead(id, 5) OVER w, lag(f, 2000, -f) OVER w FROM win_t WINDOW w AS (ORDER BY f DESC, id)');
+  ('SELECT id, lead(id, 5) OVER w, lag(f, 2000, -f) OVER w FROM win_t WINDOW w AS (ORDER BY f DESC, id)'),
+  -- running aggregates: to the current row's last peer (RANGE, GROUPS, NULL
+  -- keys among the peers) or to the row (ROWS)
+  ('SELECT id, grp, k, sum(k) OVER w, avg(f) OVER w, count(t) OVER w, max(t COLLATE "C") OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  ('SELECT id, sum(id) OVER (PARTITION BY grp ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    FROM win_t'),
+  ('SELECT id, k, min(id) OVER (ORDER BY k DESC GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    FROM win_t');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 

@@ -5,7 +5,7 @@
  *	  WindowAgg over a GpuSort whose functions are all row_number(), rank(),
  *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), lag(), lead(),
  *	  or aggregates of PostgreSQL's own (count(*), sum(x), ...) over the
- *	  whole partition
+ *	  whole partition, or over its rows up to the current one
  *	  becomes one GpuSort node that sorts and returns each row with their
  *	  values (window_calc.c, window_aggregate.c).
  *
@@ -114,6 +114,19 @@ frame_is_partition(WindowAgg *wagg)
 }
 
 /*
+ * Is every row's frame its partition's rows up to it (ROWS) or to its last
+ * peer (RANGE, GROUPS): a running aggregate?
+ */
+static bool
+frame_is_running(WindowAgg *wagg)
+{
+	int			options = wagg->frameOptions;
+
+	return (options & FRAMEOPTION_START_UNBOUNDED_PRECEDING) &&
+		(options & FRAMEOPTION_END_CURRENT_ROW) && !(options & FRAMEOPTION_EXCLUSION);
+}
+
+/*
  * An aggregate that the node computes over a partition as WindowAgg does
  * (window_aggregate.c): one of PostgreSQL's own, a plain one, safe in a
  * parallel worker, whose final function leaves its state as it was (else
@@ -158,7 +171,8 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 		case WINFUNC_COUNT:
 			return wfunc->winstar && frame_is_partition(wagg);
 		case WINFUNC_AGGREGATE:
-			return frame_is_partition(wagg) && aggregate_supported(wfunc);
+			return (frame_is_partition(wagg) || frame_is_running(wagg)) &&
+				aggregate_supported(wfunc);
 		case WINFUNC_LAG:
 		case WINFUNC_LEAD:
 			/* an offset that stays for the scan (as PostgreSQL's may not) */
@@ -280,6 +294,7 @@ window_clause_copy(WindowAgg *wagg)
 	WindowAgg  *clause = makeNode(WindowAgg);
 
 	clause->winref = wagg->winref;
+	clause->frameOptions = wagg->frameOptions;
 	clause->partNumCols = wagg->partNumCols;
 	clause->partColIdx = wagg->partColIdx;
 	clause->partOperators = wagg->partOperators;

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * window_aggregate.c
- *	  An aggregate over each whole partition, computed by the GpuSort node
- *	  in place of a WindowAgg: its transition function over the partition's
- *	  rows, its final function once, the value the same for every row.
+ *	  An aggregate over each partition's rows, computed by the GpuSort node
+ *	  in place of a WindowAgg: its transition function over the rows of the
+ *	  frame as it grows, its final function once for each frame (the whole
+ *	  partition, or its rows up to the current row or its last peer).
  *
  * It follows nodeWindowAgg.c for a frame whose head never moves: the
  * transition and final functions resolved and called as there (strict
@@ -47,7 +48,8 @@ struct WindowAggregate
 	bool		initval_isnull;
 
 	/* the partition's */
-	MemoryContext cxt;			/* the state, and the value */
+	MemoryContext cxt;			/* the state */
+	MemoryContext valuecxt;		/* the value */
 	Datum		trans;
 	bool		trans_isnull;
 	bool		started;		/* a row was added */
@@ -147,6 +149,8 @@ window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
 								 parent);
 	agg->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate",
 									 ALLOCSET_DEFAULT_SIZES);
+	agg->valuecxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate value",
+										  ALLOCSET_SMALL_SIZES);
 	agg->context = makeNode(WindowAggState);
 	agg->context->curaggcontext = agg->cxt;
 	window_aggregate_reset(agg);
@@ -178,7 +182,7 @@ window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
 	Datum		value;
 	ListCell   *lc;
 
-	Assert(!agg->valued);
+	agg->valued = false;
 	foreach(lc, agg->args)
 	{
 		int			i = foreach_current_index(lc) + 1;
@@ -253,6 +257,7 @@ window_aggregate_value(WindowAggregate *agg, bool *isnull)
 		return agg->value;
 	}
 	agg->valued = true;
+	MemoryContextReset(agg->valuecxt);
 	if (!OidIsValid(agg->finalfn.fn_oid))
 	{
 		agg->value = agg->trans;
@@ -278,8 +283,8 @@ window_aggregate_value(WindowAggregate *agg, bool *isnull)
 	}
 	else
 	{
-		/* (in the state's memory: the value lasts for the partition) */
-		oldcxt = MemoryContextSwitchTo(agg->cxt);
+		/* (the value lasts until the state changes) */
+		oldcxt = MemoryContextSwitchTo(agg->valuecxt);
 		agg->value = FunctionCallInvoke(fcinfo);
 		agg->value_isnull = fcinfo->isnull;
 		MemoryContextSwitchTo(oldcxt);
@@ -292,4 +297,5 @@ void
 window_aggregate_end(WindowAggregate *agg)
 {
 	MemoryContextDelete(agg->cxt);
+	MemoryContextDelete(agg->valuecxt);
 }

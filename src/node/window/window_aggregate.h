@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * window_aggregate.h
- *	  An aggregate over each whole partition (sum(x) OVER (PARTITION BY
- *	  ...)), computed by the GpuSort node as WindowAgg computes it
+ *	  An aggregate over a partition's rows (sum(x) OVER (PARTITION BY ...),
+ *	  a running sum), computed by the GpuSort node as WindowAgg computes it
  *	  (window_aggregate.c).
  *
  *-------------------------------------------------------------------------
@@ -24,7 +24,7 @@ extern void window_aggregate_reset(WindowAggregate *agg);
 /* Adds the row in econtext's scan tuple to the partition's state. */
 extern void window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext);
 
-/* The value over the rows added since the reset (kept until the next). */
+/* The value over the rows added since the reset (kept until one more is). */
 extern Datum window_aggregate_value(WindowAggregate *agg, bool *isnull);
 
 extern void window_aggregate_end(WindowAggregate *agg);

@@ -66,6 +66,17 @@ typedef struct WindowKeyColumn
 	KeyPart		part;
 } WindowKeyColumn;
 
+/*
+ * The frame of the aggregates: the whole partition, or its rows up to the
+ * current one (ROWS), or to its last peer (RANGE, GROUPS).
+ */
+typedef enum AggregateFrame
+{
+	FRAME_PARTITION,
+	FRAME_TO_ROW,
+	FRAME_TO_PEERS
+} AggregateFrame;
+
 /* Which of a row's keys to make: its partition's, its order's, or all. */
 typedef enum RowKeysWanted
 {
@@ -134,7 +145,9 @@ typedef struct WindowCalc
 	bool		buffered;
 	bool		need_peer_end;	/* cume_dist() */
 	int			naggregates;	/* aggregates over it */
+	AggregateFrame frame;		/* which of its rows they read */
 	int			aggregate_pointer;	/* the read pointer they read it by */
+	int64		aggregate_read; /* and the rows it read */
 	ExprContext *aggcontext;	/* and their arguments' context */
 	ExprContext *shiftcontext;	/* lag()'s and lead()'s, for the row */
 	MemoryContext cxt;			/* the node's, for the rows read ahead */
@@ -315,6 +328,19 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 	return ExecEvalExpr(f->arg, econtext, isnull);
 }
 
+/* The frame of the clause's aggregates (window_plan.c allowed these). */
+static AggregateFrame
+aggregate_frame(WindowAgg *clause)
+{
+	int			options = clause->frameOptions;
+
+	if ((options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING))
+		return FRAME_PARTITION;
+	if ((options & FRAMEOPTION_ROWS))
+		return FRAME_TO_ROW;
+	return clause->ordNumCols == 0 ? FRAME_PARTITION : FRAME_TO_PEERS;
+}
+
 static TupleTableSlot *slice_next(GpuSortState *state);
 static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
 					   TupleTableSlot *b);
@@ -346,6 +372,9 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		{
 			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps);
 			w->naggregates++;
+			w->frame = aggregate_frame(clause);
+			need_peers |= (w->frame == FRAME_TO_PEERS);
+			w->need_peer_end |= (w->frame == FRAME_TO_PEERS);
 		}
 		if (f->kind == WINFUNC_LAG || f->kind == WINFUNC_LEAD)
 			shift_begin(state, w, f, wfunc);
@@ -554,19 +583,20 @@ row_keys_if_compared(WindowCalc *w, TupleTableSlot *row, uint64 *keys,
 }
 
 /*
- * The aggregates' values over the partition just read: each aggregate's
- * state from its initial value over every row, read once for all.
+ * The aggregates' frames grow to the frame's end: their states advance over
+ * the rows up to end (not included), read once for all.
  */
 static void
-aggregate_partition(WindowCalc *w)
+aggregate_to(WindowCalc *w, int64 end)
 {
-	for (int i = 0; i < w->nfuncs; i++)
-		if (w->funcs[i].agg)
-			window_aggregate_reset(w->funcs[i].agg);
+	if (w->aggregate_read >= end)
+		return;
 	tuplestore_select_read_pointer(w->partition, w->aggregate_pointer);
-	while (tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+	for (; w->aggregate_read < end; w->aggregate_read++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (!tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+			elog(ERROR, "GpuSort lost a row of a window partition");
 		/* (the node's expressions read its scan tuple's values as they are) */
 		slot_getallattrs(w->ahead_slot);
 		w->aggcontext->ecxt_scantuple = w->ahead_slot;
@@ -576,6 +606,21 @@ aggregate_partition(WindowCalc *w)
 		ResetExprContext(w->aggcontext);
 	}
 	tuplestore_select_read_pointer(w->partition, 0);
+}
+
+/*
+ * A new partition: the aggregates from their initial states, over all its
+ * rows where the frame is the partition.
+ */
+static void
+aggregate_partition(WindowCalc *w)
+{
+	for (int i = 0; i < w->nfuncs; i++)
+		if (w->funcs[i].agg)
+			window_aggregate_reset(w->funcs[i].agg);
+	w->aggregate_read = 0;
+	if (w->frame == FRAME_PARTITION)
+		aggregate_to(w, w->partition_rows);
 }
 
 /*
@@ -812,6 +857,10 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 		if (w->need_peer_end)
 			w->peer_end = peer_group_end(w);
 	}
+
+	/* the aggregates' frames, up to this row or its last peer */
+	if (w->naggregates > 0 && w->frame != FRAME_PARTITION)
+		aggregate_to(w, w->frame == FRAME_TO_ROW ? w->pos + 1 : w->peer_end);
 
 	/* the sorted row's columns, then the values */
 	slot_getallattrs(row);
