@@ -50,6 +50,11 @@ SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
 SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id');
+-- the rows dropped are every participant's: with those that went up to
+-- the Gather Merge, the table's (however the participants shared it)
+SELECT sum(coalesce(substring(line from 'Rows Dropped by Distinct Filter: (\d+)')::int8, 0) +
+           coalesce(substring(line from 'Gather Merge \(actual rows=(\d+)')::int8, 0)) AS input_rows
+FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line;
 SET gpusort.debug_hold_rows = on;
 SET gpusort.work_mem = '256kB';
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');

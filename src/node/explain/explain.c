@@ -211,6 +211,8 @@ gpusort_publish_worker_stats(GpuSortState *state)
 	stats.rows = state->ran == &node_tuplesort_path ? -1 : state->ntotal;
 	stats.memory_kb = (state->memory_used + 1023) / 1024;
 	stats.collect_ms = state->collect_ms;
+	stats.top_n_dropped = state->top_n ? top_n_filter_dropped(state->top_n) : 0;
+	stats.distinct_dropped = state->distinct ? distinct_filter_dropped(state->distinct) : 0;
 	node_share_publish_stats(state, &stats);
 }
 
@@ -261,6 +263,23 @@ explain_workers(GpuSortState *state, ExplainState *es)
 		ExplainCloseGroup("GpuSort Workers", "GpuSort Workers", false, es);
 }
 
+/*
+ * The rows that the filters of every participant dropped: the leader's and
+ * its workers' (top_n true: the top N filter's, else the distinct filter's).
+ */
+static int64
+rows_dropped(GpuSortState *state, bool top_n)
+{
+	WorkerSortStats *workers;
+	int			n = node_share_worker_stats(state, &workers);
+	int64		dropped = top_n ? top_n_filter_dropped(state->top_n) :
+		distinct_filter_dropped(state->distinct);
+
+	for (int i = 0; i < n; i++)
+		dropped += top_n ? workers[i].top_n_dropped : workers[i].distinct_dropped;
+	return dropped;
+}
+
 void
 gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -272,15 +291,14 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyText("Top N Filter", "the rows past the run condition's N of each partition dropped as they come", es);
 		if (es->analyze)
-			ExplainPropertyInteger("Rows Dropped by Filter", NULL,
-								   top_n_filter_dropped(state->top_n), es);
+			ExplainPropertyInteger("Rows Dropped by Filter", NULL, rows_dropped(state, true), es);
 	}
 	if (state->distinct)
 	{
 		ExplainPropertyText("Distinct Filter", "the rows after the first of each group of the Unique above dropped as they leave", es);
 		if (es->analyze)
 			ExplainPropertyInteger("Rows Dropped by Distinct Filter", NULL,
-								   distinct_filter_dropped(state->distinct), es);
+								   rows_dropped(state, false), es);
 	}
 	if (gpusort_window_mode((CustomScan *) state->css.ss.ps.plan) == WINDOW_OVER_SORTED)
 		return;					/* it sorts nothing */

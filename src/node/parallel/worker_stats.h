@@ -31,6 +31,8 @@ typedef struct WorkerSortStats
 	int64		rows;			/* -1: not counted (tuplesort) */
 	int64		memory_kb;
 	double		collect_ms;		/* reading its share of the input */
+	int64		top_n_dropped;	/* rows its top N filter dropped */
+	int64		distinct_dropped;	/* rows its distinct filter dropped */
 } WorkerSortStats;
 
 /* The area in the query's shared memory, one entry per worker. */
