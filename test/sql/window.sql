@@ -255,7 +255,15 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT id, sum(id) OVER (PARTITION BY grp ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
     FROM win_t'),
   ('SELECT id, k, min(id) OVER (ORDER BY k DESC GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    FROM win_t');
+    FROM win_t'),
+  -- first_value(), last_value() and nth_value() over those frames and the
+  -- whole partition: n within it, past the frame's end, past the partition
+  ('SELECT id, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 3) OVER w,
+           nth_value(t, 2000) OVER w, last_value(k) OVER (PARTITION BY grp ORDER BY k),
+           nth_value(k, 2) OVER (PARTITION BY grp ORDER BY k GROUPS UNBOUNDED PRECEDING),
+           last_value(id) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING
+             AND UNBOUNDED FOLLOWING)
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id)');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
@@ -498,8 +506,9 @@ INSERT INTO win_queries (q) VALUES
       FROM win_pw) s WHERE r <= 2'),
   ('SELECT count(*), sum(id), sum(r) FROM (SELECT id, dense_rank() OVER (PARTITION BY n, w % 7 ORDER BY g DESC) r
       FROM win_pw) s WHERE r < 3'),
-  -- lag(), lead() and aggregates over the partition
-  (win_pw_hashed('SELECT id, lag(v) OVER w, lead(id, 3, 0) OVER w, lag(w, 2, -w) OVER w FROM win_pw
+  -- lag(), lead(), first and last values, and aggregates over the partition
+  (win_pw_hashed('SELECT id, lag(v) OVER w, lead(id, 3, 0) OVER w, lag(w, 2, -w) OVER w,
+        first_value(id) OVER w, last_value(w) OVER w, nth_value(id, 2) OVER w FROM win_pw
       WINDOW w AS (PARTITION BY n ORDER BY v, id)')),
   (win_pw_hashed('SELECT id, sum(v) OVER w, avg(w) OVER w, max(n) OVER w, count(n) OVER w FROM win_pw
       WINDOW w AS (PARTITION BY g)'));

@@ -28,7 +28,10 @@ typedef enum WindowFuncKind
 	WINFUNC_COUNT,				/* count(*) over the whole partition */
 	WINFUNC_AGGREGATE,			/* another aggregate over it: sum(x), ... */
 	WINFUNC_LAG,				/* lag(x [, offset [, default]]) */
-	WINFUNC_LEAD				/* lead(x [, offset [, default]]) */
+	WINFUNC_LEAD,				/* lead(x [, offset [, default]]) */
+	WINFUNC_FIRST_VALUE,		/* first_value(x), over the frame */
+	WINFUNC_LAST_VALUE,			/* last_value(x) */
+	WINFUNC_NTH_VALUE			/* nth_value(x, n) */
 } WindowFuncKind;
 
 extern WindowFuncKind window_func_kind(WindowFunc *wfunc);

@@ -4,7 +4,8 @@
  *	  The plan rewrite that lets GpuSort compute window functions: a
  *	  WindowAgg over a GpuSort whose functions are all row_number(), rank(),
  *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), lag(), lead(),
- *	  or aggregates of PostgreSQL's own (count(*), sum(x), ...) over the
+ *	  first_value(), last_value(), nth_value(), or aggregates of
+ *	  PostgreSQL's own (count(*), sum(x), ...) over the
  *	  whole partition, or over its rows up to the current one
  *	  becomes one GpuSort node that sorts and returns each row with their
  *	  values (window_calc.c, window_aggregate.c).
@@ -89,6 +90,12 @@ window_func_kind(WindowFunc *wfunc)
 		case F_LEAD_ANYELEMENT_INT4:
 		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
 			return WINFUNC_LEAD;
+		case F_FIRST_VALUE:
+			return WINFUNC_FIRST_VALUE;
+		case F_LAST_VALUE:
+			return WINFUNC_LAST_VALUE;
+		case F_NTH_VALUE:
+			return WINFUNC_NTH_VALUE;
 		default:
 			return wfunc->winagg ? WINFUNC_AGGREGATE : WINFUNC_OTHER;
 	}
@@ -180,6 +187,15 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 				return true;
 			arg = lsecond(wfunc->args);
 			return IsA(arg, Const) && !((Const *) arg)->constisnull;
+		case WINFUNC_FIRST_VALUE:
+		case WINFUNC_LAST_VALUE:
+			return frame_is_partition(wagg) || frame_is_running(wagg);
+		case WINFUNC_NTH_VALUE:
+			/* an n that stays for the scan, and that WindowAgg takes */
+			arg = lsecond(wfunc->args);
+			return (frame_is_partition(wagg) || frame_is_running(wagg)) &&
+				IsA(arg, Const) && !((Const *) arg)->constisnull &&
+				DatumGetInt32(((Const *) arg)->constvalue) > 0;
 		default:
 			return true;
 	}

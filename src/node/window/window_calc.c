@@ -67,8 +67,9 @@ typedef struct WindowKeyColumn
 } WindowKeyColumn;
 
 /*
- * The frame of the aggregates: the whole partition, or its rows up to the
- * current one (ROWS), or to its last peer (RANGE, GROUPS).
+ * The frame of the aggregates and of last_value() and nth_value(): the
+ * whole partition, or its rows up to the current one (ROWS), or to its
+ * last peer (RANGE, GROUPS).
  */
 typedef enum AggregateFrame
 {
@@ -93,9 +94,11 @@ typedef struct WindowFuncState
 	ExprState  *arg;			/* ntile()'s; lag()'s and lead()'s value */
 
 	/*
-	 * lag() and lead(): the row offset rows after the current one (before,
-	 * where negative) is read by a read pointer of their own, which has read
-	 * shift_read rows of the partition, the last into shift_row
+	 * lag(), lead(), first_value(), last_value(), nth_value(): the row
+	 * whose value they take (for lag() and lead() offset rows after the
+	 * current one, before where negative; for nth_value() the offset-th) is
+	 * read by a read pointer of their own, which has read shift_read rows
+	 * of the partition, the last into shift_row
 	 */
 	int32		offset;
 	ExprState  *fallback;		/* the default, over the current row */
@@ -265,9 +268,10 @@ keys_equal(const uint64 *a, const uint64 *b, int from, int to)
 }
 
 /*
- * lag() or lead(): its value and default over the sorted row, its offset
- * (a constant, window_plan.c), and its read pointer's slot; its pointer is
- * made with the partition's tuplestore.
+ * A function that takes another row's value (lag() and the others above):
+ * its value and lag's or lead's default over the sorted row, its offset or
+ * n (a constant, window_plan.c), and its read pointer's slot; its pointer
+ * is made with the partition's tuplestore.
  */
 static void
 shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *wfunc)
@@ -280,7 +284,8 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 		offset = DatumGetInt32(lsecond_node(Const, wfunc->args)->constvalue);
 	if (list_length(wfunc->args) >= 3)
 		f->fallback = ExecInitExpr((Expr *) window_expr_of_sorted_row(lthird(wfunc->args)), ps);
-	f->offset = f->kind == WINFUNC_LEAD ? offset : -offset;
+	f->offset = f->kind == WINFUNC_LEAD ? offset :
+		f->kind == WINFUNC_LAG ? -offset : offset - 1;
 	f->shift_row = MakeSingleTupleTableSlot(state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 											&TTSOpsMinimalTuple);
 	if (w->shiftcontext == NULL)
@@ -288,18 +293,53 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 }
 
 /*
- * lag()'s or lead()'s value at the current row: its argument over the row
- * offset rows away in the partition, read by its pointer (which only goes
- * forward, as the current row does), or, past the partition's ends, its
- * default over the current row (NULL without one).
+ * The end of the current row's frame in its partition (the row after its
+ * last): the partition's, the row's, or its last peer's.
+ */
+static inline int64
+frame_end(WindowCalc *w)
+{
+	return w->frame == FRAME_PARTITION ? w->partition_rows :
+		w->frame == FRAME_TO_ROW ? w->pos + 1 : w->peer_end;
+}
+
+/*
+ * The place in the partition of the row whose value f takes at the current
+ * row: offset rows from it (lag, lead), the frame's first or last, its
+ * offset-th (nth_value); -1 where there is none.
+ */
+static int64
+shift_target(WindowCalc *w, WindowFuncState *f)
+{
+	int64		target;
+
+	switch (f->kind)
+	{
+		case WINFUNC_FIRST_VALUE:
+			return 0;
+		case WINFUNC_LAST_VALUE:
+			return frame_end(w) - 1;
+		case WINFUNC_NTH_VALUE:
+			return f->offset < frame_end(w) ? f->offset : -1;
+		default:
+			target = w->pos + f->offset;
+			return target >= 0 && target < w->partition_rows ? target : -1;
+	}
+}
+
+/*
+ * The value at the current row of a function that takes another row's:
+ * its argument over that row, read by its pointer (which only goes
+ * forward, as the current row does), or, where there is none, lag()'s or
+ * lead()'s default over the current row, else NULL.
  */
 static Datum
 shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 {
-	int64		target = w->pos + f->offset;
+	int64		target = shift_target(w, f);
 	ExprContext *econtext = w->shiftcontext;
 
-	if (target < 0 || target >= w->partition_rows)
+	if (target < 0)
 	{
 		*isnull = true;
 		if (f->fallback == NULL)
@@ -328,9 +368,9 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 	return ExecEvalExpr(f->arg, econtext, isnull);
 }
 
-/* The frame of the clause's aggregates (window_plan.c allowed these). */
+/* The frame of the clause (window_plan.c allowed these). */
 static AggregateFrame
-aggregate_frame(WindowAgg *clause)
+clause_frame(WindowAgg *clause)
 {
 	int			options = clause->frameOptions;
 
@@ -372,19 +412,25 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		{
 			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps);
 			w->naggregates++;
-			w->frame = aggregate_frame(clause);
+		}
+		if (f->kind == WINFUNC_LAG || f->kind == WINFUNC_LEAD ||
+			f->kind == WINFUNC_FIRST_VALUE || f->kind == WINFUNC_LAST_VALUE ||
+			f->kind == WINFUNC_NTH_VALUE)
+			shift_begin(state, w, f, wfunc);
+		if (f->kind == WINFUNC_AGGREGATE || f->kind == WINFUNC_LAST_VALUE ||
+			f->kind == WINFUNC_NTH_VALUE)
+		{
+			/* the frame counts: to the last peer, they need peers */
+			w->frame = clause_frame(clause);
 			need_peers |= (w->frame == FRAME_TO_PEERS);
 			w->need_peer_end |= (w->frame == FRAME_TO_PEERS);
 		}
-		if (f->kind == WINFUNC_LAG || f->kind == WINFUNC_LEAD)
-			shift_begin(state, w, f, wfunc);
 		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
 					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
 		w->need_peer_end |= (f->kind == WINFUNC_CUME_DIST);
 		w->buffered |= (f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST ||
 						f->kind == WINFUNC_NTILE || f->kind == WINFUNC_COUNT ||
-						f->kind == WINFUNC_AGGREGATE || f->kind == WINFUNC_LAG ||
-						f->kind == WINFUNC_LEAD);
+						f->kind == WINFUNC_AGGREGATE || f->shift_row != NULL);
 	}
 	w->nsorted = desc->natts;
 	w->out = window_slot;
@@ -779,6 +825,9 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 			return window_aggregate_value(f->agg, isnull);
 		case WINFUNC_LAG:
 		case WINFUNC_LEAD:
+		case WINFUNC_FIRST_VALUE:
+		case WINFUNC_LAST_VALUE:
+		case WINFUNC_NTH_VALUE:
 			return shift_value(w, f, isnull);
 		case WINFUNC_OTHER:
 			break;
@@ -860,7 +909,7 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 
 	/* the aggregates' frames, up to this row or its last peer */
 	if (w->naggregates > 0 && w->frame != FRAME_PARTITION)
-		aggregate_to(w, w->frame == FRAME_TO_ROW ? w->pos + 1 : w->peer_end);
+		aggregate_to(w, frame_end(w));
 
 	/* the sorted row's columns, then the values */
 	slot_getallattrs(row);
