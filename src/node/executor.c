@@ -252,11 +252,12 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	if (window_slot != NULL)
 	{
 		/* (a node over a Gather Merge reads its rows in order: no sort) */
-		state->window = node_window_begin(state, window_slot, window_funcs,
+		state->window = node_window_begin(state, window_slot,
 										  gpusort_window_mode(cscan) == WINDOW_OVER_SORTED ?
 										  node_input_next : node_sorted_next);
 		state->top_n = top_n_filter_begin(state, gpusort_window_clause(cscan),
-										  window_funcs, scandesc->natts);
+										  gpusort_window_clause_funcs(cscan),
+										  scandesc->natts);
 	}
 	/* (a top N filter must see each row first) */
 	state->heap_input = state->top_n == NULL ?

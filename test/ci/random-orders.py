@@ -19,7 +19,8 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*),
           ntile(3) (then id, whose value depends on the order of peers),
           sum() or min() over the whole partition or running, over a
-          random PARTITION BY and such an order, per id;
+          random PARTITION BY and such an order, per id, some with a
+          second clause, count(*) over the partition;
   top n   the ids whose row_number() in a random partition is at most 1, 2,
           3 or 50;
   subquery  the order of a subquery with LIMIT ALL, read whole;
@@ -255,8 +256,10 @@ def random_query(rnd, names):
         if func.startswith(("sum", "min")) and rnd.random() < 0.5:
             # an aggregate over the whole partition (else to the last peer)
             frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
-        return kind, ("SELECT id, %s OVER (%sORDER BY %s%s) FROM rt ORDER BY id"
-                      % (func, "PARTITION BY %s " % part if part else "", order, frame))
+        # sometimes a second clause over the same sort (one node computes both)
+        second = ", count(*) OVER (PARTITION BY %s)" % part if part and rnd.random() < 0.3 else ""
+        return kind, ("SELECT id, %s OVER (%sORDER BY %s%s)%s FROM rt ORDER BY id"
+                      % (func, "PARTITION BY %s " % part if part else "", order, frame, second))
     if kind == "distinct on":
         # the first row of each group of the leading keys, which the order
         # to the id decides (the node drops the others: distinct_filter.c)

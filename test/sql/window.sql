@@ -240,7 +240,7 @@ INSERT INTO win_queries (q) VALUES
     FROM win_t WINDOW w AS (PARTITION BY grp)'),
   ('SELECT id, grp, string_agg(t, '','') OVER (PARTITION BY grp ORDER BY id
       ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM win_t'),
-  ('SELECT id, sum(price) OVER (), max(d) OVER (), min(fl) OVER (), bool_or(b) OVER () FROM win_x'),
+  ('SELECT id, sum(price) OVER (), max(d) OVER (), count(fl) OVER (), bool_or(b) OVER () FROM win_x'),
   ('SELECT sum(k) OVER (PARTITION BY grp), count(t) OVER (PARTITION BY grp) FROM win_empty'),
   -- lag() and lead(): offsets 1, 2, 3, 0, negative and past every
   -- partition, defaults over the current row, without PARTITION BY

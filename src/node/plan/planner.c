@@ -156,8 +156,13 @@ replace_sorts(Plan *plan, bool bounded, bool parallel)
 				CustomScan *window = NULL;
 
 				if (IsA(plan->lefttree, CustomScan))
+				{
 					window = gpusort_window_node((WindowAgg *) plan,
 												 (CustomScan *) plan->lefttree);
+					if (window == NULL && gpusort_is_node((CustomScan *) plan->lefttree))
+						window = gpusort_window_stack((WindowAgg *) plan,
+													  (CustomScan *) plan->lefttree);
+				}
 				else if (IsA(plan->lefttree, GatherMerge))
 				{
 					window = gpusort_window_over_gather((WindowAgg *) plan,

@@ -92,8 +92,27 @@ extern bool gpusort_window_funcs_supported(List *funcs, WindowClause *wc);
 /* What a GpuSort that computes window functions does (WINDOW_SORTS: none). */
 extern WindowNodeMode gpusort_window_mode(CustomScan *cscan);
 
-/* The window functions that a GpuSort computes (NIL: none), in column order. */
+/*
+ * The window functions that a GpuSort computes (NIL: none), in column
+ * order: its first clause's, then a second's.
+ */
 extern List *gpusort_window_funcs(CustomScan *cscan);
+
+/* Its first clause's alone. */
+extern List *gpusort_window_clause_funcs(CustomScan *cscan);
+
+/*
+ * A second window clause over the same sort (gpusort_window_stack): its
+ * clause, as gpusort_window_clause gives the first, and its functions;
+ * false where there is none.
+ */
+extern bool gpusort_window_second(CustomScan *cscan, WindowAgg **clause, List **funcs);
+
+/*
+ * A WindowAgg over a GpuSort that computes another clause's functions:
+ * the GpuSort, computing both (else NULL).
+ */
+extern CustomScan *gpusort_window_stack(WindowAgg *wagg, CustomScan *node);
 
 /*
  * The WindowAgg it replaced, with the partition and order columns (of the

@@ -57,7 +57,10 @@
 typedef struct WindowRewrite
 {
 	WindowAgg  *wagg;
-	int			nsorted;		/* columns of the sorted row */
+	List	   *below;			/* a second clause's: the targetlist of the
+								 * node below, which its Vars read */
+	int			nsorted;		/* columns of the sorted row (and of the
+								 * values below) */
 	List	   *tlist;			/* the node's targetlist, once rewritten */
 	List	   *funcs;			/* the distinct window functions */
 	bool		ok;				/* GpuSort computes them all */
@@ -160,6 +163,8 @@ aggregate_supported(WindowFunc *wfunc)
 	return ok;
 }
 
+static List *window_private(CustomScan *cscan);
+
 static bool
 func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 {
@@ -217,6 +222,9 @@ rewrite_tlist_expr(Node *node, WindowRewrite *rw)
 
 		if (var->varno != OUTER_VAR)
 			rw->ok = false;
+		else if (rw->below != NIL)
+			return (Node *) copyObject(list_nth_node(TargetEntry, rw->below,
+													 var->varattno - 1)->expr);
 		var->varno = INDEX_VAR;
 		return (Node *) var;
 	}
@@ -230,6 +238,12 @@ rewrite_tlist_expr(Node *node, WindowRewrite *rw)
 		{
 			rw->ok = false;
 			return node;
+		}
+		if (rw->below != NIL)
+		{
+			/* (its arguments read the node's scan tuple, as below) */
+			wfunc = (WindowFunc *) copyObject(wfunc);
+			wfunc->args = (List *) rewrite_tlist_expr((Node *) wfunc->args, rw);
 		}
 		foreach(lc, rw->funcs)
 		{
@@ -350,6 +364,39 @@ rewrite_run_condition(Node *node, WindowRewrite *rw)
 }
 
 /*
+ * The WindowAgg's targetlist as the node's (returned), its filter (*qual)
+ * and its run condition (into clause), its window functions read from the
+ * scan tuple's columns after its first ncolumns (rw->funcs, in order); and
+ * its Vars, from the sorted row, or, for a second clause, from below, the
+ * node's targetlist under it.  rw->ok false: GpuSort cannot compute them.
+ */
+static List *
+rewrite_window_agg(WindowRewrite *rw, WindowAgg *wagg, List *below, int ncolumns,
+				   WindowAgg *clause, List **qual)
+{
+	List	   *tlist = NIL;
+	ListCell   *lc;
+
+	rw->wagg = wagg;
+	rw->below = below;
+	rw->nsorted = ncolumns;
+	rw->funcs = NIL;
+	rw->tlist = NIL;
+	rw->ok = true;
+	foreach(lc, wagg->plan.targetlist)
+	{
+		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		tle->expr = (Expr *) rewrite_tlist_expr((Node *) tle->expr, rw);
+		tlist = lappend(tlist, tle);
+	}
+	*qual = (List *) rewrite_tlist_expr((Node *) wagg->plan.qual, rw);
+	rw->tlist = tlist;
+	clause->runCondition = (List *) rewrite_run_condition((Node *) wagg->runCondition, rw);
+	return tlist;
+}
+
+/*
  * The node that sorts as "sort" does and computes the WindowAgg's functions
  * in its place (WINDOW_SORTS, gpusort_window_node), or that computes them
  * over the rows of the Gather Merge above "sort" (WINDOW_OVER_SORTED: the
@@ -382,23 +429,9 @@ window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 		!sorted_for_window(wagg, sort))
 		return NULL;
 
-	rw.wagg = wagg;
-	rw.nsorted = list_length(sort->custom_scan_tlist);
-	rw.funcs = NIL;
-	rw.tlist = NIL;
-	rw.ok = true;
-	foreach(lc, wagg->plan.targetlist)
-	{
-		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
-
-		tle->expr = (Expr *) rewrite_tlist_expr((Node *) tle->expr, &rw);
-		tlist = lappend(tlist, tle);
-	}
-	qual = (List *) rewrite_tlist_expr((Node *) wagg->plan.qual, &rw);
-	rw.tlist = tlist;
 	clause = window_clause_copy(wagg);
-	clause->runCondition = (List *) rewrite_run_condition((Node *) wagg->runCondition,
-														  &rw);
+	tlist = rewrite_window_agg(&rw, wagg, NIL, list_length(sort->custom_scan_tlist),
+							   clause, &qual);
 	if (!rw.ok || rw.funcs == NIL)
 		return NULL;
 
@@ -444,6 +477,87 @@ CustomScan *
 gpusort_window_slices_node(WindowAgg *wagg, CustomScan *sort)
 {
 	return window_node(wagg, sort, WINDOW_SLICES);
+}
+
+/*
+ * The sorted row's column that the node's targetlist entry attno returns
+ * as it is, or 0.
+ */
+static AttrNumber
+sorted_column(CustomScan *node, int nsorted, AttrNumber attno)
+{
+	Expr	   *expr = list_nth_node(TargetEntry, node->scan.plan.targetlist, attno - 1)->expr;
+
+	if (IsA(expr, Var) && ((Var *) expr)->varno == INDEX_VAR &&
+		((Var *) expr)->varattno <= nsorted)
+		return ((Var *) expr)->varattno;
+	return 0;
+}
+
+/* cols (n of them) as the sorted row's columns, or NULL. */
+static AttrNumber *
+sorted_columns(CustomScan *node, int nsorted, const AttrNumber *cols, int n)
+{
+	AttrNumber *mapped = palloc(sizeof(AttrNumber) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		if ((mapped[i] = sorted_column(node, nsorted, cols[i])) == 0)
+			return NULL;
+	return mapped;
+}
+
+/*
+ * A second window clause over the same sort: a WindowAgg over a GpuSort
+ * that computes another clause's functions in its place (WINDOW_SORTS, one
+ * clause, no filter).  The GpuSort computes both, the second's over the
+ * rows and values of the first as they come (window_calc.c), where the
+ * second's keys are columns of the sorted row, partition keys then order
+ * keys leading the sort's, and GpuSort computes its functions; else NULL.
+ * Its functions' columns follow the first's in the scan tuple, and its
+ * targetlist, filter and run condition become the node's.
+ */
+CustomScan *
+gpusort_window_stack(WindowAgg *wagg, CustomScan *node)
+{
+	List	   *below = window_private(node);
+	int			nsorted;
+	WindowRewrite rw;
+	WindowAgg  *clause;
+	List	   *tlist = NIL;
+	List	   *qual;
+	ListCell   *lc;
+
+	if (!gpusort_window_functions || below == NIL || list_length(below) > 3 ||
+		gpusort_window_mode(node) != WINDOW_SORTS || node->scan.plan.qual != NIL ||
+		(wagg->runCondition != NIL && !wagg->topWindow) ||
+		wagg->startOffset != NULL || wagg->endOffset != NULL)
+		return NULL;
+	nsorted = list_length(node->custom_scan_tlist) - list_length(lsecond(below));
+	clause = window_clause_copy(wagg);
+	clause->partColIdx = sorted_columns(node, nsorted, wagg->partColIdx, wagg->partNumCols);
+	clause->ordColIdx = sorted_columns(node, nsorted, wagg->ordColIdx, wagg->ordNumCols);
+	if (clause->partColIdx == NULL || clause->ordColIdx == NULL ||
+		!sorted_for_window(clause, node))
+		return NULL;
+
+	tlist = rewrite_window_agg(&rw, wagg, node->scan.plan.targetlist,
+							   list_length(node->custom_scan_tlist), clause, &qual);
+	if (!rw.ok || rw.funcs == NIL)
+		return NULL;
+
+	foreach(lc, rw.funcs)
+		node->custom_scan_tlist = lappend(node->custom_scan_tlist,
+										  makeTargetEntry(window_column_expr(lfirst(lc)),
+														  list_length(node->custom_scan_tlist) + 1,
+														  NULL, false));
+	lfirst(list_nth_cell(node->custom_private, GPUSORT_PRIVATE_WINDOW)) =
+		lappend(lappend(below, clause), rw.funcs);
+	node->scan.plan.targetlist = tlist;
+	node->scan.plan.qual = qual;
+	node->scan.plan.startup_cost = wagg->plan.startup_cost;
+	node->scan.plan.total_cost = wagg->plan.total_cost;
+	node->scan.plan.plan_width = wagg->plan.plan_width;
+	return node;
 }
 
 bool
@@ -611,7 +725,30 @@ gpusort_window_funcs(CustomScan *cscan)
 {
 	List	   *window = window_private(cscan);
 
+	if (window == NIL)
+		return NIL;
+	return list_length(window) > 3 ?
+		list_concat_copy(lsecond(window), list_nth(window, 4)) : lsecond(window);
+}
+
+List *
+gpusort_window_clause_funcs(CustomScan *cscan)
+{
+	List	   *window = window_private(cscan);
+
 	return window == NIL ? NIL : lsecond(window);
+}
+
+bool
+gpusort_window_second(CustomScan *cscan, WindowAgg **clause, List **funcs)
+{
+	List	   *window = window_private(cscan);
+
+	if (list_length(window) <= 3)
+		return false;
+	*clause = list_nth(window, 3);
+	*funcs = list_nth(window, 4);
+	return true;
 }
 
 WindowAgg *

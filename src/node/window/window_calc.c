@@ -116,7 +116,9 @@ typedef struct WindowCalc
 	NodeRowSource sorted_next;	/* the sorted rows, in order */
 	int			nfuncs;
 	WindowFuncState *funcs;
-	int			nsorted;		/* columns of a sorted row */
+	TupleDesc	desc;			/* of a row read: the sorted row (with the
+								 * first clause's values, for a second) */
+	int			nsorted;		/* its columns */
 	TupleTableSlot *out;		/* the sorted row and the values */
 	ExprContext *econtext;		/* the node's */
 	ExprContext *eqcontext;		/* for the comparisons */
@@ -184,6 +186,9 @@ typedef struct WindowCalc
 	uint64	   *slice_row_keys;
 	uint64	   *slice_last_keys;
 	TupleTableSlot *slice_last;
+
+	/* a second clause's: the first's, whose rows with values it reads */
+	struct WindowCalc *inner;
 
 	/* the current row */
 	bool		started;		/* a row of this scan returned */
@@ -286,8 +291,7 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 		f->fallback = ExecInitExpr((Expr *) window_expr_of_sorted_row(lthird(wfunc->args)), ps);
 	f->offset = f->kind == WINFUNC_LEAD ? offset :
 		f->kind == WINFUNC_LAG ? -offset : offset - 1;
-	f->shift_row = MakeSingleTupleTableSlot(state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-											&TTSOpsMinimalTuple);
+	f->shift_row = MakeSingleTupleTableSlot(w->desc, &TTSOpsMinimalTuple);
 	if (w->shiftcontext == NULL)
 		w->shiftcontext = CreateExprContext(ps->state);
 }
@@ -385,17 +389,20 @@ static TupleTableSlot *slice_next(GpuSortState *state);
 static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
 					   TupleTableSlot *b);
 
-WindowCalc *
-node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
-				  NodeRowSource sorted_next)
+/*
+ * The values of one window clause's functions, of the rows (of desc) that
+ * sorted_next returns in order, into out after their columns.
+ */
+static WindowCalc *
+clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc,
+			 TupleTableSlot *window_slot, NodeRowSource sorted_next)
 {
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
-	WindowAgg  *clause = gpusort_window_clause(cscan);
 	WindowCalc *w = palloc0(sizeof(WindowCalc));
-	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	bool		need_peers = false;
 	ListCell   *lc;
 
+	w->desc = desc;
 	w->sorted_next = sorted_next;
 	w->cxt = CurrentMemoryContext;
 	w->nfuncs = list_length(funcs);
@@ -478,6 +485,47 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot, List *funcs,
 		w->slice_last_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
 		w->slice_last = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	}
+	return w;
+}
+
+static bool next_row_values(GpuSortState *state, WindowCalc *w);
+
+/* A second clause's rows: the first's, with its values. */
+static TupleTableSlot *
+inner_next(GpuSortState *state)
+{
+	WindowCalc *inner = state->window->inner;
+
+	if (!next_row_values(state, inner))
+		return NULL;
+	return inner->out;
+}
+
+WindowCalc *
+node_window_begin(GpuSortState *state, TupleTableSlot *window_slot,
+				  NodeRowSource sorted_next)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	List	   *funcs = gpusort_window_clause_funcs(cscan);
+	WindowAgg  *second;
+	List	   *second_funcs;
+	WindowCalc *inner;
+	WindowCalc *w;
+	TupleDesc	inner_desc;
+
+	if (!gpusort_window_second(cscan, &second, &second_funcs))
+		return clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
+							window_slot, sorted_next);
+
+	/* the first clause's values into the sorted row's slot, widened */
+	inner_desc = CreateTupleDescCopy(window_slot->tts_tupleDescriptor);
+	inner_desc->natts = desc->natts + list_length(funcs);
+	inner = clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
+						 MakeSingleTupleTableSlot(inner_desc, &TTSOpsVirtual),
+						 sorted_next);
+	w = clause_begin(state, second, second_funcs, inner_desc, window_slot, inner_next);
+	w->inner = inner;
 	return w;
 }
 
@@ -966,6 +1014,8 @@ node_window_next(GpuSortState *state)
 void
 node_window_rescan(WindowCalc *w)
 {
+	if (w->inner)
+		node_window_rescan(w->inner);
 	w->started = false;
 	w->input_done = false;
 	w->done = false;
@@ -980,6 +1030,8 @@ node_window_rescan(WindowCalc *w)
 void
 node_window_end(WindowCalc *w)
 {
+	if (w->inner)
+		node_window_end(w->inner);
 	for (int i = 0; i < w->nfuncs; i++)
 	{
 		if (w->funcs[i].agg)

@@ -13,12 +13,12 @@
 
 /*
  * window_calc.c: the window functions' values of the rows that sorted_next
- * returns in order (the executor's node_sorted_next).
+ * returns in order (the executor's node_sorted_next), into window_slot
+ * with the sorted row: of the node's window clause, or of its two.
  */
 typedef TupleTableSlot *(*NodeRowSource) (GpuSortState *state);
 extern struct WindowCalc *node_window_begin(GpuSortState *state,
 											TupleTableSlot *window_slot,
-											List *funcs,
 											NodeRowSource sorted_next);
 extern TupleTableSlot *node_window_next(GpuSortState *state);
 extern void node_window_rescan(struct WindowCalc *window);
