@@ -272,7 +272,7 @@ SELECT n, win_check(q) FROM win_queries ORDER BY n;
 SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST),
   ntile(4) OVER (PARTITION BY grp ORDER BY k DESC NULLS LAST) FROM win_t');
 SELECT win_explain('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k),
-  sum(k) OVER (PARTITION BY grp), count(*) OVER (PARTITION BY grp) FROM win_t', true);
+  sum(k) OVER (PARTITION BY grp), count(k) OVER (PARTITION BY grp) FROM win_t', true);
 SELECT win_explain('SELECT id, row_number() OVER (ORDER BY k, id),
   percent_rank() OVER (ORDER BY t COLLATE "C") FROM win_t', true);
 SELECT win_explain('SELECT * FROM (SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k) r

@@ -518,9 +518,10 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot,
 		return clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
 							window_slot, sorted_next);
 
-	/* the first clause's values into the sorted row's slot, widened */
-	inner_desc = CreateTupleDescCopy(window_slot->tts_tupleDescriptor);
-	inner_desc->natts = desc->natts + list_length(funcs);
+	/* the first clause's values after the sorted row */
+	inner_desc = CreateTemplateTupleDesc(desc->natts + list_length(funcs));
+	for (int i = 1; i <= inner_desc->natts; i++)
+		TupleDescCopyEntry(inner_desc, i, window_slot->tts_tupleDescriptor, i);
 	inner = clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
 						 MakeSingleTupleTableSlot(inner_desc, &TTSOpsVirtual),
 						 sorted_next);
