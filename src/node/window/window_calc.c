@@ -155,6 +155,7 @@ typedef struct WindowCalc
 	int64		aggregate_read; /* and the rows it read */
 	ExprContext *aggcontext;	/* and their arguments' context */
 	ExprContext *shiftcontext;	/* lag()'s and lead()'s, for the row */
+	TupleTableSlot *arg_slot;	/* a row as the functions' arguments read it */
 	MemoryContext cxt;			/* the node's, for the rows read ahead */
 	TupleTableSlot *current;	/* the row whose values are made */
 	Tuplestorestate *partition;
@@ -297,6 +298,20 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 }
 
 /*
+ * A row read back (a minimal tuple) as the node's expressions read their
+ * scan tuple: a virtual one, its values the row's.
+ */
+static TupleTableSlot *
+virtual_row(WindowCalc *w, TupleTableSlot *row)
+{
+	slot_getallattrs(row);
+	ExecClearTuple(w->arg_slot);
+	memcpy(w->arg_slot->tts_values, row->tts_values, sizeof(Datum) * w->desc->natts);
+	memcpy(w->arg_slot->tts_isnull, row->tts_isnull, sizeof(bool) * w->desc->natts);
+	return ExecStoreVirtualTuple(w->arg_slot);
+}
+
+/*
  * The end of the current row's frame in its partition (the row after its
  * last): the partition's, the row's, or its last peer's.
  */
@@ -348,7 +363,7 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 		*isnull = true;
 		if (f->fallback == NULL)
 			return (Datum) 0;
-		econtext->ecxt_scantuple = w->current;
+		econtext->ecxt_scantuple = virtual_row(w, w->current);
 		return ExecEvalExpr(f->fallback, econtext, isnull);
 	}
 	if (f->shift_read <= target)
@@ -364,11 +379,9 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 			f->shift_read++;
 		}
 		tuplestore_select_read_pointer(w->partition, 0);
-		/* (the node's expressions read its scan tuple's values as they are) */
-		slot_getallattrs(f->shift_row);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	econtext->ecxt_scantuple = f->shift_row;
+	econtext->ecxt_scantuple = virtual_row(w, f->shift_row);
 	return ExecEvalExpr(f->arg, econtext, isnull);
 }
 
@@ -403,6 +416,7 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 	ListCell   *lc;
 
 	w->desc = desc;
+	w->arg_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	w->sorted_next = sorted_next;
 	w->cxt = CurrentMemoryContext;
 	w->nfuncs = list_length(funcs);
@@ -692,9 +706,7 @@ aggregate_to(WindowCalc *w, int64 end)
 		CHECK_FOR_INTERRUPTS();
 		if (!tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
 			elog(ERROR, "GpuSort lost a row of a window partition");
-		/* (the node's expressions read its scan tuple's values as they are) */
-		slot_getallattrs(w->ahead_slot);
-		w->aggcontext->ecxt_scantuple = w->ahead_slot;
+		w->aggcontext->ecxt_scantuple = virtual_row(w, w->ahead_slot);
 		for (int i = 0; i < w->nfuncs; i++)
 			if (w->funcs[i].agg)
 				window_aggregate_advance(w->funcs[i].agg, w->aggcontext);
@@ -1033,6 +1045,7 @@ node_window_end(WindowCalc *w)
 {
 	if (w->inner)
 		node_window_end(w->inner);
+	ExecDropSingleTupleTableSlot(w->arg_slot);
 	for (int i = 0; i < w->nfuncs; i++)
 	{
 		if (w->funcs[i].agg)
