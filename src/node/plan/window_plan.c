@@ -124,16 +124,19 @@ frame_is_partition(WindowAgg *wagg)
 }
 
 /*
- * Is every row's frame its partition's rows up to it (ROWS) or to its last
- * peer (RANGE, GROUPS): a running aggregate?
+ * Does every row's frame start at its partition's first row and end at the
+ * partition's last, at the row (ROWS) or at its last peer (RANGE, GROUPS)?
+ * (The frames of the aggregates and the first, last and nth values that
+ * the node computes: window_calc.c.)
  */
 static bool
-frame_is_running(WindowAgg *wagg)
+frame_from_start(WindowAgg *wagg)
 {
 	int			options = wagg->frameOptions;
 
 	return (options & FRAMEOPTION_START_UNBOUNDED_PRECEDING) &&
-		(options & FRAMEOPTION_END_CURRENT_ROW) && !(options & FRAMEOPTION_EXCLUSION);
+		(options & (FRAMEOPTION_END_CURRENT_ROW | FRAMEOPTION_END_UNBOUNDED_FOLLOWING)) &&
+		!(options & FRAMEOPTION_EXCLUSION);
 }
 
 /*
@@ -183,8 +186,7 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 		case WINFUNC_COUNT:
 			return wfunc->winstar && frame_is_partition(wagg);
 		case WINFUNC_AGGREGATE:
-			return (frame_is_partition(wagg) || frame_is_running(wagg)) &&
-				aggregate_supported(wfunc);
+			return frame_from_start(wagg) && aggregate_supported(wfunc);
 		case WINFUNC_LAG:
 		case WINFUNC_LEAD:
 			/* an offset that stays for the scan (as PostgreSQL's may not) */
@@ -194,11 +196,11 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			return IsA(arg, Const) && !((Const *) arg)->constisnull;
 		case WINFUNC_FIRST_VALUE:
 		case WINFUNC_LAST_VALUE:
-			return frame_is_partition(wagg) || frame_is_running(wagg);
+			return frame_from_start(wagg);
 		case WINFUNC_NTH_VALUE:
 			/* an n that stays for the scan, and that WindowAgg takes */
 			arg = lsecond(wfunc->args);
-			return (frame_is_partition(wagg) || frame_is_running(wagg)) &&
+			return frame_from_start(wagg) &&
 				IsA(arg, Const) && !((Const *) arg)->constisnull &&
 				DatumGetInt32(((Const *) arg)->constvalue) > 0;
 		default:

@@ -105,6 +105,7 @@ typedef struct WindowFuncState
 	int			shift_pointer;
 	int64		shift_read;
 	TupleTableSlot *shift_row;
+	TupleTableSlot *shift_args; /* its values, as the argument reads them */
 	int32		ntile;			/* 0: its first row is still to come */
 	int64		rows_per_bucket;
 	int64		boundary;
@@ -293,22 +294,25 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 	f->offset = f->kind == WINFUNC_LEAD ? offset :
 		f->kind == WINFUNC_LAG ? -offset : offset - 1;
 	f->shift_row = MakeSingleTupleTableSlot(w->desc, &TTSOpsMinimalTuple);
+	f->shift_args = MakeSingleTupleTableSlot(w->desc, &TTSOpsVirtual);
 	if (w->shiftcontext == NULL)
 		w->shiftcontext = CreateExprContext(ps->state);
 }
 
 /*
  * A row read back (a minimal tuple) as the node's expressions read their
- * scan tuple: a virtual one, its values the row's.
+ * scan tuple: a virtual one, into, its values the row's.
  */
 static TupleTableSlot *
-virtual_row(WindowCalc *w, TupleTableSlot *row)
+virtual_row(TupleTableSlot *into, TupleTableSlot *row)
 {
+	int			natts = row->tts_tupleDescriptor->natts;
+
 	slot_getallattrs(row);
-	ExecClearTuple(w->arg_slot);
-	memcpy(w->arg_slot->tts_values, row->tts_values, sizeof(Datum) * w->desc->natts);
-	memcpy(w->arg_slot->tts_isnull, row->tts_isnull, sizeof(bool) * w->desc->natts);
-	return ExecStoreVirtualTuple(w->arg_slot);
+	ExecClearTuple(into);
+	memcpy(into->tts_values, row->tts_values, sizeof(Datum) * natts);
+	memcpy(into->tts_isnull, row->tts_isnull, sizeof(bool) * natts);
+	return ExecStoreVirtualTuple(into);
 }
 
 /*
@@ -363,7 +367,7 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 		*isnull = true;
 		if (f->fallback == NULL)
 			return (Datum) 0;
-		econtext->ecxt_scantuple = virtual_row(w, w->current);
+		econtext->ecxt_scantuple = virtual_row(w->arg_slot, w->current);
 		return ExecEvalExpr(f->fallback, econtext, isnull);
 	}
 	if (f->shift_read <= target)
@@ -380,8 +384,9 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 		}
 		tuplestore_select_read_pointer(w->partition, 0);
 		MemoryContextSwitchTo(oldcxt);
+		(void) virtual_row(f->shift_args, f->shift_row);
 	}
-	econtext->ecxt_scantuple = virtual_row(w, f->shift_row);
+	econtext->ecxt_scantuple = f->shift_args;
 	return ExecEvalExpr(f->arg, econtext, isnull);
 }
 
@@ -417,6 +422,7 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 
 	w->desc = desc;
 	w->arg_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	w->frame = clause_frame(clause);
 	w->sorted_next = sorted_next;
 	w->cxt = CurrentMemoryContext;
 	w->nfuncs = list_length(funcs);
@@ -438,13 +444,12 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 			f->kind == WINFUNC_FIRST_VALUE || f->kind == WINFUNC_LAST_VALUE ||
 			f->kind == WINFUNC_NTH_VALUE)
 			shift_begin(state, w, f, wfunc);
-		if (f->kind == WINFUNC_AGGREGATE || f->kind == WINFUNC_LAST_VALUE ||
-			f->kind == WINFUNC_NTH_VALUE)
+		if ((f->kind == WINFUNC_AGGREGATE || f->kind == WINFUNC_LAST_VALUE ||
+			 f->kind == WINFUNC_NTH_VALUE) && w->frame == FRAME_TO_PEERS)
 		{
-			/* the frame counts: to the last peer, they need peers */
-			w->frame = clause_frame(clause);
-			need_peers |= (w->frame == FRAME_TO_PEERS);
-			w->need_peer_end |= (w->frame == FRAME_TO_PEERS);
+			/* a frame to the last peer: the peers, and where they end */
+			need_peers = true;
+			w->need_peer_end = true;
 		}
 		need_peers |= (f->kind == WINFUNC_RANK || f->kind == WINFUNC_DENSE_RANK ||
 					   f->kind == WINFUNC_PERCENT_RANK || f->kind == WINFUNC_CUME_DIST);
@@ -706,7 +711,7 @@ aggregate_to(WindowCalc *w, int64 end)
 		CHECK_FOR_INTERRUPTS();
 		if (!tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
 			elog(ERROR, "GpuSort lost a row of a window partition");
-		w->aggcontext->ecxt_scantuple = virtual_row(w, w->ahead_slot);
+		w->aggcontext->ecxt_scantuple = virtual_row(w->arg_slot, w->ahead_slot);
 		for (int i = 0; i < w->nfuncs; i++)
 			if (w->funcs[i].agg)
 				window_aggregate_advance(w->funcs[i].agg, w->aggcontext);
@@ -1051,7 +1056,10 @@ node_window_end(WindowCalc *w)
 		if (w->funcs[i].agg)
 			window_aggregate_end(w->funcs[i].agg);
 		if (w->funcs[i].shift_row)
+		{
 			ExecDropSingleTupleTableSlot(w->funcs[i].shift_row);
+			ExecDropSingleTupleTableSlot(w->funcs[i].shift_args);
+		}
 	}
 	ExecDropSingleTupleTableSlot(w->partition_first);
 	ExecDropSingleTupleTableSlot(w->peer_first);
