@@ -25,7 +25,7 @@ typedef enum WindowFuncKind
 	WINFUNC_PERCENT_RANK,
 	WINFUNC_CUME_DIST,
 	WINFUNC_NTILE,
-	WINFUNC_COUNT,				/* count(*) over the whole partition */
+	WINFUNC_COUNT,				/* count(*): the partition's size, or running */
 	WINFUNC_AGGREGATE,			/* another aggregate over it: sum(x), ... */
 	WINFUNC_LAG,				/* lag(x [, offset [, default]]) */
 	WINFUNC_LEAD,				/* lead(x [, offset [, default]]) */

@@ -184,7 +184,10 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			arg = linitial(wfunc->args);
 			return IsA(arg, Const) || IsA(arg, Param);
 		case WINFUNC_COUNT:
-			return wfunc->winstar && frame_is_partition(wagg);
+			/* the partition's size; a running count(*), as an aggregate */
+			if (frame_is_partition(wagg))
+				return true;
+			return frame_from_start(wagg) && aggregate_supported(wfunc);
 		case WINFUNC_AGGREGATE:
 			return frame_from_start(wagg) && aggregate_supported(wfunc);
 		case WINFUNC_LAG:
