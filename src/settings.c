@@ -248,9 +248,10 @@ gpusort_define_settings(void)
 
 	DefineCustomIntVariable("gpusort.service_wait",
 							"How long a sort waits for the GPU service's device memory that "
-							"other sorts hold, before its rows go to sorted runs.",
-							"Sorts that together outgrow the GPU's memory then take it one "
-							"after another; 0: no wait.",
+							"other sorts hold, while the GPU runs none of their jobs, before "
+							"its rows go to sorted runs.",
+							"Sorts that together outgrow the GPU's memory take it one after "
+							"another, however long each takes; 0: no wait.",
 							&gpusort_service_wait,
 							60000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS,

@@ -143,8 +143,8 @@ extern void gpu_stage_end(SortStage *stage);
 extern bool gpu_stage_declined(void);
 
 /*
- * And was that a new input declined only for the room kept for the inputs
- * held beside it (alone, it would fit)?
+ * And was that (a new input, or a store of one held) declined only for the
+ * room kept for the inputs held beside it (alone, it would fit)?
  */
 extern bool gpu_stage_declined_busy(void);
 

@@ -22,7 +22,9 @@
  * (the planner's estimate), kept for it from its start: an input that would
  * not fit beside the others is declined before it brings its first rows,
  * not once it has brought half of them; where it would fit alone, it is
- * declined as busy, and its backend may wait for the others to end.
+ * declined as busy, and its backend may wait for the others to end.  So is
+ * a store of an input that outgrows what it was expected to take, where
+ * the input would still fit alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -142,9 +144,13 @@ stage_fits(SortStage *stage, Size bytes, char **why)
 
 	if (committed + stage->keep > (double) gpu.mem_limit)
 	{
+		double		alone = stage_room(stage->held + bytes, stage->expected) + stage->keep;
+
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
 		declined = true;
+		/* where the room kept for other inputs alone keeps them out */
+		declined_busy = alone <= (double) gpu.mem_limit;
 		return false;
 	}
 	return true;

@@ -344,7 +344,11 @@ static TupleTableSlot *
 gpusort_exec(CustomScanState *node)
 {
 	GpuSortState *state = (GpuSortState *) node;
-	TupleTableSlot *slot = next_row(state);
+	TupleTableSlot *slot;
+
+	/* as ExecSort: a cancel comes through while rows are only read back */
+	CHECK_FOR_INTERRUPTS();
+	slot = next_row(state);
 
 	/* under a Unique: the first row of each of its groups */
 	if (state->distinct)

@@ -16,11 +16,14 @@
  * An input's part is made on its GPU process before its first store goes
  * there (make_part).  Where the room that other inputs keep there leaves
  * none for the rows this one is expected to take, though alone they would
- * fit (the GPU process declines it as busy), the backend waits its turn,
- * up to gpusort.service_wait, and tries again as the others end: sorts
- * that together outgrow the GPU's memory then run one after another on
- * it, rather than the later ones in sorted runs on disk.  Once made, a
- * part that declines a store for want of room takes no more.
+ * fit (the GPU process declines it as busy), the backend waits its turn
+ * and tries again as the others end (wait_for_room): sorts that together
+ * outgrow the GPU's memory then run one after another on it, rather than
+ * the later ones in sorted runs on disk.  So does a store that the others'
+ * room keeps out of an input that holds more than it was expected to.  A
+ * part that declines a store for want of room beside no other input, or
+ * that waited for gpusort.service_wait while the GPU process ran no job,
+ * takes no more.
  *
  * The participants of a parallel query may add to one input
  * (held_begin_shared, held_join): the leader's, which it sorts and reads
@@ -249,16 +252,56 @@ room_for(ServiceHeld *held, HeldPart *part)
 }
 
 /*
+ * Waits for room on the part's GPU process, where the room that other
+ * inputs keep there left a job of this one out (it would fit alone): until
+ * an input not yet made there might be (room_for), or, for one made, until
+ * the room kept there falls.  True then; false once the GPU process has run
+ * no job for gpusort.service_wait.  So sorts that together outgrow the
+ * GPU's memory take it one after another however long the ones ahead
+ * take, while rows that no one sorts (a cursor left open) keep a sort
+ * waiting no longer than the setting.
+ */
+static bool
+wait_for_room(ServiceHeld *held, HeldPart *part)
+{
+	ServiceGpu *gpu = &service->gpus[part->gpu];
+	Size		committed = gpu->mem_committed;
+	uint64		busy_us = pg_atomic_read_u64(&gpu->busy_us);
+	TimestampTz idle_since = GetCurrentTimestamp();
+
+	if (gpusort_service_wait == 0)
+		return false;
+	for (;;)
+	{
+		uint64		now_busy_us;
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 ROOM_POLL_MS, compat_service_wait_event());
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (part->made ? gpu->mem_committed < committed : room_for(held, part))
+			return true;
+		now_busy_us = pg_atomic_read_u64(&gpu->busy_us);
+		if (now_busy_us != busy_us)
+		{
+			busy_us = now_busy_us;
+			idle_since = GetCurrentTimestamp();
+		}
+		else if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(),
+											gpusort_service_wait))
+			return false;
+	}
+}
+
+/*
  * Makes the part's input on its GPU process, empty, keeping room there for
  * the rows expected; where the room that other inputs keep leaves too
- * little, waits until they end, up to gpusort.service_wait.  False, with
- * why and *refusal, where it is not made.
+ * little, waits for it (wait_for_room).  False, with why and *refusal,
+ * where it is not made.
  */
 static bool
 make_part(ServiceHeld *held, HeldPart *part, HeldRefusal *refusal, char **why)
 {
-	TimestampTz start = GetCurrentTimestamp();
-
 	for (;;)
 	{
 		JobSpace	space;
@@ -273,18 +316,8 @@ make_part(ServiceHeld *held, HeldPart *part, HeldRefusal *refusal, char **why)
 			part->made = true;
 			return true;
 		}
-		if (*refusal != HELD_BUSY)
+		if (*refusal != HELD_BUSY || !wait_for_room(held, part))
 			return false;
-		do
-		{
-			if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
-										   gpusort_service_wait))
-				return false;
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 ROOM_POLL_MS, compat_service_wait_event());
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		} while (!room_for(held, part));
 	}
 }
 
@@ -446,11 +479,22 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 			continue;
 		if (part->made || make_part(held, part, &refusal, why))
 		{
-			if (!store_job(rows, &space, &bytes, why))
-				return false;
-			if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, rows->nrows,
-						rows->nwords, bytes, &refusal, why))
-				return true;
+			for (;;)
+			{
+				if (!store_job(rows, &space, &bytes, why))
+					return false;
+				if (run_job(held, part, &space, SERVICE_JOB_HOLD_ADD, rows->nrows,
+							rows->nwords, bytes, &refusal, why))
+					return true;
+
+				/*
+				 * Kept out by the room of other inputs alone: one part waits
+				 * for them to end (parts on several GPUs hand the store on)
+				 */
+				if (refusal != HELD_BUSY || held->nparts > 1 ||
+					!wait_for_room(held, part))
+					break;
+			}
 		}
 		if (refusal == HELD_FAILED)
 			return false;

@@ -60,10 +60,17 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# Puts library $1 in place of the installed one by a rename, never by
+# writing over it: the running server has the installed file mapped, and a
+# library overwritten in place under it crashes it.
+install_lib() {
+	as_root cp -p "$1" "$lib.new" && as_root mv "$lib.new" "$lib"
+}
+
 cleanup() {
 	if [ $installed = yes ]; then
 		echo "== putting the library set aside back into $lib, restarting the server without CUDA_FORCE_PTX_JIT"
-		as_root cp -p "$work/gpusort.so.saved" "$lib"
+		install_lib "$work/gpusort.so.saved"
 		SERVER_ENV= restart_server || echo "could not restart the server"
 	fi
 	rm -rf "$work"
@@ -107,7 +114,7 @@ if [ -z "${PGDATA:-}" ] || [ ! -d "$PGDATA" ] || ! command -v pg_ctl >/dev/null;
 fi
 cp -p "$lib" "$work/gpusort.so.saved" || exit 1
 installed=yes
-as_root cp -p "$built_lib" "$lib" || exit 1
+install_lib "$built_lib" || exit 1
 export SERVER_ENV="CUDA_FORCE_PTX_JIT=1"
 restart_server || { echo "could not restart the server"; exit 1; }
 export CUDA_FORCE_PTX_JIT=1

@@ -513,7 +513,10 @@ node_spill_finish(GpuSortState *state)
 		tuplestore_set_eflags(state->spill->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->spill->merged, eflags & ~EXEC_FLAG_MARK);
 		while (node_spill_next_in_order(state, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
 			tuplestore_puttupleslot(state->spill->merged, slot);
+		}
 		ExecClearTuple(slot);
 		sorted_runs_end(&state->spill->runs);
 		node_stage_end(state);
