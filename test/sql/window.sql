@@ -176,10 +176,8 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k), count(*) OVER (PARTITION BY grp)
     FROM win_t'),
   -- not computed by GpuSort: other functions, frames, FILTER (and, since
-  -- computed: a run condition, a running sum, a running count(*))
+  -- computed: a run condition, a running sum, a running count(*), FILTER)
   ('SELECT grp, k, sum(k) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
-  ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
-    WINDOW w AS (PARTITION BY grp)'),
   ('SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
     FROM win_t'),
   ('SELECT * FROM (SELECT grp, k, rank() OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s
@@ -258,6 +256,11 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT grp, k, count(*) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT id, count(*) OVER (ORDER BY k DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
            count(*) OVER (ORDER BY k DESC, id) FROM win_t'),
+  -- FILTER: over the partition and running; NULL and false leave a row out
+  ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
+    WINDOW w AS (PARTITION BY grp)'),
+  ('SELECT id, count(*) FILTER (WHERE k % 2 = 0) OVER w, sum(k) FILTER (WHERE t > ''m'') OVER w,
+           max(id) FILTER (WHERE f < 0.5) OVER w FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
   -- first_value(), last_value() and nth_value() over those frames and the
   -- whole partition: n within it, past the frame's end, past the partition
   ('SELECT id, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 3) OVER w,

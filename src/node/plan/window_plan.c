@@ -5,8 +5,8 @@
  *	  WindowAgg over a GpuSort whose functions are all row_number(), rank(),
  *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), lag(), lead(),
  *	  first_value(), last_value(), nth_value(), or aggregates of
- *	  PostgreSQL's own (count(*), sum(x), ...) over the
- *	  whole partition, or over its rows up to the current one
+ *	  PostgreSQL's own (count(*), sum(x), ...; with FILTER or not) over
+ *	  the whole partition, or over its rows up to the current one
  *	  becomes one GpuSort node that sorts and returns each row with their
  *	  values (window_calc.c, window_aggregate.c).
  *
@@ -26,7 +26,7 @@
  * ranks stays, and its participants' GpuSorts each return only the rows
  * that pass it among their own (gpusort_window_top_n_below).
  *
- * WindowAgg stays for other functions, FILTER, frames with offsets, a
+ * WindowAgg stays for other functions, frames with offsets, a
  * WindowAgg over anything but a GpuSort ordered by its partition keys then
  * its order keys (over another WindowAgg, over a Gather Merge in parallel
  * plans), and a run condition of a WindowAgg below another (which must
@@ -173,7 +173,7 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 {
 	Node	   *arg;
 
-	if (wfunc->winref != wagg->winref || wfunc->aggfilter != NULL)
+	if (wfunc->winref != wagg->winref)
 		return false;
 	switch (window_func_kind(wfunc))
 	{
@@ -184,8 +184,8 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			arg = linitial(wfunc->args);
 			return IsA(arg, Const) || IsA(arg, Param);
 		case WINFUNC_COUNT:
-			/* the partition's size; a running count(*), as an aggregate */
-			if (frame_is_partition(wagg))
+			/* the partition's size; filtered or running, as an aggregate */
+			if (frame_is_partition(wagg) && wfunc->aggfilter == NULL)
 				return true;
 			return frame_from_start(wagg) && aggregate_supported(wfunc);
 		case WINFUNC_AGGREGATE:

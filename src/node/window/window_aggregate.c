@@ -7,8 +7,8 @@
  *	  partition, or its rows up to the current row or its last peer).
  *
  * It follows nodeWindowAgg.c for a frame whose head never moves: the
- * transition and final functions resolved and called as there (strict
- * functions skip NULL inputs, a strict transition function with no initial
+ * transition and final functions resolved and called as there (rows that
+ * the FILTER clause leaves out skipped, strict functions skip NULL inputs, a strict transition function with no initial
  * value starts from the first input), and the node passes itself to them
  * as a WindowAggState, whose aggregate context is the state's memory, so
  * that AggCheckCallContext answers them as in a WindowAgg.  The planner
@@ -38,6 +38,7 @@ struct WindowAggregate
 {
 	List	   *args;			/* ExprStates */
 	int			nargs;
+	ExprState  *filter;			/* FILTER (WHERE ...), or NULL */
 	Oid			collation;
 	FmgrInfo	transfn;
 	FmgrInfo	finalfn;		/* fn_oid InvalidOid: none */
@@ -147,6 +148,8 @@ window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
 	agg->collation = wfunc->inputcollid;
 	agg->args = ExecInitExprList((List *) window_expr_of_sorted_row((Node *) wfunc->args),
 								 parent);
+	agg->filter = ExecInitExpr((Expr *) window_expr_of_sorted_row((Node *) wfunc->aggfilter),
+							   parent);
 	agg->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate",
 									 ALLOCSET_DEFAULT_SIZES);
 	agg->valuecxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort window aggregate value",
@@ -182,6 +185,18 @@ window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
 	Datum		value;
 	ListCell   *lc;
 
+	/* a row that its FILTER leaves out changes nothing */
+	if (agg->filter)
+	{
+		bool		isnull;
+
+		value = ExecEvalExpr(agg->filter, econtext, &isnull);
+		if (isnull || !DatumGetBool(value))
+		{
+			MemoryContextSwitchTo(oldcxt);
+			return;
+		}
+	}
 	agg->valued = false;
 	foreach(lc, agg->args)
 	{

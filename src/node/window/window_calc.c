@@ -433,8 +433,9 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 		WindowFuncState *f = &w->funcs[foreach_current_index(lc)];
 
 		f->kind = window_func_kind(wfunc);
-		if (f->kind == WINFUNC_COUNT && w->frame != FRAME_PARTITION)
-			f->kind = WINFUNC_AGGREGATE;	/* count(*) of a running frame */
+		if (f->kind == WINFUNC_COUNT &&
+			(w->frame != FRAME_PARTITION || wfunc->aggfilter != NULL))
+			f->kind = WINFUNC_AGGREGATE;	/* count(*) filtered or running */
 		if (f->kind == WINFUNC_NTILE)
 			f->arg = ExecInitExpr(linitial(wfunc->args), &state->css.ss.ps);
 		if (f->kind == WINFUNC_AGGREGATE)
