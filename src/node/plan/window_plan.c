@@ -305,12 +305,36 @@ sorted_for_window(WindowAgg *wagg, CustomScan *sort)
 /*
  * The scan tuple's column of a window function, for EXPLAIN VERBOSE.
  * PostgreSQL 18 names a WindowFunc's window after the WindowAgg that
- * computes it, which is gone: there, a call of the function stands for it.
+ * computes it, which is gone: there, a call of the function stands for it,
+ * an aggregate's as an Aggref (count(*), FILTER shown).
  */
 static Expr *
 window_column_expr(WindowFunc *wfunc)
 {
 #if PG_VERSION_NUM >= 180000
+	if (wfunc->winagg)
+	{
+		Aggref	   *aggref = makeNode(Aggref);
+		ListCell   *lc;
+
+		aggref->aggfnoid = wfunc->winfnoid;
+		aggref->aggtype = wfunc->wintype;
+		aggref->aggcollid = wfunc->wincollid;
+		aggref->inputcollid = wfunc->inputcollid;
+		foreach(lc, wfunc->args)
+		{
+			aggref->aggargtypes = lappend_oid(aggref->aggargtypes, exprType(lfirst(lc)));
+			aggref->args = lappend(aggref->args,
+								   makeTargetEntry(lfirst(lc), foreach_current_index(lc) + 1,
+												   NULL, false));
+		}
+		aggref->aggfilter = wfunc->aggfilter;
+		aggref->aggstar = wfunc->winstar;
+		aggref->aggkind = AGGKIND_NORMAL;
+		aggref->aggsplit = AGGSPLIT_SIMPLE;
+		aggref->location = wfunc->location;
+		return (Expr *) aggref;
+	}
 	return (Expr *) makeFuncExpr(wfunc->winfnoid, wfunc->wintype, wfunc->args,
 								 wfunc->wincollid, wfunc->inputcollid,
 								 COERCE_EXPLICIT_CALL);
