@@ -143,6 +143,7 @@ service_shmem_startup(void)
 		pg_atomic_init_u64(&gpu->jobs, 0);
 		pg_atomic_init_u64(&gpu->rows, 0);
 		pg_atomic_init_u64(&gpu->busy_us, 0);
+		pg_atomic_init_u64(&gpu->held_jobs, 0);
 		pg_atomic_init_u64(&gpu->failures, 0);
 		pg_atomic_init_u64(&gpu->running_row_keys, 0);
 	}

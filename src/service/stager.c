@@ -60,6 +60,13 @@
 /* How often a part waiting for room looks again, in milliseconds. */
 #define ROOM_POLL_MS		20
 
+/*
+ * How long a store of an input already held waits while the GPU process
+ * runs no job (at most gpusort.service_wait): such inputs hold device
+ * memory as they wait, and two of them may be waiting on each other.
+ */
+#define MIDWAY_IDLE_MS		1000
+
 /* Why a job on held rows did not run: failed, or declined for room. */
 typedef enum HeldRefusal
 {
@@ -256,24 +263,27 @@ room_for(ServiceHeld *held, HeldPart *part)
  * inputs keep there left a job of this one out (it would fit alone): until
  * an input not yet made there might be (room_for), or, for one made, until
  * the room kept there falls.  True then; false once the GPU process has run
- * no job for gpusort.service_wait.  So sorts that together outgrow the
- * GPU's memory take it one after another however long the ones ahead
- * take, while rows that no one sorts (a cursor left open) keep a sort
- * waiting no longer than the setting.
+ * no job on held rows for gpusort.service_wait (for one made,
+ * MIDWAY_IDLE_MS).  So sorts that together outgrow the GPU's memory take it
+ * one after another however long the ones ahead take, while rows that no
+ * one sorts (a cursor left open) keep a sort waiting no longer than the
+ * setting.
  */
 static bool
 wait_for_room(ServiceHeld *held, HeldPart *part)
 {
 	ServiceGpu *gpu = &service->gpus[part->gpu];
 	Size		committed = gpu->mem_committed;
-	uint64		busy_us = pg_atomic_read_u64(&gpu->busy_us);
+	uint64		held_jobs = pg_atomic_read_u64(&gpu->held_jobs);
 	TimestampTz idle_since = GetCurrentTimestamp();
+	int			idle_ms = part->made ? Min(gpusort_service_wait, MIDWAY_IDLE_MS) :
+		gpusort_service_wait;
 
-	if (gpusort_service_wait == 0)
+	if (idle_ms == 0)
 		return false;
 	for (;;)
 	{
-		uint64		now_busy_us;
+		uint64		now_held_jobs;
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 ROOM_POLL_MS, compat_service_wait_event());
@@ -281,14 +291,13 @@ wait_for_room(ServiceHeld *held, HeldPart *part)
 		CHECK_FOR_INTERRUPTS();
 		if (part->made ? gpu->mem_committed < committed : room_for(held, part))
 			return true;
-		now_busy_us = pg_atomic_read_u64(&gpu->busy_us);
-		if (now_busy_us != busy_us)
+		now_held_jobs = pg_atomic_read_u64(&gpu->held_jobs);
+		if (now_held_jobs != held_jobs)
 		{
-			busy_us = now_busy_us;
+			held_jobs = now_held_jobs;
 			idle_since = GetCurrentTimestamp();
 		}
-		else if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(),
-											gpusort_service_wait))
+		else if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(), idle_ms))
 			return false;
 	}
 }
