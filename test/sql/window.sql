@@ -261,6 +261,12 @@ INSERT INTO win_queries (q) VALUES
     WINDOW w AS (PARTITION BY grp)'),
   ('SELECT id, count(*) FILTER (WHERE k % 2 = 0) OVER w, sum(k) FILTER (WHERE t > ''m'') OVER w,
            max(id) FILTER (WHERE f < 0.5) OVER w FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k)'),
+  -- three and four window clauses over one sort
+  ('SELECT id, grp, k, rank() OVER (PARTITION BY grp ORDER BY k), count(*) OVER (PARTITION BY grp),
+           sum(id) OVER (PARTITION BY grp ORDER BY k, id ROWS UNBOUNDED PRECEDING),
+           lag(id) OVER (PARTITION BY grp ORDER BY k, id) FROM win_t'),
+  ('SELECT id, row_number() OVER (ORDER BY k, id), count(*) OVER (ORDER BY k), max(id) OVER (),
+           min(t) OVER (ORDER BY k GROUPS UNBOUNDED PRECEDING) FROM win_t'),
   -- first_value(), last_value() and nth_value() over those frames and the
   -- whole partition: n within it, past the frame's end, past the partition
   ('SELECT id, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 3) OVER w,

@@ -149,9 +149,8 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 		calls = lappend(calls, buf.data);
 	}
 	ExplainPropertyList("Window Functions", calls, es);
-	/* (the run condition is the outer clause's: the second, if any) */
-	if (!gpusort_window_second(cscan, &clause, &funcs))
-		clause = gpusort_window_clause(cscan);
+	/* (the run condition is the outer clause's: the last) */
+	gpusort_window_clause_at(cscan, gpusort_window_nclauses(cscan) - 1, &clause, &funcs);
 	if (clause->runCondition != NIL)
 		ExplainPropertyText("Run Condition",
 							deparse_expression((Node *) make_ands_explicit(clause->runCondition),

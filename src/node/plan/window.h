@@ -102,15 +102,17 @@ extern List *gpusort_window_funcs(CustomScan *cscan);
 extern List *gpusort_window_clause_funcs(CustomScan *cscan);
 
 /*
- * A second window clause over the same sort (gpusort_window_stack): its
- * clause, as gpusort_window_clause gives the first, and its functions;
- * false where there is none.
+ * The window clauses over the same sort (gpusort_window_stack), the first
+ * first: how many, and the n-th's clause (as gpusort_window_clause gives
+ * the first) and functions.
  */
-extern bool gpusort_window_second(CustomScan *cscan, WindowAgg **clause, List **funcs);
+extern int	gpusort_window_nclauses(CustomScan *cscan);
+extern void gpusort_window_clause_at(CustomScan *cscan, int n, WindowAgg **clause,
+									 List **funcs);
 
 /*
- * A WindowAgg over a GpuSort that computes another clause's functions:
- * the GpuSort, computing both (else NULL).
+ * A WindowAgg over a GpuSort that computes other clauses' functions: the
+ * GpuSort, computing them all (else NULL).
  */
 extern CustomScan *gpusort_window_stack(WindowAgg *wagg, CustomScan *node);
 

@@ -57,7 +57,7 @@
 typedef struct WindowRewrite
 {
 	WindowAgg  *wagg;
-	List	   *below;			/* a second clause's: the targetlist of the
+	List	   *below;			/* a clause over others: the targetlist of the
 								 * node below, which its Vars read */
 	int			nsorted;		/* columns of the sorted row (and of the
 								 * values below) */
@@ -396,7 +396,7 @@ rewrite_run_condition(Node *node, WindowRewrite *rw)
  * The WindowAgg's targetlist as the node's (returned), its filter (*qual)
  * and its run condition (into clause), its window functions read from the
  * scan tuple's columns after its first ncolumns (rw->funcs, in order); and
- * its Vars, from the sorted row, or, for a second clause, from below, the
+ * its Vars, from the sorted row, or, for a clause over others, from below, the
  * node's targetlist under it.  rw->ok false: GpuSort cannot compute them.
  */
 static List *
@@ -536,32 +536,32 @@ sorted_columns(CustomScan *node, int nsorted, const AttrNumber *cols, int n)
 }
 
 /*
- * A second window clause over the same sort: a WindowAgg over a GpuSort
- * that computes another clause's functions in its place (WINDOW_SORTS, one
- * clause, no filter).  The GpuSort computes both, the second's over the
- * rows and values of the first as they come (window_calc.c), where the
- * second's keys are columns of the sorted row, partition keys then order
+ * Another window clause over the same sort: a WindowAgg over a GpuSort
+ * that computes other clauses' functions in their place (WINDOW_SORTS, no
+ * filter).  The GpuSort computes them all, each clause's over the rows and
+ * values of the one before as they come (window_calc.c), where the new
+ * clause's keys are columns of the sorted row, partition keys then order
  * keys leading the sort's, and GpuSort computes its functions; else NULL.
- * Its functions' columns follow the first's in the scan tuple, and its
+ * Its functions' columns follow the others' in the scan tuple, and its
  * targetlist, filter and run condition become the node's.
  */
 CustomScan *
 gpusort_window_stack(WindowAgg *wagg, CustomScan *node)
 {
 	List	   *below = window_private(node);
-	int			nsorted;
+	int			nsorted = list_length(node->custom_scan_tlist);
 	WindowRewrite rw;
 	WindowAgg  *clause;
 	List	   *tlist = NIL;
 	List	   *qual;
 	ListCell   *lc;
 
-	if (!gpusort_window_functions || below == NIL || list_length(below) > 3 ||
+	if (!gpusort_window_functions || below == NIL ||
 		gpusort_window_mode(node) != WINDOW_SORTS || node->scan.plan.qual != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		wagg->startOffset != NULL || wagg->endOffset != NULL)
 		return NULL;
-	nsorted = list_length(node->custom_scan_tlist) - list_length(lsecond(below));
+	nsorted -= list_length(gpusort_window_funcs(node));
 	clause = window_clause_copy(wagg);
 	clause->partColIdx = sorted_columns(node, nsorted, wagg->partColIdx, wagg->partNumCols);
 	clause->ordColIdx = sorted_columns(node, nsorted, wagg->ordColIdx, wagg->ordNumCols);
@@ -749,15 +749,42 @@ gpusort_window_mode(CustomScan *cscan)
 	return window == NIL ? WINDOW_SORTS : (WindowNodeMode) intVal(lthird(window));
 }
 
-List *
-gpusort_window_funcs(CustomScan *cscan)
+/*
+ * (window_private: the first clause, its functions, the mode, then each
+ * further clause and its functions)
+ */
+int
+gpusort_window_nclauses(CustomScan *cscan)
 {
 	List	   *window = window_private(cscan);
 
-	if (window == NIL)
-		return NIL;
-	return list_length(window) > 3 ?
-		list_concat_copy(lsecond(window), list_nth(window, 4)) : lsecond(window);
+	return window == NIL ? 0 : 1 + (list_length(window) - 3) / 2;
+}
+
+void
+gpusort_window_clause_at(CustomScan *cscan, int n, WindowAgg **clause, List **funcs)
+{
+	List	   *window = window_private(cscan);
+	int			at = n == 0 ? 0 : 1 + 2 * n;
+
+	*clause = list_nth(window, at);
+	*funcs = list_nth(window, at + 1);
+}
+
+List *
+gpusort_window_funcs(CustomScan *cscan)
+{
+	List	   *funcs = NIL;
+
+	for (int n = 0; n < gpusort_window_nclauses(cscan); n++)
+	{
+		WindowAgg  *clause;
+		List	   *clause_funcs;
+
+		gpusort_window_clause_at(cscan, n, &clause, &clause_funcs);
+		funcs = list_concat(funcs, clause_funcs);
+	}
+	return funcs;
 }
 
 List *
@@ -766,18 +793,6 @@ gpusort_window_clause_funcs(CustomScan *cscan)
 	List	   *window = window_private(cscan);
 
 	return window == NIL ? NIL : lsecond(window);
-}
-
-bool
-gpusort_window_second(CustomScan *cscan, WindowAgg **clause, List **funcs)
-{
-	List	   *window = window_private(cscan);
-
-	if (list_length(window) <= 3)
-		return false;
-	*clause = list_nth(window, 3);
-	*funcs = list_nth(window, 4);
-	return true;
 }
 
 WindowAgg *

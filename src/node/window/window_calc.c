@@ -118,7 +118,8 @@ typedef struct WindowCalc
 	int			nfuncs;
 	WindowFuncState *funcs;
 	TupleDesc	desc;			/* of a row read: the sorted row (with the
-								 * first clause's values, for a second) */
+								 * values of the clauses below, for one over
+								 * others) */
 	int			nsorted;		/* its columns */
 	TupleTableSlot *out;		/* the sorted row and the values */
 	ExprContext *econtext;		/* the node's */
@@ -189,7 +190,7 @@ typedef struct WindowCalc
 	uint64	   *slice_last_keys;
 	TupleTableSlot *slice_last;
 
-	/* a second clause's: the first's, whose rows with values it reads */
+	/* a clause over another: that one, whose rows with values it reads */
 	struct WindowCalc *inner;
 
 	/* the current row */
@@ -512,15 +513,16 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 
 static bool next_row_values(GpuSortState *state, WindowCalc *w);
 
-/* A second clause's rows: the first's, with its values. */
+/*
+ * The next row that a clause reads: the node's sorted rows, or for a clause
+ * over another, that one's rows with its values.
+ */
 static TupleTableSlot *
-inner_next(GpuSortState *state)
+clause_input_next(GpuSortState *state, WindowCalc *w)
 {
-	WindowCalc *inner = state->window->inner;
-
-	if (!next_row_values(state, inner))
-		return NULL;
-	return inner->out;
+	if (w->inner)
+		return next_row_values(state, w->inner) ? w->inner->out : NULL;
+	return w->sorted_next(state);
 }
 
 WindowCalc *
@@ -528,27 +530,32 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot,
 				  NodeRowSource sorted_next)
 {
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	TupleDesc	window_desc = window_slot->tts_tupleDescriptor;
+	int			nclauses = gpusort_window_nclauses(cscan);
 	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-	List	   *funcs = gpusort_window_clause_funcs(cscan);
-	WindowAgg  *second;
-	List	   *second_funcs;
-	WindowCalc *inner;
-	WindowCalc *w;
-	TupleDesc	inner_desc;
+	WindowCalc *w = NULL;
 
-	if (!gpusort_window_second(cscan, &second, &second_funcs))
-		return clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
-							window_slot, sorted_next);
+	/* each clause over the one before: its rows, with their values after */
+	for (int n = 0; n < nclauses; n++)
+	{
+		WindowAgg  *clause;
+		List	   *funcs;
+		TupleTableSlot *out = window_slot;
+		WindowCalc *below = w;
 
-	/* the first clause's values after the sorted row */
-	inner_desc = CreateTemplateTupleDesc(desc->natts + list_length(funcs));
-	for (int i = 1; i <= inner_desc->natts; i++)
-		TupleDescCopyEntry(inner_desc, i, window_slot->tts_tupleDescriptor, i);
-	inner = clause_begin(state, gpusort_window_clause(cscan), funcs, desc,
-						 MakeSingleTupleTableSlot(inner_desc, &TTSOpsVirtual),
-						 sorted_next);
-	w = clause_begin(state, second, second_funcs, inner_desc, window_slot, inner_next);
-	w->inner = inner;
+		gpusort_window_clause_at(cscan, n, &clause, &funcs);
+		if (n < nclauses - 1)
+		{
+			TupleDesc	out_desc = CreateTemplateTupleDesc(desc->natts + list_length(funcs));
+
+			for (int i = 1; i <= out_desc->natts; i++)
+				TupleDescCopyEntry(out_desc, i, window_desc, i);
+			out = MakeSingleTupleTableSlot(out_desc, &TTSOpsVirtual);
+		}
+		w = clause_begin(state, clause, funcs, desc, out, below ? NULL : sorted_next);
+		w->inner = below;
+		desc = out->tts_tupleDescriptor;
+	}
 	return w;
 }
 
@@ -753,7 +760,7 @@ read_partition(GpuSortState *state, WindowCalc *w)
 		w->funcs[i].shift_read = 0;
 	if (TupIsNull(w->next_first))
 	{
-		row = w->input_done ? NULL : w->sorted_next(state);
+		row = w->input_done ? NULL : clause_input_next(state, w);
 		if (TupIsNull(row))
 		{
 			w->input_done = true;
@@ -774,7 +781,7 @@ read_partition(GpuSortState *state, WindowCalc *w)
 	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
-		row = w->sorted_next(state);
+		row = clause_input_next(state, w);
 		if (TupIsNull(row))
 		{
 			w->input_done = true;
@@ -933,7 +940,7 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 	}
 	else
 	{
-		row = w->sorted_next(state);
+		row = clause_input_next(state, w);
 		if (TupIsNull(row))
 			return false;
 		row_keys_if_compared(w, row, w->row_keys, ALL_KEYS);
