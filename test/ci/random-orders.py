@@ -19,8 +19,9 @@ kinds, each run with gpusort.enabled on and off and their output compared:
   window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*),
           ntile(3) (then id, whose value depends on the order of peers),
           sum() or min() over the whole partition or running, over a
-          random PARTITION BY and such an order, per id, some with a
-          second clause, count(*) over the partition;
+          random PARTITION BY and such an order, per id, some with
+          further clauses: count(*) over the partition, a count(*) with a
+          FILTER to the last peer;
   top n   the ids whose row_number() in a random partition is at most 1, 2,
           3 or 50;
   subquery  the order of a subquery with LIMIT ALL, read whole;
@@ -256,10 +257,17 @@ def random_query(rnd, names):
         if func.startswith(("sum", "min")) and rnd.random() < 0.5:
             # an aggregate over the whole partition (else to the last peer)
             frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
-        # sometimes a second clause over the same sort (one node computes both)
-        second = ", count(*) OVER (PARTITION BY %s)" % part if part and rnd.random() < 0.3 else ""
+        partition = "PARTITION BY %s " % part if part else ""
+        # sometimes more clauses over the same sort (one node computes them
+        # all): the partition's count, a count to the last peer of the rows
+        # that a FILTER keeps
+        more = ""
+        if part and rnd.random() < 0.3:
+            more += ", count(*) OVER (PARTITION BY %s)" % part
+        if rnd.random() < 0.3:
+            more += ", count(*) FILTER (WHERE id %% 3 = 0) OVER (%sORDER BY %s)" % (partition, order)
         return kind, ("SELECT id, %s OVER (%sORDER BY %s%s)%s FROM rt ORDER BY id"
-                      % (func, "PARTITION BY %s " % part if part else "", order, frame, second))
+                      % (func, partition, order, frame, more))
     if kind == "distinct on":
         # the first row of each group of the leading keys, which the order
         # to the id decides (the node drops the others: distinct_filter.c)
