@@ -256,6 +256,24 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT grp, k, count(*) OVER (PARTITION BY grp ORDER BY k) FROM win_t'),
   ('SELECT id, count(*) OVER (ORDER BY k DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
            count(*) OVER (ORDER BY k DESC, id) FROM win_t'),
+  -- frames of rows a constant number before or after the current one: a
+  -- moving head taken out by inverse functions (sum, count, avg), or
+  -- restarting (min, max, string_agg, a float's sum); frames empty at the
+  -- ends, offsets past the partition, a FILTER, NULL inputs
+  ('SELECT id, sum(k) OVER w, avg(f) OVER w, count(k) OVER w, count(*) OVER w, max(t) OVER w
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)'),
+  ('SELECT id, sum(id) OVER w, min(k) OVER w, string_agg(t, '','') OVER w, sum(f::float8) OVER w
+    FROM win_t WINDOW w AS (ORDER BY f, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)'),
+  ('SELECT id, sum(k) OVER w, count(*) FILTER (WHERE id % 2 = 0) OVER w FROM win_t
+    WINDOW w AS (PARTITION BY grp ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING)'),
+  ('SELECT id, sum(k) OVER w, avg(k) OVER w FROM win_t
+    WINDOW w AS (PARTITION BY k ORDER BY id ROWS BETWEEN 5000 PRECEDING AND 1 PRECEDING)'),
+  ('SELECT id, sum(id) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 PRECEDING),
+           count(*) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 2 FOLLOWING)
+    FROM win_t'),
+  ('SELECT id, sum(f) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 FOLLOWING),
+           bool_and(k > 3) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN CURRENT ROW AND 4 FOLLOWING)
+    FROM win_t'),
   -- FILTER: over the partition and running; NULL and false leave a row out
   ('SELECT grp, k, rank() OVER w, count(*) FILTER (WHERE k > 3) OVER w FROM win_t
     WINDOW w AS (PARTITION BY grp)'),

@@ -6,7 +6,8 @@
  *	  dense_rank(), percent_rank(), cume_dist(), ntile(n), lag(), lead(),
  *	  first_value(), last_value(), nth_value(), or aggregates of
  *	  PostgreSQL's own (count(*), sum(x), ...; with FILTER or not) over
- *	  the whole partition, or over its rows up to the current one
+ *	  the whole partition, over its rows up to the current one, or over
+ *	  rows a constant number before or after it (ROWS offsets)
  *	  becomes one GpuSort node that sorts and returns each row with their
  *	  values (window_calc.c, window_aggregate.c).
  *
@@ -26,7 +27,8 @@
  * ranks stays, and its participants' GpuSorts each return only the rows
  * that pass it among their own (gpusort_window_top_n_below).
  *
- * WindowAgg stays for other functions, frames with offsets, a
+ * WindowAgg stays for other functions, frames with offsets but the
+ * aggregates' ROWS frames with constant ones, a
  * WindowAgg over anything but a GpuSort ordered by its partition keys then
  * its order keys (over another WindowAgg, over a Gather Merge in parallel
  * plans), and a run condition of a WindowAgg below another (which must
@@ -139,6 +141,38 @@ frame_from_start(WindowAgg *wagg)
 		!(options & FRAMEOPTION_EXCLUSION);
 }
 
+/* A frame offset that the node reads once: a constant, not NULL nor negative. */
+static bool
+offset_constant(Node *offset)
+{
+	return offset != NULL && IsA(offset, Const) && !((Const *) offset)->constisnull &&
+		((Const *) offset)->consttype == INT8OID &&
+		DatumGetInt64(((Const *) offset)->constvalue) >= 0;
+}
+
+/* Has the frame an offset at either end (n PRECEDING, n FOLLOWING)? */
+static bool
+frame_offsets(WindowAgg *wagg)
+{
+	return (wagg->frameOptions & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)) != 0;
+}
+
+/*
+ * Is the frame ROWS with a constant offset at one end or both (ROWS BETWEEN
+ * 6 PRECEDING AND CURRENT ROW), excluding no row?  The aggregates' frames
+ * whose head may move (window_calc.c).
+ */
+static bool
+frame_rows_offsets(WindowAgg *wagg)
+{
+	int			options = wagg->frameOptions;
+
+	return (options & FRAMEOPTION_ROWS) && !(options & FRAMEOPTION_EXCLUSION) &&
+		frame_offsets(wagg) &&
+		(!(options & FRAMEOPTION_START_OFFSET) || offset_constant(wagg->startOffset)) &&
+		(!(options & FRAMEOPTION_END_OFFSET) || offset_constant(wagg->endOffset));
+}
+
 /*
  * An aggregate that the node computes over a partition as WindowAgg does
  * (window_aggregate.c): one of PostgreSQL's own, a plain one, safe in a
@@ -184,12 +218,13 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			arg = linitial(wfunc->args);
 			return IsA(arg, Const) || IsA(arg, Param);
 		case WINFUNC_COUNT:
-			/* the partition's size; filtered or running, as an aggregate */
+			/* the partition's size; else as an aggregate */
 			if (frame_is_partition(wagg) && wfunc->aggfilter == NULL)
 				return true;
-			return frame_from_start(wagg) && aggregate_supported(wfunc);
+			/* FALLTHROUGH */
 		case WINFUNC_AGGREGATE:
-			return frame_from_start(wagg) && aggregate_supported(wfunc);
+			return (frame_from_start(wagg) || frame_rows_offsets(wagg)) &&
+				aggregate_supported(wfunc);
 		case WINFUNC_LAG:
 		case WINFUNC_LEAD:
 			/* an offset that stays for the scan (as PostgreSQL's may not) */
@@ -354,6 +389,8 @@ window_clause_copy(WindowAgg *wagg)
 
 	clause->winref = wagg->winref;
 	clause->frameOptions = wagg->frameOptions;
+	clause->startOffset = wagg->startOffset;
+	clause->endOffset = wagg->endOffset;
 	clause->partNumCols = wagg->partNumCols;
 	clause->partColIdx = wagg->partColIdx;
 	clause->partOperators = wagg->partOperators;
@@ -454,7 +491,7 @@ window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 		(gpusort_shares_input(sort) && mode == WINDOW_SORTS) ||
 		sort->scan.plan.initPlan != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
-		wagg->startOffset != NULL || wagg->endOffset != NULL ||
+		(frame_offsets(wagg) && !frame_rows_offsets(wagg)) ||
 		!sorted_for_window(wagg, sort))
 		return NULL;
 
@@ -559,7 +596,7 @@ gpusort_window_stack(WindowAgg *wagg, CustomScan *node)
 	if (!gpusort_window_functions || below == NIL ||
 		gpusort_window_mode(node) != WINDOW_SORTS || node->scan.plan.qual != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
-		wagg->startOffset != NULL || wagg->endOffset != NULL)
+		(frame_offsets(wagg) && !frame_rows_offsets(wagg)))
 		return NULL;
 	nsorted -= list_length(gpusort_window_funcs(node));
 	clause = window_clause_copy(wagg);

@@ -23,6 +23,8 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "parser/parse_agg.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -41,6 +43,8 @@ struct WindowAggregate
 	ExprState  *filter;			/* FILTER (WHERE ...), or NULL */
 	Oid			collation;
 	FmgrInfo	transfn;
+	FmgrInfo	invtransfn;		/* a moving frame's inverse; fn_oid
+								 * InvalidOid: none (its frames restart) */
 	FmgrInfo	finalfn;		/* fn_oid InvalidOid: none */
 	int			nfinalargs;
 	int16		translen;
@@ -54,6 +58,7 @@ struct WindowAggregate
 	Datum		trans;
 	bool		trans_isnull;
 	bool		started;		/* a row was added */
+	int64		nvalues;		/* inputs in the state (not skipped) */
 	bool		valued;			/* the value is computed */
 	Datum		value;
 	bool		value_isnull;
@@ -101,14 +106,20 @@ initial_value(Datum textval, Oid transtype)
 }
 
 WindowAggregate *
-window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
+window_aggregate_begin(WindowFunc *wfunc, PlanState *parent, bool moving)
 {
 	WindowAggregate *agg = palloc0(sizeof(WindowAggregate));
 	Oid			types[FUNC_MAX_ARGS];
 	HeapTuple	tuple;
 	Form_pg_aggregate form;
 	Oid			transtype;
+	Oid			transfn;
+	Oid			invtransfn = InvalidOid;
+	Oid			finalfn;
+	bool		finalextra;
+	AttrNumber	initval_attno;
 	Expr	   *transexpr;
+	Expr	   *invtransexpr;
 	Expr	   *finalexpr;
 	Datum		initval;
 	ListCell   *lc;
@@ -122,25 +133,56 @@ window_aggregate_begin(WindowFunc *wfunc, PlanState *parent)
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for aggregate %u", wfunc->winfnoid);
 	form = (Form_pg_aggregate) GETSTRUCT(tuple);
-	transtype = resolve_aggregate_transtype(wfunc->winfnoid, form->aggtranstype,
-											types, agg->nargs);
-	build_aggregate_transfn_expr(types, agg->nargs, 0, false, transtype,
-								 wfunc->inputcollid, form->aggtransfn, InvalidOid,
-								 &transexpr, NULL);
-	fmgr_info(form->aggtransfn, &agg->transfn);
-	fmgr_info_set_expr((Node *) transexpr, &agg->transfn);
-	agg->finalfn.fn_oid = InvalidOid;
-	if (OidIsValid(form->aggfinalfn))
+
+	/*
+	 * Where the frame's head moves, the moving-aggregate functions, whose
+	 * inverse takes the rows that leave the frame out, as nodeWindowAgg.c
+	 * chooses them: not where the arguments are volatile or hold subplans
+	 * (restarting or not would show), nor where the final function would
+	 * change the state.  Else the frame restarts as its head moves.
+	 */
+	if (moving && OidIsValid(form->aggminvtransfn) &&
+		form->aggmfinalmodify == AGGMODIFY_READ_ONLY &&
+		!contain_volatile_functions((Node *) wfunc) && !contain_subplans((Node *) wfunc))
 	{
-		agg->nfinalargs = form->aggfinalextra ? agg->nargs + 1 : 1;
+		transtype = form->aggmtranstype;
+		transfn = form->aggmtransfn;
+		invtransfn = form->aggminvtransfn;
+		finalfn = form->aggmfinalfn;
+		finalextra = form->aggmfinalextra;
+		initval_attno = Anum_pg_aggregate_aggminitval;
+	}
+	else
+	{
+		transtype = form->aggtranstype;
+		transfn = form->aggtransfn;
+		finalfn = form->aggfinalfn;
+		finalextra = form->aggfinalextra;
+		initval_attno = Anum_pg_aggregate_agginitval;
+	}
+	transtype = resolve_aggregate_transtype(wfunc->winfnoid, transtype, types, agg->nargs);
+	build_aggregate_transfn_expr(types, agg->nargs, 0, false, transtype,
+								 wfunc->inputcollid, transfn, invtransfn,
+								 &transexpr, &invtransexpr);
+	fmgr_info(transfn, &agg->transfn);
+	fmgr_info_set_expr((Node *) transexpr, &agg->transfn);
+	agg->invtransfn.fn_oid = InvalidOid;
+	if (OidIsValid(invtransfn))
+	{
+		fmgr_info(invtransfn, &agg->invtransfn);
+		fmgr_info_set_expr((Node *) invtransexpr, &agg->invtransfn);
+	}
+	agg->finalfn.fn_oid = InvalidOid;
+	if (OidIsValid(finalfn))
+	{
+		agg->nfinalargs = finalextra ? agg->nargs + 1 : 1;
 		build_aggregate_finalfn_expr(types, agg->nfinalargs, transtype, wfunc->wintype,
-									 wfunc->inputcollid, form->aggfinalfn, &finalexpr);
-		fmgr_info(form->aggfinalfn, &agg->finalfn);
+									 wfunc->inputcollid, finalfn, &finalexpr);
+		fmgr_info(finalfn, &agg->finalfn);
 		fmgr_info_set_expr((Node *) finalexpr, &agg->finalfn);
 	}
 	get_typlenbyval(transtype, &agg->translen, &agg->transbyval);
-	initval = SysCacheGetAttr(AGGFNOID, tuple, Anum_pg_aggregate_agginitval,
-							  &agg->initval_isnull);
+	initval = SysCacheGetAttr(AGGFNOID, tuple, initval_attno, &agg->initval_isnull);
 	if (!agg->initval_isnull)
 		agg->initval = initial_value(initval, transtype);
 	ReleaseSysCache(tuple);
@@ -175,76 +217,53 @@ window_aggregate_reset(WindowAggregate *agg)
 	}
 	agg->started = false;
 	agg->valued = false;
+	agg->nvalues = 0;
 }
 
-void
-window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
+/*
+ * The row's inputs into fcinfo->args[1..]: false where the row changes
+ * nothing, left out by the FILTER, or with a NULL input of a strict
+ * function.
+ */
+static bool
+row_inputs(WindowAggregate *agg, ExprContext *econtext, FunctionCallInfo fcinfo,
+		   bool strict)
 {
-	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
-	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	Datum		value;
 	ListCell   *lc;
 
-	/* a row that its FILTER leaves out changes nothing */
 	if (agg->filter)
 	{
 		bool		isnull;
+		Datum		keep = ExecEvalExpr(agg->filter, econtext, &isnull);
 
-		value = ExecEvalExpr(agg->filter, econtext, &isnull);
-		if (isnull || !DatumGetBool(value))
-		{
-			MemoryContextSwitchTo(oldcxt);
-			return;
-		}
+		if (isnull || !DatumGetBool(keep))
+			return false;
 	}
-	agg->valued = false;
 	foreach(lc, agg->args)
 	{
 		int			i = foreach_current_index(lc) + 1;
 
 		fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
+		if (strict && fcinfo->args[i].isnull)
+			return false;
 	}
-	if (agg->transfn.fn_strict)
-	{
-		for (int i = 1; i <= agg->nargs; i++)
-			if (fcinfo->args[i].isnull)
-			{
-				MemoryContextSwitchTo(oldcxt);
-				return;
-			}
-		/* no initial value: the first input is the state */
-		if (!agg->started && agg->trans_isnull)
-		{
-			MemoryContextSwitchTo(agg->cxt);
-			agg->trans = datumCopy(fcinfo->args[1].value, agg->transbyval, agg->translen);
-			agg->trans_isnull = false;
-			agg->started = true;
-			MemoryContextSwitchTo(oldcxt);
-			return;
-		}
-		if (agg->trans_isnull)
-		{
-			/* a strict function that returned NULL: NULL to the end */
-			MemoryContextSwitchTo(oldcxt);
-			return;
-		}
-	}
-	InitFunctionCallInfoData(*fcinfo, &agg->transfn, agg->nargs + 1, agg->collation,
-							 (Node *) agg->context, NULL);
-	fcinfo->args[0].value = agg->trans;
-	fcinfo->args[0].isnull = agg->trans_isnull;
-	value = FunctionCallInvoke(fcinfo);
-	agg->started = true;
+	return true;
+}
 
-	/* a new value by reference goes into the state's memory, the old out */
+/* The transition's result as the state: by reference, into its memory. */
+static void
+set_state(WindowAggregate *agg, Datum value, bool isnull)
+{
 	if (!agg->transbyval && DatumGetPointer(value) != DatumGetPointer(agg->trans))
 	{
-		if (!fcinfo->isnull)
+		if (!isnull)
 		{
-			MemoryContextSwitchTo(agg->cxt);
+			MemoryContext oldcxt = MemoryContextSwitchTo(agg->cxt);
+
 			if (!(DatumIsReadWriteExpandedObject(value, false, agg->translen) &&
 				  MemoryContextGetParent(DatumGetEOHP(value)->eoh_context) == agg->cxt))
 				value = datumCopy(value, false, agg->translen);
+			MemoryContextSwitchTo(oldcxt);
 		}
 		if (!agg->trans_isnull)
 		{
@@ -255,8 +274,91 @@ window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
 		}
 	}
 	agg->trans = value;
-	agg->trans_isnull = fcinfo->isnull;
+	agg->trans_isnull = isnull;
+	agg->valued = false;
+}
+
+void
+window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
+{
+	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
+	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	Datum		value;
+
+	if (!row_inputs(agg, econtext, fcinfo, agg->transfn.fn_strict))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		return;
+	}
+	if (agg->transfn.fn_strict && agg->trans_isnull)
+	{
+		/* no initial value: the first input is the state */
+		if (!agg->started)
+		{
+			MemoryContextSwitchTo(agg->cxt);
+			agg->trans = datumCopy(fcinfo->args[1].value, agg->transbyval, agg->translen);
+			agg->trans_isnull = false;
+			agg->started = true;
+			agg->valued = false;
+			agg->nvalues = 1;
+		}
+		/* (else a strict function that returned NULL: NULL to the end) */
+		MemoryContextSwitchTo(oldcxt);
+		return;
+	}
+	InitFunctionCallInfoData(*fcinfo, &agg->transfn, agg->nargs + 1, agg->collation,
+							 (Node *) agg->context, NULL);
+	fcinfo->args[0].value = agg->trans;
+	fcinfo->args[0].isnull = agg->trans_isnull;
+	value = FunctionCallInvoke(fcinfo);
+	if (fcinfo->isnull && OidIsValid(agg->invtransfn.fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("moving-aggregate transition function must not return null")));
+	agg->started = true;
+	agg->nvalues++;
+	set_state(agg, value, fcinfo->isnull);
 	MemoryContextSwitchTo(oldcxt);
+}
+
+bool
+window_aggregate_retreat(WindowAggregate *agg, ExprContext *econtext)
+{
+	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
+	MemoryContext oldcxt;
+	Datum		value;
+
+	if (!OidIsValid(agg->invtransfn.fn_oid))
+		return false;
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	if (!row_inputs(agg, econtext, fcinfo, agg->invtransfn.fn_strict))
+	{
+		/* (it was not added either) */
+		MemoryContextSwitchTo(oldcxt);
+		return true;
+	}
+	if (agg->nvalues <= 1)
+	{
+		/* the last input out: the initial state, which may be NULL */
+		MemoryContextSwitchTo(oldcxt);
+		window_aggregate_reset(agg);
+		return true;
+	}
+	InitFunctionCallInfoData(*fcinfo, &agg->invtransfn, agg->nargs + 1, agg->collation,
+							 (Node *) agg->context, NULL);
+	fcinfo->args[0].value = agg->trans;
+	fcinfo->args[0].isnull = agg->trans_isnull;
+	value = FunctionCallInvoke(fcinfo);
+	if (fcinfo->isnull)
+	{
+		/* it cannot take this input out: the frame restarts */
+		MemoryContextSwitchTo(oldcxt);
+		return false;
+	}
+	agg->nvalues--;
+	set_state(agg, value, false);
+	MemoryContextSwitchTo(oldcxt);
+	return true;
 }
 
 Datum

@@ -69,13 +69,16 @@ typedef struct WindowKeyColumn
 /*
  * The frame of the aggregates and of last_value() and nth_value(): the
  * whole partition, or its rows up to the current one (ROWS), or to its
- * last peer (RANGE, GROUPS).
+ * last peer (RANGE, GROUPS); or, for the aggregates, rows a constant
+ * number before or after the current one at either end (ROWS BETWEEN 6
+ * PRECEDING AND CURRENT ROW), whose head moves.
  */
 typedef enum AggregateFrame
 {
 	FRAME_PARTITION,
 	FRAME_TO_ROW,
-	FRAME_TO_PEERS
+	FRAME_TO_PEERS,
+	FRAME_ROWS_OFFSETS
 } AggregateFrame;
 
 /* Which of a row's keys to make: its partition's, its order's, or all. */
@@ -153,8 +156,13 @@ typedef struct WindowCalc
 	bool		need_peer_end;	/* cume_dist() */
 	int			naggregates;	/* aggregates over it */
 	AggregateFrame frame;		/* which of its rows they read */
+	int			frame_options;	/* FRAMEOPTION_ bits */
+	int64		start_offset;	/* FRAME_ROWS_OFFSETS: n PRECEDING ... */
+	int64		end_offset;
 	int			aggregate_pointer;	/* the read pointer they read it by */
 	int64		aggregate_read; /* and the rows it read */
+	int			head_pointer;	/* a moving head's: the rows they took out */
+	int64		aggregate_head;
 	ExprContext *aggcontext;	/* and their arguments' context */
 	ExprContext *shiftcontext;	/* lag()'s and lead()'s, for the row */
 	TupleTableSlot *arg_slot;	/* a row as the functions' arguments read it */
@@ -397,6 +405,9 @@ clause_frame(WindowAgg *clause)
 {
 	int			options = clause->frameOptions;
 
+	if ((options & FRAMEOPTION_ROWS) &&
+		(options & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)))
+		return FRAME_ROWS_OFFSETS;
 	if ((options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING))
 		return FRAME_PARTITION;
 	if ((options & FRAMEOPTION_ROWS))
@@ -424,6 +435,11 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 	w->desc = desc;
 	w->arg_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	w->frame = clause_frame(clause);
+	w->frame_options = clause->frameOptions;
+	if (clause->frameOptions & FRAMEOPTION_START_OFFSET)
+		w->start_offset = DatumGetInt64(castNode(Const, clause->startOffset)->constvalue);
+	if (clause->frameOptions & FRAMEOPTION_END_OFFSET)
+		w->end_offset = DatumGetInt64(castNode(Const, clause->endOffset)->constvalue);
 	w->sorted_next = sorted_next;
 	w->cxt = CurrentMemoryContext;
 	w->nfuncs = list_length(funcs);
@@ -441,7 +457,10 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 			f->arg = ExecInitExpr(linitial(wfunc->args), &state->css.ss.ps);
 		if (f->kind == WINFUNC_AGGREGATE)
 		{
-			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps);
+			f->agg = window_aggregate_begin(wfunc, &state->css.ss.ps,
+											w->frame == FRAME_ROWS_OFFSETS &&
+											!(clause->frameOptions &
+											  FRAMEOPTION_START_UNBOUNDED_PRECEDING));
 			w->naggregates++;
 		}
 		if (f->kind == WINFUNC_LAG || f->kind == WINFUNC_LEAD ||
@@ -490,6 +509,9 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 		{
 			w->aggregate_pointer = tuplestore_alloc_read_pointer(w->partition,
 																 EXEC_FLAG_REWIND);
+			if (w->frame == FRAME_ROWS_OFFSETS)
+				w->head_pointer = tuplestore_alloc_read_pointer(w->partition,
+																EXEC_FLAG_REWIND);
 			w->aggcontext = CreateExprContext(state->css.ss.ps.state);
 		}
 		for (int i = 0; i < w->nfuncs; i++)
@@ -741,8 +763,105 @@ aggregate_partition(WindowCalc *w)
 		if (w->funcs[i].agg)
 			window_aggregate_reset(w->funcs[i].agg);
 	w->aggregate_read = 0;
+	w->aggregate_head = 0;
 	if (w->frame == FRAME_PARTITION)
 		aggregate_to(w, w->partition_rows);
+}
+
+/*
+ * The current row's frame of rows offsets before or after it: rows head to
+ * tail (not included) of the partition, none where tail is not past head.
+ */
+static void
+rows_frame(WindowCalc *w, int64 *head, int64 *tail)
+{
+	int			options = w->frame_options;
+	int64		n = w->partition_rows;
+	int64		start = Min(w->start_offset, n);	/* (no overflow) */
+	int64		end = Min(w->end_offset, n);
+
+	if (options & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
+		*head = 0;
+	else if (options & FRAMEOPTION_START_CURRENT_ROW)
+		*head = w->pos;
+	else if (options & FRAMEOPTION_START_OFFSET_PRECEDING)
+		*head = w->pos - start;
+	else
+		*head = w->pos + start;
+	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
+		*tail = n;
+	else if (options & FRAMEOPTION_END_CURRENT_ROW)
+		*tail = w->pos + 1;
+	else if (options & FRAMEOPTION_END_OFFSET_PRECEDING)
+		*tail = w->pos - end + 1;
+	else
+		*tail = w->pos + end + 1;
+	*head = Max(Min(*head, n), 0);
+	*tail = Max(Min(*tail, n), *head);
+}
+
+/*
+ * Moves the read pointer of the rows taken out to place to (from
+ * aggregate_head), each row taken out of every aggregate on the way where
+ * take_out: false once one cannot take one out, the rest only passed.
+ */
+static bool
+head_to(WindowCalc *w, int64 to, bool take_out)
+{
+	tuplestore_select_read_pointer(w->partition, w->head_pointer);
+	for (; w->aggregate_head < to; w->aggregate_head++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!take_out)
+		{
+			if (!tuplestore_advance(w->partition, true))
+				elog(ERROR, "GpuSort lost a row of a window partition");
+			continue;
+		}
+		if (!tuplestore_gettupleslot(w->partition, true, false, w->ahead_slot))
+			elog(ERROR, "GpuSort lost a row of a window partition");
+		w->aggcontext->ecxt_scantuple = virtual_row(w->arg_slot, w->ahead_slot);
+		for (int i = 0; i < w->nfuncs && take_out; i++)
+			if (w->funcs[i].agg)
+				take_out = window_aggregate_retreat(w->funcs[i].agg, w->aggcontext);
+		ResetExprContext(w->aggcontext);
+	}
+	tuplestore_select_read_pointer(w->partition, 0);
+	return take_out;
+}
+
+/*
+ * The aggregates over the current row's frame of rows offsets before or
+ * after it: the rows that left it taken out by the aggregates' inverse
+ * transition functions, those that came in added, as nodeWindowAgg.c
+ * does; where one has no inverse (min, max) or it declines, or where no
+ * row of the last frame stays, they all start again from the frame's head.
+ */
+static void
+aggregate_moving(WindowCalc *w)
+{
+	int64		head;
+	int64		tail;
+
+	rows_frame(w, &head, &tail);
+	if (head > w->aggregate_head)
+	{
+		bool		restart = head >= w->aggregate_read;
+
+		if (!restart)
+			restart = !head_to(w, head, true);
+		if (restart)
+		{
+			/* the frame's rows added again from its head */
+			(void) head_to(w, head, false);
+			for (int i = 0; i < w->nfuncs; i++)
+				if (w->funcs[i].agg)
+					window_aggregate_reset(w->funcs[i].agg);
+			tuplestore_copy_read_pointer(w->partition, w->head_pointer, w->aggregate_pointer);
+			w->aggregate_read = head;
+		}
+	}
+	aggregate_to(w, tail);
 }
 
 /*
@@ -983,8 +1102,10 @@ next_row_values(GpuSortState *state, WindowCalc *w)
 			w->peer_end = peer_group_end(w);
 	}
 
-	/* the aggregates' frames, up to this row or its last peer */
-	if (w->naggregates > 0 && w->frame != FRAME_PARTITION)
+	/* the aggregates' frames, up to this row or its last peer, or moving */
+	if (w->naggregates > 0 && w->frame == FRAME_ROWS_OFFSETS)
+		aggregate_moving(w);
+	else if (w->naggregates > 0 && w->frame != FRAME_PARTITION)
 		aggregate_to(w, frame_end(w));
 
 	/* the sorted row's columns, then the values */
