@@ -18,7 +18,8 @@ kinds, each run with gpusort.enabled on and off and their output compared:
           order is complete);
   window  rank(), dense_rank(), percent_rank(), cume_dist(), count(*),
           ntile(3) (then id, whose value depends on the order of peers),
-          sum() or min() over the whole partition or running, over a
+          sum() or min() over the whole partition, running or moving
+          (ROWS offsets, ties ordered by id), over a
           random PARTITION BY and such an order, per id, some with
           further clauses: count(*) over the partition, a count(*) with a
           FILTER to the last peer;
@@ -254,9 +255,17 @@ def random_query(rnd, names):
         if func == "ntile(3)":
             order += ", id"			# which peer takes which tile
         frame = ""
-        if func.startswith(("sum", "min")) and rnd.random() < 0.5:
+        shape = rnd.random()
+        if func.startswith(("sum", "min")) and shape < 0.35:
             # an aggregate over the whole partition (else to the last peer)
             frame = " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+        elif func.startswith(("sum", "min")) and shape < 0.7:
+            # or over rows a few before or after each (ties ordered by id)
+            order += ", id"
+            frame = " ROWS BETWEEN %s AND %s" % rnd.choice(
+                [("2 PRECEDING", "CURRENT ROW"), ("1 PRECEDING", "3 FOLLOWING"),
+                 ("CURRENT ROW", "2 FOLLOWING"), ("3 PRECEDING", "1 PRECEDING"),
+                 ("1 FOLLOWING", "UNBOUNDED FOLLOWING")])
         partition = "PARTITION BY %s " % part if part else ""
         # sometimes more clauses over the same sort (one node computes them
         # all): the partition's count, a count to the last peer of the rows
