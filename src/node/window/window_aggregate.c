@@ -344,6 +344,9 @@ window_aggregate_retreat(WindowAggregate *agg, ExprContext *econtext)
 		window_aggregate_reset(agg);
 		return true;
 	}
+	/* (a moving aggregate's state is never NULL once it has an input) */
+	if (agg->trans_isnull)
+		elog(ERROR, "aggregate transition value is NULL before inverse transition");
 	InitFunctionCallInfoData(*fcinfo, &agg->invtransfn, agg->nargs + 1, agg->collation,
 							 (Node *) agg->context, NULL);
 	fcinfo->args[0].value = agg->trans;
