@@ -138,19 +138,16 @@ stage_expect(SortStage *stage, double expected)
 static bool
 stage_fits(SortStage *stage, Size bytes, char **why)
 {
-	double		committed = committed_bytes -
-		stage_room(stage->held, stage->expected) +
-		stage_room(stage->held + bytes, stage->expected);
+	double		room = stage_room(stage->held + bytes, stage->expected);
+	double		committed = committed_bytes - stage_room(stage->held, stage->expected) + room;
 
 	if (committed + stage->keep > (double) gpu.mem_limit)
 	{
-		double		alone = stage_room(stage->held + bytes, stage->expected) + stage->keep;
-
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
 		declined = true;
 		/* where the room kept for other inputs alone keeps them out */
-		declined_busy = alone <= (double) gpu.mem_limit;
+		declined_busy = room + stage->keep <= (double) gpu.mem_limit;
 		return false;
 	}
 	return true;

@@ -107,25 +107,6 @@ window_func_kind(WindowFunc *wfunc)
 }
 
 /*
- * Is every row's frame its whole partition?  From the first row to the
- * last, or to the current row's last peer where, without ORDER BY, all rows
- * are peers (the default frame).
- */
-static bool
-frame_is_partition(WindowAgg *wagg)
-{
-	int			options = wagg->frameOptions;
-
-	if (!(options & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
-		(options & FRAMEOPTION_EXCLUSION))
-		return false;
-	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
-		return true;
-	return wagg->ordNumCols == 0 && !(options & FRAMEOPTION_ROWS) &&
-		(options & FRAMEOPTION_END_CURRENT_ROW);
-}
-
-/*
  * Does every row's frame start at its partition's first row and end at the
  * partition's last, at the row (ROWS) or at its last peer (RANGE, GROUPS)?
  * (The frames of the aggregates and the first, last and nth values that
@@ -173,6 +154,13 @@ frame_rows_offsets(WindowAgg *wagg)
 		(!(options & FRAMEOPTION_END_OFFSET) || offset_constant(wagg->endOffset));
 }
 
+/* Offsets the node reads, if any (others keep WindowAgg, whatever its functions). */
+static bool
+offsets_supported(WindowAgg *wagg)
+{
+	return !frame_offsets(wagg) || frame_rows_offsets(wagg);
+}
+
 /*
  * An aggregate that the node computes over a partition as WindowAgg does
  * (window_aggregate.c): one of PostgreSQL's own, a plain one, safe in a
@@ -217,11 +205,7 @@ func_supported(WindowFunc *wfunc, WindowAgg *wagg)
 			/* a value that stays for the scan, read once per partition */
 			arg = linitial(wfunc->args);
 			return IsA(arg, Const) || IsA(arg, Param);
-		case WINFUNC_COUNT:
-			/* the partition's size; else as an aggregate */
-			if (frame_is_partition(wagg) && wfunc->aggfilter == NULL)
-				return true;
-			/* FALLTHROUGH */
+		case WINFUNC_COUNT:		/* an aggregate too (window_calc.c) */
 		case WINFUNC_AGGREGATE:
 			return (frame_from_start(wagg) || frame_rows_offsets(wagg)) &&
 				aggregate_supported(wfunc);
@@ -491,8 +475,7 @@ window_node(WindowAgg *wagg, CustomScan *sort, WindowNodeMode mode)
 		(gpusort_shares_input(sort) && mode == WINDOW_SORTS) ||
 		sort->scan.plan.initPlan != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
-		(frame_offsets(wagg) && !frame_rows_offsets(wagg)) ||
-		!sorted_for_window(wagg, sort))
+		!offsets_supported(wagg) || !sorted_for_window(wagg, sort))
 		return NULL;
 
 	clause = window_clause_copy(wagg);
@@ -596,7 +579,7 @@ gpusort_window_stack(WindowAgg *wagg, CustomScan *node)
 	if (!gpusort_window_functions || below == NIL ||
 		gpusort_window_mode(node) != WINDOW_SORTS || node->scan.plan.qual != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
-		(frame_offsets(wagg) && !frame_rows_offsets(wagg)))
+		!offsets_supported(wagg))
 		return NULL;
 	nsorted -= list_length(gpusort_window_funcs(node));
 	clause = window_clause_copy(wagg);

@@ -2,16 +2,18 @@
  *
  * window_aggregate.c
  *	  An aggregate over each partition's rows, computed by the GpuSort node
- *	  in place of a WindowAgg: its transition function over the rows of the
- *	  frame as it grows, its final function once for each frame (the whole
- *	  partition, or its rows up to the current row or its last peer).
+ *	  in place of a WindowAgg: its transition function over the rows that
+ *	  come into the frame, its inverse over those that leave it, its final
+ *	  function once for each frame (the whole partition, its rows up to the
+ *	  current row or its last peer, or rows a constant number around it).
  *
- * It follows nodeWindowAgg.c for a frame whose head never moves: the
- * transition and final functions resolved and called as there (rows that
- * the FILTER clause leaves out skipped, strict functions skip NULL inputs, a strict transition function with no initial
- * value starts from the first input), and the node passes itself to them
- * as a WindowAggState, whose aggregate context is the state's memory, so
- * that AggCheckCallContext answers them as in a WindowAgg.  The planner
+ * It follows nodeWindowAgg.c: the transition, inverse and final functions
+ * chosen, resolved and called as there (rows that the FILTER clause leaves
+ * out skipped, strict functions skip NULL inputs, a strict transition
+ * function with no initial value starts from the first input, the last
+ * input taken out leaves the initial state), and the node passes itself
+ * to them as a WindowAggState, whose aggregate context is the state's
+ * memory, so that AggCheckCallContext answers them as in a WindowAgg.  The planner
  * lets only PostgreSQL's own aggregates here, parallel safe and with a
  * final function that leaves the state as it found it (window_plan.c).
  *
@@ -57,7 +59,6 @@ struct WindowAggregate
 	MemoryContext valuecxt;		/* the value */
 	Datum		trans;
 	bool		trans_isnull;
-	bool		started;		/* a row was added */
 	int64		nvalues;		/* inputs in the state (not skipped) */
 	bool		valued;			/* the value is computed */
 	Datum		value;
@@ -215,7 +216,6 @@ window_aggregate_reset(WindowAggregate *agg)
 		agg->trans = datumCopy(agg->initval, agg->transbyval, agg->translen);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	agg->started = false;
 	agg->valued = false;
 	agg->nvalues = 0;
 }
@@ -293,12 +293,11 @@ window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
 	if (agg->transfn.fn_strict && agg->trans_isnull)
 	{
 		/* no initial value: the first input is the state */
-		if (!agg->started)
+		if (agg->nvalues == 0)
 		{
 			MemoryContextSwitchTo(agg->cxt);
 			agg->trans = datumCopy(fcinfo->args[1].value, agg->transbyval, agg->translen);
 			agg->trans_isnull = false;
-			agg->started = true;
 			agg->valued = false;
 			agg->nvalues = 1;
 		}
@@ -315,7 +314,6 @@ window_aggregate_advance(WindowAggregate *agg, ExprContext *econtext)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("moving-aggregate transition function must not return null")));
-	agg->started = true;
 	agg->nvalues++;
 	set_state(agg, value, fcinfo->isnull);
 	MemoryContextSwitchTo(oldcxt);
