@@ -125,6 +125,19 @@ extern Size gpu_values_device_bytes(uint32 n, int width);
  */
 typedef struct SortStage SortStage;
 extern Size gpu_stage_chunk_bytes(Size host_bytes);
+
+/*
+ * The device memory that an input held takes, as a multiple of the bytes
+ * its rows take on the host: its keys, their places and lengths, and its
+ * sort's room beside the rows take about as much again (10M rows of 114
+ * bytes expected did not fit two parts of 1 GB each, on an H200 pair).
+ * gpu_stage_room: the room kept for an input whose rows are expected to
+ * take expected_bytes, on a GPU process that may hold mem_limit bytes (an
+ * input whose room is all of it is held alone).
+ */
+#define GPU_STAGE_DEVICE_FACTOR	2.0
+extern double gpu_stage_room(double expected_bytes, Size mem_limit);
+
 extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
 								  char **why);
 extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,

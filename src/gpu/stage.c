@@ -19,12 +19,14 @@
  * (gpu_stage_add_flat) and take the rows back in their shared memory
  * (gpu_stage_next_into).  Device memory for all inputs held counts against
  * the one limit, and so does the room that each input is expected to take
- * (the planner's estimate), kept for it from its start: an input that would
- * not fit beside the others is declined before it brings its first rows,
- * not once it has brought half of them; where it would fit alone, it is
- * declined as busy, and its backend may wait for the others to end.  So is
- * a store of an input that outgrows what it was expected to take, where
- * the input would still fit alone.
+ * (gpu_stage_room: the planner's estimate of its rows' bytes, times what
+ * its keys, places and sort take beside them), kept for it from its start:
+ * an input that would not fit beside the others is declined before it
+ * brings its first rows, not once it has brought half of them; where it
+ * would fit alone, it is declined as busy, and its backend may wait for the
+ * others to end.  So is a store of an input that outgrows its room, where
+ * the input would still fit alone.  The tuple blocks' arena doubles as it
+ * fills, but not past the bytes expected while the rows stay within them.
  *
  *-------------------------------------------------------------------------
  */
@@ -57,7 +59,7 @@ static bool declined_busy = false;
 
 /*
  * And what they are kept room for: each input's larger of the bytes it
- * holds and those it is expected to take.
+ * holds (with those its sort will take) and its room expected.
  */
 static double committed_bytes = 0;
 
@@ -66,7 +68,9 @@ struct SortStage
 	gs_context *ctx;			/* the context that holds the buffers */
 	MemoryContextCallback cleanup;
 	Size		held;			/* device bytes it holds */
-	double		expected;		/* device bytes it is expected to take */
+	double		expected;		/* bytes its rows are expected to take */
+	double		room;			/* device bytes it is expected to take
+								 * (gpu_stage_room), kept for it */
 	Size		keep;			/* until sorted: device bytes its sort will
 								 * take, kept free as rows come */
 
@@ -104,50 +108,51 @@ stage_ok(gs_status st, char **why)
 	return false;
 }
 
-/* The room kept for a stage that holds held bytes and expects expected. */
+double
+gpu_stage_room(double expected_bytes, Size mem_limit)
+{
+	return Min(GPU_STAGE_DEVICE_FACTOR * expected_bytes, (double) mem_limit);
+}
+
+/* The room kept for a stage that holds held bytes and keeps keep free. */
 static inline double
-stage_room(double held, double expected)
+stage_room(const SortStage *stage, double held, Size keep)
 {
-	return Max(held, expected);
-}
-
-/* Counts bytes (a negative delta: freed) as held by the stage. */
-static void
-stage_count(SortStage *stage, ssize_t delta)
-{
-	committed_bytes -= stage_room(stage->held, stage->expected);
-	stage->held += delta;
-	held_bytes += delta;
-	committed_bytes += stage_room(stage->held, stage->expected);
-}
-
-/* Sets the bytes the stage is expected to take, and the room kept for it. */
-static void
-stage_expect(SortStage *stage, double expected)
-{
-	committed_bytes -= stage_room(stage->held, stage->expected);
-	stage->expected = expected;
-	committed_bytes += stage_room(stage->held, stage->expected);
+	return Max(held + (double) keep, stage->room);
 }
 
 /*
- * Device memory, within what the memory setting allows beside the room kept
- * for the other inputs (which is at least what they hold) and for this
- * stage's sort.
+ * Counts bytes (a negative delta: freed) as held by the stage, which keeps
+ * keep bytes free for its sort, and the room kept for it.
+ */
+static void
+stage_count(SortStage *stage, ssize_t delta, Size keep)
+{
+	committed_bytes -= stage_room(stage, stage->held, stage->keep);
+	stage->held += delta;
+	stage->keep = keep;
+	held_bytes += delta;
+	committed_bytes += stage_room(stage, stage->held, stage->keep);
+}
+
+/*
+ * Device memory for bytes more, with keep bytes kept free for the stage's
+ * sort, within what the memory setting allows beside the room kept for the
+ * other inputs (which is at least what they hold).
  */
 static bool
-stage_fits(SortStage *stage, Size bytes, char **why)
+stage_fits(SortStage *stage, Size bytes, Size keep, char **why)
 {
-	double		room = stage_room(stage->held + bytes, stage->expected);
-	double		committed = committed_bytes - stage_room(stage->held, stage->expected) + room;
+	double		room = stage_room(stage, (double) (stage->held + bytes), keep);
+	double		others = committed_bytes - stage_room(stage, stage->held, stage->keep);
 
-	if (committed + stage->keep > (double) gpu.mem_limit)
+	if (others + room > (double) gpu.mem_limit)
 	{
 		*why = psprintf("the rows need more than the %zu MB of device memory that "
 						"%s allows", gpu.mem_limit >> 20, gpu.config.memory_setting);
 		declined = true;
 		/* where the room kept for other inputs alone keeps them out */
-		declined_busy = room + stage->keep <= (double) gpu.mem_limit;
+		declined_busy = (double) (stage->held + bytes + keep) <= (double) gpu.mem_limit;
 		return false;
 	}
 	return true;
@@ -175,11 +180,11 @@ gpu_stage_committed_bytes(void)
 static bool
 stage_alloc(SortStage *stage, Size bytes, void **ptr, char **why)
 {
-	if (!stage_fits(stage, bytes, why))
+	if (!stage_fits(stage, bytes, stage->keep, why))
 		return false;
 	if (!stage_ok(gs_device_alloc(gpu.ctx, Max(bytes, 8), ptr), why))
 		return false;
-	stage_count(stage, (ssize_t) bytes);
+	stage_count(stage, (ssize_t) bytes, stage->keep);
 	return true;
 }
 
@@ -189,19 +194,44 @@ stage_free(SortStage *stage, void **ptr, Size bytes)
 	if (*ptr && gpu.ctx == stage->ctx)
 		(void) gs_device_free(gpu.ctx, *ptr);
 	*ptr = NULL;
-	stage_count(stage, -(ssize_t) bytes);
+	stage_count(stage, -(ssize_t) bytes, stage->keep);
 }
 
-/* Grows a buffer of used bytes to hold at least need, keeping its bytes. */
+/* The size a buffer of size bytes grows to, to hold at least need. */
+static inline Size
+grown_size(Size size, Size need)
+{
+	return Max(need, size * 2);
+}
+
+/*
+ * The size the arena grows to, to hold at least need bytes: twice its size,
+ * but not past the bytes expected where need is within them.
+ */
+static Size
+arena_grown_size(SortStage *stage, Size need)
+{
+	Size		grown = grown_size(stage->arena_size, need);
+
+	if ((double) need <= stage->expected && (double) grown > stage->expected)
+		grown = (Size) stage->expected;
+	return grown;
+}
+
+/*
+ * Grows a buffer of used bytes to hold at least need, keeping its bytes:
+ * to grown bytes (grown_size where 0).
+ */
 static bool
 stage_grow(SortStage *stage, void **ptr, Size *size, Size used, Size need,
-		   char **why)
+		   Size grown, char **why)
 {
-	Size		grown = Max(need, *size * 2);
 	void	   *fresh;
 
 	if (need <= *size)
 		return true;
+	if (grown < need)
+		grown = grown_size(*size, need);
 	if (!stage_alloc(stage, grown, &fresh, why))
 		return false;
 	if (used > 0 && !stage_ok(gs_copy_device(gpu.ctx, fresh, *ptr, used), why))
@@ -230,7 +260,11 @@ stage_free_all(SortStage *stage)
 	stage_free(stage, (void **) &stage->chunk_places,
 			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
 	stage->arena_size = stage->row_capacity = 0;
-	stage_expect(stage, 0);		/* and the room kept for it */
+	/* and the room kept for it */
+	committed_bytes -= stage_room(stage, stage->held, stage->keep);
+	stage->keep = 0;
+	stage->room = 0;
+	committed_bytes += stage_room(stage, stage->held, stage->keep);
 }
 
 /* The memory context of the stage goes away: so does its device memory. */
@@ -257,6 +291,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 {
 	SortStage  *stage;
 	double		start_ms;
+	double		room;
 
 	declined = false;
 	declined_busy = false;
@@ -270,14 +305,15 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 						expected_bytes / (1 << 20), gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
-	if (committed_bytes + expected_bytes > (double) gpu.mem_limit)
+	room = gpu_stage_room(expected_bytes, gpu.mem_limit);
+	if (committed_bytes + room > (double) gpu.mem_limit)
 	{
 		declined = true;
 		declined_busy = true;
-		*why = psprintf("the %.0f MB that the rows are expected to take do not fit "
-						"beside the %.0f MB kept for other sorts, within the %zu MB "
-						"of device memory that %s allows",
-						expected_bytes / (1 << 20), committed_bytes / (1 << 20),
+		*why = psprintf("the %.0f MB of device memory that the rows are expected to "
+						"take do not fit beside the %.0f MB kept for other sorts, "
+						"within the %zu MB that %s allows",
+						room / (1 << 20), committed_bytes / (1 << 20),
 						gpu.mem_limit >> 20, gpu.config.memory_setting);
 		return NULL;
 	}
@@ -287,7 +323,9 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	stage->ctx = gpu.ctx;
 	stage->chunk_bytes = gpu_stage_chunk_bytes(host_bytes);
 	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
-	stage_expect(stage, expected_bytes);
+	stage->expected = expected_bytes;
+	stage->room = room;
+	committed_bytes += room;
 	stage->cleanup.func = stage_cleanup;
 	stage->cleanup.arg = stage;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);
@@ -317,6 +355,9 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 {
 	Size		row_capacity = stage->row_capacity;
 	Size		sort_row_bytes;
+	Size		keep;
+	Size		arena_size = bytes > stage->arena_size ?
+		arena_grown_size(stage, bytes) : stage->arena_size;
 
 	rows += stage->nrows;
 	if (rows > GS_MAX_PAIRS)
@@ -340,22 +381,22 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 	 */
 	sort_row_bytes = 2 * sizeof(uint32) + sizeof(uint64) +
 		(nwords > 1 ? 2 * sizeof(uint32) : 0);
-	stage->keep = Max(rows, row_capacity * 2) * sort_row_bytes +
+	keep = Max(rows, row_capacity * 2) * sort_row_bytes +
 		stage->chunk_bytes + stage->chunk_rows * sizeof(uint64);
 
 	/*
 	 * All arrays grow or none (a failed growth would leave them of unequal
 	 * lengths): room for the new ones beside all the old.
 	 */
-	if (!stage_fits(stage, (bytes > stage->arena_size ?
-							Max(bytes, stage->arena_size * 2) : 0) +
+	if (!stage_fits(stage, (arena_size > stage->arena_size ? arena_size : 0) +
 					(rows > row_capacity ?
 					 Max(rows, row_capacity * 2) *
 					 (nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32)) : 0),
-					why))
+					keep, why))
 		return false;
+	stage_count(stage, 0, keep);
 	if (!stage_grow(stage, (void **) &stage->arena, &stage->arena_size,
-					stage->arena_used, bytes, why))
+					stage->arena_used, bytes, arena_size, why))
 		return false;
 	if (rows > row_capacity)
 	{
@@ -366,16 +407,16 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 		{
 			size = row_capacity * sizeof(uint64);
 			if (!stage_grow(stage, (void **) &stage->keys[w], &size,
-							stage->nrows * sizeof(uint64), grown * sizeof(uint64), why))
+							stage->nrows * sizeof(uint64), grown * sizeof(uint64), 0, why))
 				return false;
 		}
 		size = row_capacity * sizeof(uint64);
 		if (!stage_grow(stage, (void **) &stage->places, &size, stage->nrows * sizeof(uint64),
-						grown * sizeof(uint64), why))
+						grown * sizeof(uint64), 0, why))
 			return false;
 		size = row_capacity * sizeof(uint32);
 		if (!stage_grow(stage, (void **) &stage->lengths, &size, stage->nrows * sizeof(uint32),
-						grown * sizeof(uint32), why))
+						grown * sizeof(uint32), 0, why))
 			return false;
 		stage->row_capacity = grown;
 	}
@@ -507,7 +548,7 @@ gpu_stage_sort(SortStage *stage, char **why)
 
 	if (n == 0)
 		return true;
-	stage->keep = 0;			/* what was kept free is taken now */
+	stage_count(stage, 0, 0);	/* what was kept free is taken now */
 	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
 		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
 		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys[stage->nwords - 1], stage->perm,
@@ -546,7 +587,7 @@ fit_row(SortStage *stage, Size len, char **why)
 
 	if (len <= size)
 		return true;
-	if (!stage_grow(stage, (void **) &stage->chunk, &size, 0, len, why))
+	if (!stage_grow(stage, (void **) &stage->chunk, &size, 0, len, 0, why))
 		return false;
 	stage->chunk_bytes = size;
 	return true;

@@ -109,15 +109,6 @@ typedef struct ServiceHeld
 } ServiceHeld;
 
 /*
- * The device memory that a part of an input takes, as a multiple of the
- * bytes of its rows (the planner's estimate): its keys, their places and
- * lengths, and its sort's room beside the rows take about as much again
- * (10M rows of 114 bytes expected did not fit two parts of 1 GB each, on
- * an H200 pair; the GPU process's own count decides).
- */
-#define PART_DEVICE_FACTOR	2.0
-
-/*
  * The GPU processes that hold an input's parts, into gpus[], the roomiest
  * first; how many: max_parts of the ready ones, or where max_parts is 0, as
  * few as have room for the rows expected (expected_bytes, 0: not known),
@@ -154,7 +145,7 @@ holding_gpus(int max_parts, double expected_bytes, int *gpus)
 	if (max_parts > 0)
 		return Min(nready, max_parts);
 	for (int k = 1; k <= nready; k++)
-		if (PART_DEVICE_FACTOR * expected_bytes / k <= free_bytes[k - 1])
+		if (GPU_STAGE_DEVICE_FACTOR * expected_bytes / k <= free_bytes[k - 1])
 			return k;
 	return Min(nready, 1);
 }
@@ -255,7 +246,8 @@ room_for(ServiceHeld *held, HeldPart *part)
 {
 	ServiceGpu *gpu = &service->gpus[part->gpu];
 
-	return (double) gpu->mem_committed + held->expected <= (double) gpu->mem_limit;
+	return (double) gpu->mem_committed + gpu_stage_room(held->expected, gpu->mem_limit) <=
+		(double) gpu->mem_limit;
 }
 
 /*
