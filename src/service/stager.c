@@ -21,7 +21,10 @@
  * outgrow the GPU's memory then run one after another on it, rather than
  * the later ones in sorted runs on disk.  So does a store that the others'
  * room keeps out of an input that holds more than it was expected to.  A
- * part that declines a store for want of room beside no other input, or
+ * participant of a parallel query that waits to make its part tries again
+ * now and then: another participant may have made the input meanwhile,
+ * which its job then finds (it must not wait for that input's own room).
+ * A part that declines a store for want of room beside no other input, or
  * that waited for gpusort.service_wait while the GPU process ran no job,
  * takes no more.
  *
@@ -67,6 +70,12 @@
  */
 #define MIDWAY_IDLE_MS		1000
 
+/*
+ * How often a participant of a shared input waiting for room tries again
+ * to make its part, in milliseconds: another participant may have made it.
+ */
+#define SHARED_RETRY_MS		100
+
 /* Why a job on held rows did not run: failed, or declined for room. */
 typedef enum HeldRefusal
 {
@@ -98,6 +107,8 @@ typedef struct ServiceHeld
 	uint32		id;				/* the input's number on each process */
 	int			owner_pid;		/* the backend that sorts and reads them */
 	bool		joined;			/* another's input: only adds to it */
+	bool		shared;			/* the participants of a parallel query add
+								 * to it */
 	Size		budget;			/* the node's memory budget */
 	double		expected;		/* bytes each part is expected to take */
 	int			nparts;
@@ -251,31 +262,52 @@ room_for(ServiceHeld *held, HeldPart *part)
 }
 
 /*
+ * A backend's wait for room on a part's GPU process, across its tries: the
+ * GPU process's count of jobs on held rows when it last changed, and since
+ * when it has not.
+ */
+typedef struct RoomWait
+{
+	uint64		held_jobs;
+	TimestampTz idle_since;
+	int			idle_ms;		/* how long it may stay unchanged */
+} RoomWait;
+
+static void
+room_wait_start(RoomWait *wait, HeldPart *part)
+{
+	wait->held_jobs = pg_atomic_read_u64(&service->gpus[part->gpu].held_jobs);
+	wait->idle_since = GetCurrentTimestamp();
+	wait->idle_ms = part->made ? Min(gpusort_service_wait, MIDWAY_IDLE_MS) :
+		gpusort_service_wait;
+}
+
+/*
  * Waits for room on the part's GPU process, where the room that other
  * inputs keep there left a job of this one out (it would fit alone): until
  * an input not yet made there might be (room_for), or, for one made, until
- * the room kept there falls.  True then; false once the GPU process has run
- * no job on held rows for gpusort.service_wait (for one made,
- * MIDWAY_IDLE_MS).  So sorts that together outgrow the GPU's memory take it
- * one after another however long the ones ahead take, while rows that no
- * one sorts (a cursor left open) keep a sort waiting no longer than the
- * setting.
+ * the room kept there falls; a participant of a shared input not made
+ * here waits at most SHARED_RETRY_MS, since another may have made it
+ * meanwhile (its job then finds the input there).  True then; false once
+ * the GPU process has run no job on held rows for gpusort.service_wait
+ * (for one made, MIDWAY_IDLE_MS) since room_wait_start.  So sorts that
+ * together outgrow the GPU's memory take it one after another however long
+ * the ones ahead take, while rows that no one sorts (a cursor left open)
+ * keep a sort waiting no longer than the setting.
  */
 static bool
-wait_for_room(ServiceHeld *held, HeldPart *part)
+wait_for_room(ServiceHeld *held, HeldPart *part, RoomWait *wait)
 {
 	ServiceGpu *gpu = &service->gpus[part->gpu];
 	Size		committed = gpu->mem_committed;
-	uint64		held_jobs = pg_atomic_read_u64(&gpu->held_jobs);
-	TimestampTz idle_since = GetCurrentTimestamp();
-	int			idle_ms = part->made ? Min(gpusort_service_wait, MIDWAY_IDLE_MS) :
-		gpusort_service_wait;
+	TimestampTz start = GetCurrentTimestamp();
 
-	if (idle_ms == 0)
+	if (wait->idle_ms == 0)
 		return false;
 	for (;;)
 	{
 		uint64		now_held_jobs;
+		TimestampTz now;
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 ROOM_POLL_MS, compat_service_wait_event());
@@ -283,14 +315,18 @@ wait_for_room(ServiceHeld *held, HeldPart *part)
 		CHECK_FOR_INTERRUPTS();
 		if (part->made ? gpu->mem_committed < committed : room_for(held, part))
 			return true;
+		now = GetCurrentTimestamp();
 		now_held_jobs = pg_atomic_read_u64(&gpu->held_jobs);
-		if (now_held_jobs != held_jobs)
+		if (now_held_jobs != wait->held_jobs)
 		{
-			held_jobs = now_held_jobs;
-			idle_since = GetCurrentTimestamp();
+			wait->held_jobs = now_held_jobs;
+			wait->idle_since = now;
 		}
-		else if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(), idle_ms))
+		else if (TimestampDifferenceExceeds(wait->idle_since, now, wait->idle_ms))
 			return false;
+		if (held->shared && !part->made &&
+			TimestampDifferenceExceeds(start, now, SHARED_RETRY_MS))
+			return true;
 	}
 }
 
@@ -303,6 +339,9 @@ wait_for_room(ServiceHeld *held, HeldPart *part)
 static bool
 make_part(ServiceHeld *held, HeldPart *part, HeldRefusal *refusal, char **why)
 {
+	RoomWait	wait;
+
+	room_wait_start(&wait, part);
 	for (;;)
 	{
 		JobSpace	space;
@@ -317,7 +356,7 @@ make_part(ServiceHeld *held, HeldPart *part, HeldRefusal *refusal, char **why)
 			part->made = true;
 			return true;
 		}
-		if (*refusal != HELD_BUSY || !wait_for_room(held, part))
+		if (*refusal != HELD_BUSY || !wait_for_room(held, part, &wait))
 			return false;
 	}
 }
@@ -391,6 +430,7 @@ held_begin_shared(Size host_bytes, double expected_bytes, int max_parts,
 
 	if (held == NULL)
 		return NULL;
+	held->shared = true;
 	StaticAssertStmt(SERVICE_MAX_GPUS <= 64, "a bit a GPU process");
 	memset(share, 0, sizeof(StageShare));
 	for (int p = 0; p < held->nparts; p++)
@@ -416,6 +456,7 @@ held_join(Size host_bytes, const StageShare *share, char **why)
 	held = held_make(gpus, nparts, (uint32) share->words[1], (int) share->words[2],
 					 host_bytes, expected);
 	held->joined = true;
+	held->shared = true;
 	return (struct SortStage *) held;
 }
 
@@ -480,6 +521,9 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 			continue;
 		if (part->made || make_part(held, part, &refusal, why))
 		{
+			RoomWait	wait;
+
+			room_wait_start(&wait, part);
 			for (;;)
 			{
 				if (!store_job(rows, &space, &bytes, why))
@@ -493,7 +537,7 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 				 * for them to end (parts on several GPUs hand the store on)
 				 */
 				if (refusal != HELD_BUSY || held->nparts > 1 ||
-					!wait_for_room(held, part))
+					!wait_for_room(held, part, &wait))
 					break;
 			}
 		}
