@@ -73,7 +73,8 @@ struct SortStage
 };
 
 static SortStage *
-host_begin(Size host_bytes, double expected_bytes, int nparts, char **why)
+host_begin(Size host_bytes, double expected_rows, double expected_bytes, int nparts,
+		   char **why)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "GpuSort rows held on the host",
@@ -355,7 +356,7 @@ detach_share(void *arg)
 static SortStage *
 share_stage(dsm_segment *seg, Size host_bytes)
 {
-	SortStage  *stage = host_begin(host_bytes, 0, 0, NULL);
+	SortStage  *stage = host_begin(host_bytes, 0, 0, 0, NULL);
 
 	dsm_pin_mapping(seg);
 	stage->seg = seg;
@@ -368,7 +369,7 @@ share_stage(dsm_segment *seg, Size host_bytes)
 }
 
 static SortStage *
-host_begin_shared(Size host_bytes, double expected_bytes, int nparts,
+host_begin_shared(Size host_bytes, double expected_rows, double expected_bytes, int nparts,
 				  StageShare *share, char **why)
 {
 	dsm_segment *seg = dsm_create(sizeof(SharedFileSet), 0);

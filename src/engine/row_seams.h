@@ -89,8 +89,10 @@ typedef struct RowStoreUploader
  * rows led by a NULL are not its.  begin() returns NULL with the
  * reason when it cannot start (host_bytes: what it may use of host memory),
  * or when the rows that the input is expected to bring in all
- * (expected_bytes, the planner's estimate; 0 if not known) would not fit
- * beside what it holds for other sorts, which it then keeps room for;
+ * (expected_rows of expected_bytes on the host, the planner's estimate; 0
+ * if not known) would not fit beside what it holds for other sorts, which
+ * it then keeps room for (an engine may judge the bytes anew from the
+ * first store's rows);
  * add() takes the rows of a full store; sort() orders all it holds;
  * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
  * back to back in a buffer of its own valid until the next call, and returns
@@ -115,13 +117,13 @@ struct SortStage;
  */
 typedef struct StageShare
 {
-	uint64		words[4];
+	uint64		words[5];
 } StageShare;
 
 typedef struct RowStager
 {
-	struct SortStage *(*begin) (Size host_bytes, double expected_bytes,
-								int nparts, char **why);
+	struct SortStage *(*begin) (Size host_bytes, double expected_rows,
+								double expected_bytes, int nparts, char **why);
 	bool		(*add) (struct SortStage *stage, const StoredRows *rows, char **why);
 	bool		(*sort) (struct SortStage *stage, char **why);
 	int64		(*next) (struct SortStage *stage, int part, char **rows,
@@ -136,9 +138,9 @@ typedef struct RowStager
 	 * others need to join(): a stage that only adds, whose end() lets go
 	 * of nothing.  The owner sorts once every process has added its rows.
 	 */
-	struct SortStage *(*begin_shared) (Size host_bytes, double expected_bytes,
-									   int nparts, StageShare *share,
-									   char **why);
+	struct SortStage *(*begin_shared) (Size host_bytes, double expected_rows,
+									   double expected_bytes, int nparts,
+									   StageShare *share, char **why);
 	struct SortStage *(*join) (Size host_bytes, const StageShare *share,
 							   char **why);
 

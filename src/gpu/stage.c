@@ -669,7 +669,8 @@ stage_next(SortStage *stage, int part, char **rows, char **why)
 
 /* A backend's engine holds one part, whatever it may. */
 static SortStage *
-stage_begin(Size host_bytes, double expected_bytes, int nparts, char **why)
+stage_begin(Size host_bytes, double expected_rows, double expected_bytes, int nparts,
+			char **why)
 {
 	return gpu_stage_begin(host_bytes, expected_bytes, why);
 }

@@ -229,6 +229,7 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	NodeShare  *share = coordinate;
 	const RowStager *stager = share_stager(state, can_hold);
 	Plan	   *plan = state->css.ss.ps.plan;
+	double		rows = all_participants_rows(plan, pcxt->nworkers);
 	char	   *why = NULL;
 
 	memset(share, 0, sizeof(NodeShare));
@@ -250,9 +251,8 @@ node_share_init(GpuSortState *state, ParallelContext *pcxt, void *coordinate,
 	/* the rows of every participant: the plan's are one's share */
 	/* (a window's slices are read from one part) */
 	state->parallel->shared_stage =
-		stager->begin_shared(node_budget(state),
-							 row_store_expected_bytes(&state->store,
-													  all_participants_rows(plan, pcxt->nworkers),
+		stager->begin_shared(node_budget(state), rows,
+							 row_store_expected_bytes(&state->store, rows,
 													  plan->plan_width),
 							 node_is_slices(state) ? 1 : state->settings.held_gpus,
 							 &share->stage, &why);

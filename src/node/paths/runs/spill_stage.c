@@ -228,9 +228,10 @@ node_stage_begin(GpuSortState *state)
 	}
 	else if ((state->spill->stager = stager_for(state, &why)) == NULL ||
 			 !store_holdable(state, &why) ||
-			 (state->spill->stage = state->spill->stager->begin(budget, expected,
-												  state->settings.held_gpus,
-												  &why)) == NULL)
+			 (state->spill->stage = state->spill->stager->begin(budget, plan->plan_rows,
+																expected,
+																state->settings.held_gpus,
+																&why)) == NULL)
 	{
 		state->spill->stager = NULL;
 		state->spill->stage_why = why;
