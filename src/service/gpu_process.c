@@ -486,7 +486,8 @@ run_slot(int g, ServiceSlot *slot, uint32 word, MemoryContext cxt)
 		pg_atomic_fetch_add_u64(&gpu_entry->jobs, 1);
 		pg_atomic_fetch_add_u64(&gpu_entry->rows, slot->nrows);
 		pg_atomic_fetch_add_u64(&gpu_entry->busy_us, (uint64) (ms * 1000.0));
-		if (slot->kind >= SERVICE_JOB_HOLD_ADD && slot->kind <= SERVICE_JOB_HOLD_END)
+		if (slot->kind >= SERVICE_JOB_HOLD_ADD && slot->kind <= SERVICE_JOB_HOLD_END &&
+			!slot->declined)
 			pg_atomic_fetch_add_u64(&gpu_entry->held_jobs, 1);
 		if (!ok && !slot->cancel && !slot->declined)
 			pg_atomic_fetch_add_u64(&gpu_entry->failures, 1);

@@ -185,8 +185,9 @@ typedef struct ServiceGpu
 	pg_atomic_uint64 jobs;
 	pg_atomic_uint64 rows;
 	pg_atomic_uint64 busy_us;
-	pg_atomic_uint64 held_jobs;	/* jobs on held rows run: inputs waiting
-								 * for room see the others go on */
+	pg_atomic_uint64 held_jobs;	/* jobs on held rows run (not declined):
+								 * inputs waiting for room see the others
+								 * go on */
 	pg_atomic_uint64 failures;
 	pg_atomic_uint64 running_row_keys;
 	int64		restarts;		/* the supervisor's */
