@@ -259,9 +259,7 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 										  gpusort_window_clause_funcs(cscan),
 										  scandesc->natts);
 	}
-	/* (a top N filter must see each row first) */
-	state->heap_input = state->top_n == NULL ?
-		heap_input_begin(outerPlanState(node)) : NULL;
+	state->heap_input = heap_input_begin(outerPlanState(node), state->top_n != NULL);
 	distinct_columns = gpusort_distinct_columns(cscan);
 	state->distinct = distinct_columns == NIL ? NULL :
 		distinct_filter_begin(&node->ss.ps, ExecGetResultType(&node->ss.ps),
@@ -292,7 +290,7 @@ collect_and_sort(GpuSortState *state)
 		if (state->heap_read && state->path->full)
 		{
 			/* rows straight into the store, then the one it refused */
-			slot = heap_input_fill(state->heap_input, &state->store);
+			slot = heap_input_fill(state->heap_input, &state->store, state->top_n);
 			if (TupIsNull(slot))
 				break;
 			state->path->full(state, slot);

@@ -17,7 +17,9 @@
  * projection would return them; where it computes more (expressions, system
  * columns, the missing values of a column added with a default), its own
  * projection computes them over the tuple in the buffer, as the scan node
- * would.  The scan is the scan node's own, begun as it would begin it, so
+ * would.  A top N filter (top_n_filter.c) sees each row that passes the
+ * scan's filter, as it would see the scan node's, before the store does.
+ * The scan is the scan node's own, begun as it would begin it, so
  * that it ends, rescans and goes on reading with the node as always; its
  * EXPLAIN ANALYZE counts the rows read here.  A parallel scan is read the
  * same way: the Gather began it over the query's shared memory
@@ -41,6 +43,7 @@
 #include "storage/bufmgr.h"
 
 #include "node/collect/collect.h"
+#include "node/collect/top_n_filter.h"
 #include "node/node_state.h"
 
 /* A scan whose rows the node reads itself (heap_input_begin). */
@@ -106,10 +109,11 @@ projected_columns(SeqScanState *node, HeapInput *input)
 
 /*
  * The reading of outer's rows by the node, or NULL where outer is not a
- * sequential scan of a heap table whose rows the node can read so.
+ * sequential scan of a heap table whose rows the node can read so; filtered
+ * where a top N filter will see them.
  */
 HeapInput *
-heap_input_begin(PlanState *outer)
+heap_input_begin(PlanState *outer, bool filtered)
 {
 	SeqScanState *node = (SeqScanState *) outer;
 	HeapInput  *input;
@@ -142,7 +146,7 @@ heap_input_begin(PlanState *outer)
 			input->computed = outer->ps_ProjInfo;
 		}
 	}
-	if (outer->qual != NULL || input->computed != NULL)
+	if (outer->qual != NULL || input->computed != NULL || filtered)
 		input->tested = ExecAllocTableSlot(&outer->state->es_tupleTable, desc,
 										   &TTSOpsHeapTuple);
 	if (last == 0)
@@ -200,12 +204,13 @@ row_passes(HeapInput *input, HeapTuple tuple)
 }
 
 /*
- * Adds the rows of the scan outer to the store until the store refuses one,
- * which is returned in the scan's slot; returns NULL once every row is in.
- * The next rows come from here again, or from the scan node.
+ * Adds the rows of the scan outer that the filter keeps (without one, all)
+ * to the store until the store refuses one, which is returned in the scan's
+ * slot; returns NULL once every row is in.  The next rows come from here
+ * again, or from the scan node.
  */
 TupleTableSlot *
-heap_input_fill(HeapInput *input, RowStore *store)
+heap_input_fill(HeapInput *input, RowStore *store, struct TopNFilter *filter)
 {
 	SeqScanState *node = input->scan;
 	PlanState  *outer = &node->ss.ps;
@@ -243,6 +248,8 @@ heap_input_fill(HeapInput *input, RowStore *store)
 			TupleTableSlot *slot = input->computed ?
 				ExecProject(input->computed) : project_row(input, tuple);
 
+			if (filter && !top_n_filter_keeps(filter, slot))
+				continue;
 			if (!row_store_add(store, slot))
 			{
 				/* (its values leave the buffer with it) */
@@ -251,6 +258,8 @@ heap_input_fill(HeapInput *input, RowStore *store)
 				break;
 			}
 		}
+		else if (filter && !top_n_filter_keeps(filter, input->tested))
+			continue;
 		else if (!row_store_add_heap(store, desc, tuple, BufferGetPage(buffer)))
 		{
 			refused = ExecStoreBufferHeapTuple(tuple, node->ss.ss_ScanTupleSlot,

@@ -491,28 +491,31 @@ among_first(TopNFilter *f)
 	return true;
 }
 
+bool
+top_n_filter_keeps(TopNFilter *f, TupleTableSlot *slot)
+{
+	if (!row_words(f, slot) || among_first(f))
+		return true;			/* (a NULL key: kept) */
+	f->dropped++;
+	return false;
+}
+
 /*
  * The next input row that the node collects: the outer plan's next row,
- * or with a filter, the next that was among the first N of its partition
- * when it came (or that the filter keeps without knowing: a NULL sort key,
- * a partition it had no room for); NULL at the end.
+ * or with a filter, the next that it keeps (top_n_filter_keeps); NULL at
+ * the end.
  */
 TupleTableSlot *
 node_input_next(GpuSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
-	TopNFilter *f = state->top_n;
 
-	if (f == NULL)
-		return ExecProcNode(outer);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 
-		if (TupIsNull(slot) || !row_words(f, slot))
-			return slot;		/* the end, or a NULL key: kept */
-		if (among_first(f))
+		if (state->top_n == NULL || TupIsNull(slot) ||
+			top_n_filter_keeps(state->top_n, slot))
 			return slot;
-		f->dropped++;
 	}
 }

@@ -27,6 +27,13 @@ struct GpuSortState;
 extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *clause,
 									  List *funcs, int nsorted);
 
+/*
+ * Does the filter keep the row: among the first N of its partition so far,
+ * or one it cannot judge (a NULL sort key, a partition it has no room
+ * for)?  Those it drops are counted.
+ */
+extern bool top_n_filter_keeps(TopNFilter *filter, TupleTableSlot *slot);
+
 /* Forgets the rows kept, for a new read of the input. */
 extern void top_n_filter_reset(TopNFilter *filter);
 
