@@ -292,7 +292,13 @@ INSERT INTO win_queries (q) VALUES
            nth_value(k, 2) OVER (PARTITION BY grp ORDER BY k GROUPS UNBOUNDED PRECEDING),
            last_value(id) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING
              AND UNBOUNDED FOLLOWING)
-    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id)');
+    FROM win_t WINDOW w AS (PARTITION BY grp ORDER BY k, id)'),
+  -- top-N per group over the table's pages read by the node: past the
+  -- scan's filter, and whole rows (the tuple in the scan's buffer)
+  ('SELECT * FROM (SELECT id, grp, k, row_number() OVER (PARTITION BY grp ORDER BY k DESC, id) rn
+    FROM win_t WHERE id % 3 <> 0) s WHERE rn <= 2'),
+  ('SELECT * FROM (SELECT *, rank() OVER (PARTITION BY grp ORDER BY k) r FROM win_t) s
+    WHERE r <= 2');
 
 SELECT n, win_check(q) FROM win_queries ORDER BY n;
 
