@@ -138,6 +138,9 @@ extern Size gpu_stage_chunk_bytes(Size host_bytes);
 #define GPU_STAGE_DEVICE_FACTOR	2.0
 extern double gpu_stage_room(double expected_bytes, Size mem_limit);
 
+/* Device bytes of a row held beside its tuple: its key words, place, length. */
+extern Size gpu_stage_row_bytes(int nwords);
+
 extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
 								  char **why);
 extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,

@@ -108,6 +108,12 @@ stage_ok(gs_status st, char **why)
 	return false;
 }
 
+Size
+gpu_stage_row_bytes(int nwords)
+{
+	return nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32);
+}
+
 double
 gpu_stage_room(double expected_bytes, Size mem_limit)
 {
@@ -123,16 +129,25 @@ stage_room(const SortStage *stage, double held, Size keep)
 
 /*
  * Counts bytes (a negative delta: freed) as held by the stage, which keeps
- * keep bytes free for its sort, and the room kept for it.
+ * keep bytes free for its sort and room for room bytes, and the room kept
+ * for it in committed_bytes.
  */
 static void
-stage_count(SortStage *stage, ssize_t delta, Size keep)
+stage_account(SortStage *stage, ssize_t delta, Size keep, double room)
 {
 	committed_bytes -= stage_room(stage, stage->held, stage->keep);
 	stage->held += delta;
 	stage->keep = keep;
+	stage->room = room;
 	held_bytes += delta;
 	committed_bytes += stage_room(stage, stage->held, stage->keep);
+}
+
+/* The same, its room unchanged. */
+static inline void
+stage_count(SortStage *stage, ssize_t delta, Size keep)
+{
+	stage_account(stage, delta, keep, stage->room);
 }
 
 /*
@@ -260,11 +275,7 @@ stage_free_all(SortStage *stage)
 	stage_free(stage, (void **) &stage->chunk_places,
 			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
 	stage->arena_size = stage->row_capacity = 0;
-	/* and the room kept for it */
-	committed_bytes -= stage_room(stage, stage->held, stage->keep);
-	stage->keep = 0;
-	stage->room = 0;
-	committed_bytes += stage_room(stage, stage->held, stage->keep);
+	stage_account(stage, 0, 0, 0);	/* and the room kept for it */
 }
 
 /* The memory context of the stage goes away: so does its device memory. */
@@ -324,8 +335,7 @@ gpu_stage_begin(Size host_bytes, double expected_bytes, char **why)
 	stage->chunk_bytes = gpu_stage_chunk_bytes(host_bytes);
 	stage->chunk_rows = Max(stage->chunk_bytes / 32, 1);
 	stage->expected = expected_bytes;
-	stage->room = room;
-	committed_bytes += room;
+	stage_account(stage, 0, 0, room);
 	stage->cleanup.func = stage_cleanup;
 	stage->cleanup.arg = stage;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &stage->cleanup);
@@ -391,7 +401,7 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 	if (!stage_fits(stage, (arena_size > stage->arena_size ? arena_size : 0) +
 					(rows > row_capacity ?
 					 Max(rows, row_capacity * 2) *
-					 (nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32)) : 0),
+					 gpu_stage_row_bytes(nwords) : 0),
 					keep, why))
 		return false;
 	stage_count(stage, 0, keep);

@@ -486,8 +486,7 @@ expect_from_store(ServiceHeld *held, const StoredRows *rows)
 	for (int b = 0; b < rows->nblocks; b++)
 		tuples += rows->block_used[b];
 	held->expected = held->expected_rows *
-		((double) tuples / rows->nrows +
-		 rows->nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32));
+		((double) tuples / rows->nrows + gpu_stage_row_bytes(rows->nwords));
 }
 
 /* Lays a full store out flat in a job's memory (service_held_layout). */
