@@ -592,6 +592,32 @@ SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v
 SET gpusort.parallel_window = off;
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM win_pw'));
 RESET gpusort.parallel_window;
+-- a later key that may be NULL, of a codec that leaves no room for one, in
+-- a column whose statistics found no NULL (a table with no NOT NULL
+-- declared): the parallel window; then NULLs that came after ANALYZE, in
+-- the leader's rows or a worker's: the store that has one is refused, the
+-- leader computes the whole window, and every value is WindowAgg's
+CREATE TABLE win_pn (id int, g int, v numeric(12,2)) WITH (autovacuum_enabled = off);
+INSERT INTO win_pn SELECT id, g, v FROM win_pw;
+ANALYZE win_pn;
+INSERT INTO win_queries (q) VALUES
+  ('SELECT sum(r), count(*), sum(r::numeric * id) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+      FROM win_pn) s'),
+  (win_pw_hashed('SELECT id, v, dense_rank() OVER (PARTITION BY g ORDER BY v) FROM win_pn'));
+SELECT max(n) - 1 AS first_pn FROM win_queries \gset
+SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_pn ORDER BY n;
+UPDATE win_pn SET v = NULL WHERE id % 997 = 0;
+SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_pn ORDER BY n;
+SELECT trim(line) AS win_values_by
+FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC) r
+  FROM win_pn) s') AS line
+WHERE line ~ 'Window Values:';
+SET max_parallel_workers = 0;
+SELECT n, win_check(q) FROM win_queries WHERE n >= :first_pn ORDER BY n;
+RESET max_parallel_workers;
+ANALYZE win_pn;
+SELECT win_plan(q) FROM win_queries WHERE n = :first_pn;
+DROP TABLE win_pn;
 -- a plan made with gpusort on, run with it off: the input is not shared,
 -- and one participant computes every value
 SET plan_cache_mode = force_generic_plan;

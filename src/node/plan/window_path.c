@@ -44,6 +44,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_attribute.h"
+#include "catalog/pg_statistic.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -82,14 +83,21 @@ static const CustomScanMethods window_marker_methods = {
 	.CreateCustomScanState = create_window_marker_state,
 };
 
-/* Is the expression a column of the table, declared NOT NULL? */
+/*
+ * Is the expression a column of the table that holds no NULL, as far as
+ * the planner knows: declared NOT NULL, or with statistics (ANALYZE) whose
+ * sample had none?  A NULL that comes all the same is still sorted right:
+ * the engine refuses the store that has it, and the leader computes the
+ * whole window over every row (shared_stage.c), as when the engine's
+ * memory runs out midway.
+ */
 static bool
-column_not_null(PlannerInfo *root, RelOptInfo *rel, Expr *expr)
+column_without_nulls(PlannerInfo *root, RelOptInfo *rel, Expr *expr)
 {
 	Var		   *var;
 	RangeTblEntry *rte;
 	HeapTuple	tuple;
-	bool		not_null;
+	bool		none;
 
 	while (expr && IsA(expr, RelabelType))
 		expr = ((RelabelType *) expr)->arg;
@@ -105,9 +113,17 @@ column_not_null(PlannerInfo *root, RelOptInfo *rel, Expr *expr)
 							Int16GetDatum(var->varattno));
 	if (!HeapTupleIsValid(tuple))
 		return false;
-	not_null = ((Form_pg_attribute) GETSTRUCT(tuple))->attnotnull;
+	none = ((Form_pg_attribute) GETSTRUCT(tuple))->attnotnull;
 	ReleaseSysCache(tuple);
-	return not_null;
+	if (none)
+		return true;
+	tuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
+							Int16GetDatum(var->varattno), BoolGetDatum(rte->inh));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	none = ((Form_pg_statistic) GETSTRUCT(tuple))->stanullfrac == 0;
+	ReleaseSysCache(tuple);
+	return none;
 }
 
 /* A window function as a NULL of its type; its arguments kept in *args. */
@@ -143,10 +159,10 @@ parallel_safe_beside_window_funcs(PlannerInfo *root, List *exprs)
  * Do the window's keys, partition then order, let the engine hold every
  * row of the input by their key words alone, or keep it apart: an exact
  * codec each, all their words at most HELD_KEY_WORDS, and room for a NULL
- * in each later key that may have one (spill_stage.c keeps a row whose
- * later key has a NULL that its words leave no room for apart from the
- * engine, and ends the holding; the rows led by a NULL, partitions of their
- * own, the leader gathers and computes after its slices).
+ * in each later key that may have one, unless the column has none
+ * (column_without_nulls).  The rows led by a NULL, partitions of their own,
+ * the engine does not hold: the leader gathers them and computes them after
+ * its slices.
  */
 static bool
 keys_held_whole(PlannerInfo *root, RelOptInfo *rel, WindowClause *wc)
@@ -168,7 +184,7 @@ keys_held_whole(PlannerInfo *root, RelOptInfo *rel, WindowClause *wc)
 		if (codec == NULL || !codec->exact)
 			return false;
 		if (foreach_current_index(lc) > 0 && codec->bits >= 64 &&
-			!column_not_null(root, rel, expr))
+			!column_without_nulls(root, rel, expr))
 			return false;
 		words += codec->words;
 	}
