@@ -197,6 +197,24 @@ extern gs_status gs_gather_rows(gs_context *ctx, void *out, const void *in,
 								const uint64_t *dst_offsets,
 								const uint32_t *lengths, uint64_t n);
 
+/*
+ * Groups of equal keys in a sorted order (a Unique's: the first row of each
+ * kept).  gs_mark_group_heads sets heads[i] (n device words) to 1 where row
+ * i starts a group by one word of the key, words[order[i]] (words[i] where
+ * order is NULL) against the row before, or to that or what earlier calls
+ * found (first: 0): called once for each word.  gs_keep_group_heads then
+ * writes the places and lengths of the rows that start a group, in order,
+ * to out_places and out_lengths (not aliasing the inputs), and *kept (host)
+ * says how many; heads is used up.
+ */
+extern gs_status gs_mark_group_heads(gs_context *ctx, uint32_t *heads,
+									 const uint64_t *words, const uint32_t *order,
+									 uint64_t n, int first);
+extern gs_status gs_keep_group_heads(gs_context *ctx, uint64_t *out_places,
+									 uint32_t *out_lengths, const uint64_t *places,
+									 const uint32_t *lengths, uint32_t *heads,
+									 uint64_t n, uint64_t *kept);
+
 /* ---- sorting ---- */
 
 /*

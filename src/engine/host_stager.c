@@ -12,8 +12,8 @@
  * short of device memory would.  It lays each store out as the GPU engine
  * does (the blocks back to back, each row's place and length, tail
  * included: stored_rows_places), orders the rows by their key words and
- * then by arrival, and hands them back a buffer at a time, MAXALIGNed
- * back to back.
+ * then by arrival (under a Unique, keeping the first of each group alone),
+ * and hands them back a buffer at a time, MAXALIGNed back to back.
  *
  * The participants of a parallel query share one input as they share one
  * that the GPU service holds (begin_shared, join): each store a process
@@ -277,8 +277,24 @@ host_row_cmp(const HostRow *a, const HostRow *b, HostSortArg *arg)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/*
+ * Keeps the first row of each group of equal first group_words key words
+ * alone, as the GPU engine does.
+ */
+static void
+keep_group_heads(SortStage *stage, int group_words)
+{
+	uint64		kept = 0;
+
+	for (uint64 i = 0; i < stage->nrows; i++)
+		if (i == 0 || memcmp(stage->rows[i].key, stage->rows[kept - 1].key,
+							 sizeof(uint64) * group_words) != 0)
+			stage->rows[kept++] = stage->rows[i];
+	stage->nrows = kept;
+}
+
 static bool
-host_sort(SortStage *stage, char **why)
+host_sort(SortStage *stage, int group_words, int64 *rows, char **why)
 {
 	HostSortArg arg = {0};
 
@@ -286,8 +302,11 @@ host_sort(SortStage *stage, char **why)
 		read_stores(stage);
 	arg.nwords = stage->nwords;
 	host_sort_rows(stage->rows, stage->nrows, &arg);
+	if (group_words > 0)
+		keep_group_heads(stage, group_words);
 	stage->next = 0;
 	stage->sorted = true;
+	*rows = (int64) stage->nrows;
 	return true;
 }
 
@@ -295,7 +314,9 @@ host_sort(SortStage *stage, char **why)
 static bool
 host_seek(SortStage *stage, int part, int64 row, char **why)
 {
-	if (!stage->sorted && !host_sort(stage, why))
+	int64		rows;
+
+	if (!stage->sorted && !host_sort(stage, 0, &rows, why))
 		return false;
 	stage->next = (uint64) row;
 	return true;

@@ -93,7 +93,12 @@ typedef struct RowStoreUploader
  * if not known) would not fit beside what it holds for other sorts, which
  * it then keeps room for (an engine may judge the bytes anew from the
  * first store's rows);
- * add() takes the rows of a full store; sort() orders all it holds;
+ * add() takes the rows of a full store; sort() orders all it holds, and
+ * says in *rows how many it hands back (with group_words > 0, the node is
+ * under a Unique of the keys of those leading words, fewer than all the
+ * words of a key of several: the engine may hand back only the first row
+ * of each group of rows whose first group_words words are equal, or all of
+ * them);
  * next() points *rows at the next rows in order, MAXALIGNed MinimalTuples
  * back to back in a buffer of its own valid until the next call, and returns
  * how many (0 after the last).  They return false (next(): -1) with the
@@ -125,7 +130,8 @@ typedef struct RowStager
 	struct SortStage *(*begin) (Size host_bytes, double expected_rows,
 								double expected_bytes, int nparts, char **why);
 	bool		(*add) (struct SortStage *stage, const StoredRows *rows, char **why);
-	bool		(*sort) (struct SortStage *stage, char **why);
+	bool		(*sort) (struct SortStage *stage, int group_words, int64 *rows,
+						 char **why);
 	int64		(*next) (struct SortStage *stage, int part, char **rows,
 							 char **why);
 	int			(*parts) (struct SortStage *stage, char **note);

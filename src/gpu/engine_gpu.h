@@ -146,7 +146,7 @@ extern SortStage *gpu_stage_begin(Size host_bytes, double expected_bytes,
 extern bool gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 							   const uint64 *keys, int nwords, uint64 *places,
 							   const uint32 *lengths, uint32 n, char **why);
-extern bool gpu_stage_sort(SortStage *stage, char **why);
+extern bool gpu_stage_sort(SortStage *stage, int group_words, char **why);
 extern uint64 gpu_stage_rows(SortStage *stage);
 extern int64 gpu_stage_next_into(SortStage *stage, uint64 first, char *dest,
 								 Size dest_bytes, Size *need, char **why);

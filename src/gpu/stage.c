@@ -9,9 +9,11 @@
  * Once the input ends, the keys are sorted with the row numbers (a key of
  * several words by LSD passes over them, the least significant first, each
  * a stable radix sort of the words in the order so far), the places and
- * lengths gathered in that order, and the rows come back a buffer at a
- * time: their lengths come down, the host lays them out, and a kernel
- * copies them into that layout (gs_gather_rows), which comes down whole.
+ * lengths gathered in that order (under a Unique, those of the first row
+ * of each group of equal leading words alone: gs_groups.cu), and the rows
+ * come back a buffer at a time: their lengths come down, the host lays
+ * them out, and a kernel copies them into that layout (gs_gather_rows),
+ * which comes down whole.
  * The host then holds one buffer of rows, never the input.
  *
  * A backend's engine holds its own input (gpu_stager); a GPU process of the
@@ -82,12 +84,15 @@ struct SortStage
 										 * order they came */
 	uint64	   *places;			/* offsets in the arena */
 	uint32	   *lengths;
-	uint64		nrows;
+	uint64		nrows;			/* once sorted: those handed back (the
+								 * first of each group, where asked) */
 	uint64		row_capacity;
 
 	/* once sorted: places and lengths in order, the rows handed back */
 	uint64		next_row;
 	uint32	   *perm;
+	uint32	   *heads;			/* while sorted under a Unique: the rows
+								 * that start a group (gs_groups.cu) */
 	char	   *chunk;			/* on the device: the rows of a buffer */
 	uint64	   *chunk_places;	/* on the device: their places in it */
 	Size		chunk_bytes;
@@ -271,6 +276,7 @@ stage_free_all(SortStage *stage)
 	stage_free(stage, (void **) &stage->places, rows * sizeof(uint64));
 	stage_free(stage, (void **) &stage->lengths, rows * sizeof(uint32));
 	stage_free(stage, (void **) &stage->perm, stage->perm ? rows * sizeof(uint32) : 0);
+	stage_free(stage, (void **) &stage->heads, stage->heads ? rows * sizeof(uint32) : 0);
 	stage_free(stage, (void **) &stage->chunk, stage->chunk ? stage->chunk_bytes : 0);
 	stage_free(stage, (void **) &stage->chunk_places,
 			   stage->chunk_places ? stage->chunk_rows * sizeof(uint64) : 0);
@@ -549,8 +555,61 @@ sort_earlier_words(SortStage *stage, char **why)
 	return ok;
 }
 
+/*
+ * Marks the rows of the sorted order that start a group of their first
+ * group_words key words (heads: a word a row).  The words are read through
+ * the permutation, where they still lie in the order the rows came; the
+ * last word's, sorted in place, only where it is the only one
+ * (sort_earlier_words takes its room).
+ */
+static bool
+mark_group_heads(SortStage *stage, int group_words, char **why)
+{
+	char	   *no_room;
+
+	/* no room for them is no failure: every row then comes back */
+	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->heads,
+					 &no_room))
+	{
+		declined = declined_busy = false;
+		return true;
+	}
+	for (int w = 0; w < group_words; w++)
+		if (!stage_ok(gs_mark_group_heads(gpu.ctx, stage->heads, stage->keys[w],
+										  stage->nwords == 1 ? NULL : stage->perm,
+										  stage->nrows, w == 0), why))
+			return false;
+	return true;
+}
+
+/*
+ * Keeps the places and lengths, sorted, of the rows that start a group
+ * alone, in the rooms that the sort left free (the first word's and the
+ * permutation's): the rows handed back are those.
+ */
+static bool
+keep_group_heads(SortStage *stage, char **why)
+{
+	uint64	   *places = stage->keys[0];
+	uint32	   *lengths = stage->perm;
+	uint64		kept;
+	bool		ok;
+
+	ok = stage_ok(gs_keep_group_heads(gpu.ctx, places, lengths, stage->places,
+									  stage->lengths, stage->heads, stage->nrows, &kept), why);
+	stage_free(stage, (void **) &stage->heads, stage->row_capacity * sizeof(uint32));
+	if (!ok)
+		return false;
+	stage->keys[0] = stage->places;
+	stage->places = places;
+	stage->perm = stage->lengths;
+	stage->lengths = lengths;
+	stage->nrows = kept;
+	return true;
+}
+
 bool
-gpu_stage_sort(SortStage *stage, char **why)
+gpu_stage_sort(SortStage *stage, int group_words, char **why)
 {
 	uint64		n = stage->nrows;
 	uint64	   *sorted_places;
@@ -558,13 +617,17 @@ gpu_stage_sort(SortStage *stage, char **why)
 
 	if (n == 0)
 		return true;
+	/* the last word's room is taken as earlier ones are sorted */
+	if (group_words >= stage->nwords && stage->nwords > 1)
+		group_words = 0;		/* (row_seams.h: not asked) */
 	stage_count(stage, 0, 0);	/* what was kept free is taken now */
 	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
 		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
 		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys[stage->nwords - 1], stage->perm,
 								stage->keys[stage->nwords - 1], stage->perm, n,
 								GS_ALGO_AUTO, NULL), why) ||
-		!sort_earlier_words(stage, why))
+		!sort_earlier_words(stage, why) ||
+		(group_words > 0 && !mark_group_heads(stage, group_words, why)))
 		return false;
 
 	/* places and lengths in sorted order, in the first word's room */
@@ -578,6 +641,8 @@ gpu_stage_sort(SortStage *stage, char **why)
 		return false;
 	stage->perm = stage->lengths;
 	stage->lengths = sorted_lengths;
+	if (stage->heads != NULL && !keep_group_heads(stage, why))
+		return false;
 
 	/* the buffers of rows coming back */
 	if (!stage_alloc(stage, stage->chunk_bytes, (void **) &stage->chunk, why) ||
@@ -677,6 +742,15 @@ stage_next(SortStage *stage, int part, char **rows, char **why)
 	return n;
 }
 
+static bool
+stage_sort(SortStage *stage, int group_words, int64 *rows, char **why)
+{
+	if (!gpu_stage_sort(stage, group_words, why))
+		return false;
+	*rows = (int64) stage->nrows;
+	return true;
+}
+
 /* A backend's engine holds one part, whatever it may. */
 static SortStage *
 stage_begin(Size host_bytes, double expected_rows, double expected_bytes, int nparts,
@@ -701,7 +775,7 @@ gpu_stage_end(SortStage *stage)
 const RowStager gpu_stager = {
 	.begin = stage_begin,
 	.add = stage_add,
-	.sort = gpu_stage_sort,
+	.sort = stage_sort,
 	.next = stage_next,
 	.end = gpu_stage_end,
 };

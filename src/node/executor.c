@@ -264,6 +264,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->distinct = distinct_columns == NIL ? NULL :
 		distinct_filter_begin(&node->ss.ps, ExecGetResultType(&node->ss.ps),
 							  distinct_columns);
+	state->distinct_keys = state->distinct == NULL || state->window != NULL ? 0 :
+		distinct_filter_leading_keys(state->distinct, state->nkeys, state->attnos,
+									 state->sortops);
 	state->path = NULL;
 	state->ran = NULL;
 }

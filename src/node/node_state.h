@@ -117,6 +117,8 @@ typedef struct GpuSortState
 										 * a Unique above keeps returned, no
 										 * other (distinct_filter.c), or
 										 * NULL */
+	int			distinct_keys;	/* the leading sort keys that are the
+								 * Unique's columns (0: not so) */
 	struct MarkRows *marks;		/* a merge join's rows since its mark, kept
 								 * for rows that are their one key
 								 * (mark_rows.c), or NULL */

@@ -143,7 +143,7 @@ held_run_job(ServiceSlot *slot, char *base, char **why)
 			return add_rows(input, slot, base, why);
 		case SERVICE_JOB_HOLD_SORT:
 			oldcxt = MemoryContextSwitchTo(input->cxt);
-			ok = gpu_stage_sort(input->stage, why);
+			ok = gpu_stage_sort(input->stage, slot->held_group_words, why);
 			MemoryContextSwitchTo(oldcxt);
 			slot->held_rows = (int64) gpu_stage_rows(input->stage);
 			return ok;

@@ -142,6 +142,9 @@ typedef struct ServiceSlot
 	Size		held_bytes;		/* ADD: the blocks' bytes; NEXT: room */
 	int64		held_from;		/* NEXT: the place in the sorted order of
 								 * the first row to lay out */
+	int			held_group_words;	/* SORT: a Unique's leading key words,
+									 * whose groups' first rows alone are
+									 * kept (0: every row) */
 
 	/* its result */
 	bool		ok;
@@ -153,7 +156,7 @@ typedef struct ServiceSlot
 	bool		payload_sorted;
 	bool		keys_sorted;	/* in place of the first key column */
 	int64		held_rows;		/* NEXT: rows laid out in the job's memory;
-								 * SORT: the rows the input holds */
+								 * SORT: the rows the input holds, in order */
 	Size		held_need;		/* NEXT: room the next row needs, if more */
 	int			gpu;			/* the GPU process that ran it */
 	double		wait_ms;		/* in the queue */

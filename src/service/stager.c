@@ -580,9 +580,13 @@ held_add(struct SortStage *stage, const StoredRows *rows, char **why)
 	return false;
 }
 
-/* Sorts every part at once, each on its GPU process. */
+/*
+ * Sorts every part at once, each on its GPU process (under a Unique, each
+ * keeps the first row of its own groups: the node's filter drops the
+ * others of a group that parts share).
+ */
 static bool
-held_sort(struct SortStage *stage, char **why)
+held_sort(struct SortStage *stage, int group_words, int64 *rows, char **why)
 {
 	ServiceHeld *held = (ServiceHeld *) stage;
 	JobSpace	spaces[SERVICE_MAX_GPUS];
@@ -600,12 +604,15 @@ held_sort(struct SortStage *stage, char **why)
 		}
 		set_job(held, &held->parts[nspaces], &spaces[nspaces],
 				SERVICE_JOB_HOLD_SORT, 0, 0, 0);
+		spaces[nspaces].slot->held_group_words = group_words;
 	}
 	ok = job_spaces_run(spaces, nspaces, why);
+	*rows = 0;
 	for (int i = 0; i < nspaces; i++)
 	{
 		held->parts[i].rows = spaces[i].slot->held_rows;
 		held->parts[i].sort_ms = spaces[i].slot->run_ms;
+		*rows += held->parts[i].rows;
 		job_space_end(&spaces[i]);
 	}
 	return ok;

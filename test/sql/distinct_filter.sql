@@ -33,8 +33,32 @@ RESET enable_hashagg;
 SET gpusort.work_mem = '256kB';
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
 SET gpusort.debug_hold_rows = on;
-SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
 SELECT same_as_native('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
+-- the engine that holds the rows keeps the first of each group alone as
+-- it sorts, where the Unique's columns are the leading sort keys, with
+-- exact keys whose words order the rows: "Rows Dropped on CPU"; not where
+-- a text key, a NULL of a later int8 key or an inexact numeric leaves ties
+-- for the comparators, or the groups are all of two or more words
+ALTER TABLE df ADD COLUMN b int8;
+UPDATE df SET b = CASE WHEN id % 101 = 0 THEN NULL ELSE id % 17 END;
+CREATE FUNCTION df_held(query text, dropped_by text DEFAULT 'Rows Dropped')
+RETURNS TABLE (same text, dropped text)
+LANGUAGE sql AS $$
+  SELECT same_as_native(query),
+         (SELECT string_agg(substring(line from '(Rows Dropped [^:]*: \d+)'), ', ')
+          FROM explain_analyze(query) line WHERE line ~ dropped_by)
+$$;
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, k % 11 AS m FROM df ORDER BY k');
+SET enable_hashagg = off;
+SELECT * FROM df_held('SELECT DISTINCT k, id % 7 FROM df ORDER BY k, id % 7');
+RESET enable_hashagg;
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n NULLS FIRST, id');
+SELECT * FROM df_held('SELECT DISTINCT ON (k, n) k, n, id FROM df ORDER BY k DESC, n, id');
+SELECT * FROM df_held('SELECT DISTINCT ON (n, k) n, k, id FROM df ORDER BY n, k, id');
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, b, id FROM df ORDER BY k, b, id');
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, t, id FROM df ORDER BY k, t, id');
+SELECT * FROM df_held('SELECT DISTINCT ON (x) x, id FROM df ORDER BY x, id');
 RESET gpusort.debug_hold_rows;
 SET gpusort.spill = off;
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
@@ -57,7 +81,14 @@ SELECT sum(coalesce(substring(line from 'Rows Dropped by Distinct Filter: (\d+)'
 FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line;
 SET gpusort.debug_hold_rows = on;
 SET gpusort.work_mem = '256kB';
-SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+-- one input held for all participants, sorted by the leader, which keeps
+-- the first row of each group alone (the rows led by a NULL, each
+-- participant's own, go through the filters)
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped on');
+-- and where the engine declines stores midway: runs beside the rows held
+SET gpusort.debug_hold_stores = 2;
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped on');
 RESET ALL;
 SET gpusort.min_rows = 0;
 
@@ -70,4 +101,5 @@ FETCH 3 FROM dfc;
 MOVE 5 FROM dfc;
 FETCH 2 FROM dfc;
 COMMIT;
+DROP FUNCTION df_held(text, text);
 DROP TABLE df;

@@ -14,18 +14,26 @@
  * each participant returns the first row of its own groups, and the Gather
  * Merge brings a group's first rows of every participant together, which
  * the Unique then reduces to the first, as it would reduce all of them.
+ * Where the Unique's columns are the leading sort keys
+ * (distinct_filter_leading_keys) and an engine holds the rows, ordered by
+ * their keys' words alone, the engine keeps only the first row of each
+ * group as it sorts (spill_stage.c), and the filter sees few others.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "utils/lsyscache.h"
 
 #include "node/window/distinct_filter.h"
 
 struct DistinctFilter
 {
-	ExprState  *equal;			/* the Unique's columns equal */
+	int			ncols;			/* the Unique's columns */
+	AttrNumber *colidx;
+	Oid		   *eqops;
+	ExprState  *equal;			/* those columns equal */
 	ExprContext *context;		/* which equal is evaluated in */
 	TupleTableSlot *first;		/* the first row of the last group */
 	bool		have_first;
@@ -50,6 +58,9 @@ distinct_filter_begin(PlanState *node, TupleDesc desc, List *columns)
 		eqops[i] = list_nth_oid(ops, i);
 		collations[i] = list_nth_oid(colls, i);
 	}
+	f->ncols = ncols;
+	f->colidx = colidx;
+	f->eqops = eqops;
 	f->equal = execTuplesMatchPrepare(desc, ncols, colidx, eqops, collations, node);
 	f->context = CreateExprContext(node->state);
 	f->first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -72,6 +83,25 @@ distinct_filter_first(DistinctFilter *f, TupleTableSlot *row)
 	ExecCopySlot(f->first, row);
 	f->have_first = true;
 	return true;
+}
+
+int
+distinct_filter_leading_keys(const DistinctFilter *f, int nkeys, const AttrNumber *attnos,
+							 const Oid *sortops)
+{
+	if (f->ncols > nkeys)
+		return 0;
+	for (int k = 0; k < f->ncols; k++)
+	{
+		int			c = 0;
+
+		while (c < f->ncols && f->colidx[c] != attnos[k])
+			c++;
+		if (c == f->ncols ||
+			f->eqops[c] != get_equality_op_for_ordering_op(sortops[k], NULL))
+			return 0;
+	}
+	return f->ncols;
 }
 
 void

@@ -23,6 +23,15 @@ extern DistinctFilter *distinct_filter_begin(PlanState *node, TupleDesc desc,
 /* Is the row the first of its group (the filter then keeps a copy)? */
 extern bool distinct_filter_first(DistinctFilter *f, TupleTableSlot *row);
 
+/*
+ * How many of the node's leading sort keys (attribute numbers of the rows
+ * it returns, and ordering operators) are the Unique's columns, each
+ * compared by its sort key's equality: rows that those keys order as
+ * equal are then one group of the Unique's.  0 where they are not.
+ */
+extern int	distinct_filter_leading_keys(const DistinctFilter *f, int nkeys,
+										 const AttrNumber *attnos, const Oid *sortops);
+
 /* Forgets the last group (a rescan). */
 extern void distinct_filter_reset(DistinctFilter *f);
 

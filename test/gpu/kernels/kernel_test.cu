@@ -225,6 +225,120 @@ test_gather_rows(uint64_t seed)
 	}
 }
 
+/*
+ * gs_mark_group_heads and gs_keep_group_heads: rows in a random order
+ * (a permutation), keys of two words with few values each (groups of many
+ * rows, and groups where the first word alone would merge two), read
+ * through the permutation and, for one word, in order; the places and
+ * lengths of the first row of each group against the host's, and the
+ * count, including n that ends on a group's head and n of one.
+ */
+static void
+test_group_heads(uint64_t seed)
+{
+	const uint64_t sizes[] = {1, 2, 31, 1000, 65537, 3000001};
+
+	for (uint64_t n : sizes)
+		for (int nwords = 1; nwords <= 2; nwords++)
+		{
+			std::vector<uint64_t> w0(n), w1(n), places(n), out_places(n);
+			std::vector<uint32_t> order(n), lengths(n), out_lengths(n);
+			std::vector<uint64_t> want_places;
+			std::vector<uint32_t> want_lengths;
+			uint64_t	s = seed + n * 3 + nwords;
+			uint64_t	kept = 0;
+
+			/* sorted keys, then rows dealt out in a random order */
+			for (uint64_t i = 0; i < n; i++)
+				order[i] = (uint32_t) i;
+			for (uint64_t i = n; i > 1; i--)
+				std::swap(order[i - 1], order[splitmix64(s) % i]);
+			uint64_t	a = 0,
+						b = 0;
+
+			for (uint64_t i = 0; i < n; i++)
+			{
+				bool		head = i == 0;
+
+				if (i > 0 && splitmix64(s) % 5 == 0)
+				{
+					a += 1 + splitmix64(s) % 3;
+					head = true;
+				}
+				if (i > 0 && nwords == 2 && splitmix64(s) % 7 == 0)
+				{
+					b = splitmix64(s);
+					head = true;
+				}
+				/* row order[i] is the i-th in order */
+				w0[order[i]] = a;
+				w1[order[i]] = b;
+				places[i] = splitmix64(s);
+				lengths[i] = (uint32_t) splitmix64(s);
+				if (head)
+				{
+					want_places.push_back(places[i]);
+					want_lengths.push_back(lengths[i]);
+				}
+			}
+			if (nwords == 1)
+			{
+				/* one word: sorted in place, read in order */
+				std::vector<uint64_t> sorted(n);
+
+				for (uint64_t i = 0; i < n; i++)
+					sorted[i] = w0[order[i]];
+				w0 = sorted;
+			}
+
+			void	   *d_w0, *d_w1, *d_order, *d_heads, *d_places, *d_lengths,
+					   *d_out_places, *d_out_lengths;
+
+			API(gs_device_alloc(ctx, n * 8, &d_w0));
+			API(gs_device_alloc(ctx, n * 8, &d_w1));
+			API(gs_device_alloc(ctx, n * 4, &d_order));
+			API(gs_device_alloc(ctx, n * 4, &d_heads));
+			API(gs_device_alloc(ctx, n * 8, &d_places));
+			API(gs_device_alloc(ctx, n * 4, &d_lengths));
+			API(gs_device_alloc(ctx, n * 8, &d_out_places));
+			API(gs_device_alloc(ctx, n * 4, &d_out_lengths));
+			poison(d_heads, n * 4);
+			API(gs_copy_to_device(ctx, d_w0, w0.data(), n * 8));
+			API(gs_copy_to_device(ctx, d_w1, w1.data(), n * 8));
+			API(gs_copy_to_device(ctx, d_order, order.data(), n * 4));
+			API(gs_copy_to_device(ctx, d_places, places.data(), n * 8));
+			API(gs_copy_to_device(ctx, d_lengths, lengths.data(), n * 4));
+			API(gs_mark_group_heads(ctx, (uint32_t *) d_heads, (const uint64_t *) d_w0,
+									nwords == 1 ? NULL : (const uint32_t *) d_order, n, 1));
+			if (nwords == 2)
+				API(gs_mark_group_heads(ctx, (uint32_t *) d_heads, (const uint64_t *) d_w1,
+										(const uint32_t *) d_order, n, 0));
+			API(gs_keep_group_heads(ctx, (uint64_t *) d_out_places, (uint32_t *) d_out_lengths,
+									(const uint64_t *) d_places, (const uint32_t *) d_lengths,
+									(uint32_t *) d_heads, n, &kept));
+			CHECK(kept == want_places.size(), "group heads n=%llu words=%d: %llu kept, %zu wanted",
+				  (unsigned long long) n, nwords, (unsigned long long) kept, want_places.size());
+			if (kept == want_places.size())
+			{
+				API(gs_copy_to_host(ctx, out_places.data(), d_out_places, kept * 8));
+				API(gs_copy_to_host(ctx, out_lengths.data(), d_out_lengths, kept * 4));
+				API(gs_synchronize(ctx));
+				CHECK(memcmp(out_places.data(), want_places.data(), kept * 8) == 0 &&
+					  memcmp(out_lengths.data(), want_lengths.data(), kept * 4) == 0,
+					  "group heads n=%llu words=%d: places and lengths",
+					  (unsigned long long) n, nwords);
+			}
+			gs_device_free(ctx, d_w0);
+			gs_device_free(ctx, d_w1);
+			gs_device_free(ctx, d_order);
+			gs_device_free(ctx, d_heads);
+			gs_device_free(ctx, d_places);
+			gs_device_free(ctx, d_lengths);
+			gs_device_free(ctx, d_out_places);
+			gs_device_free(ctx, d_out_lengths);
+		}
+}
+
 static void
 test_sorts(uint64_t max_n, const std::vector<int> &dists,
 		   const std::vector<gs_algorithm> &algos, uint64_t seed)
@@ -882,6 +996,7 @@ main(int argc, char **argv)
 	{
 		test_api();
 		test_gather_rows(seed);
+		test_group_heads(seed);
 	}
 	test_partition(max_n, dists, seed);
 	if (!partition_only)

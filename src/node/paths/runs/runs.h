@@ -45,6 +45,10 @@ typedef struct RunsState
 	bool		nulls_done;
 	int64		staged_batches; /* stores the engine took */
 	int64		staged_rows;	/* their rows */
+	int			group_words;	/* under a Unique: the key words of its
+								 * groups, whose first rows alone the
+								 * engine may keep (0: every row) */
+	int64		held_kept;		/* the rows it hands back, once sorted */
 	const char *stage_why;		/* why the engine holds none */
 	struct SortStage *closed_stage; /* a leader's shared input, added to
 									 * no more (a run once all have added:

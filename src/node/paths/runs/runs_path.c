@@ -165,6 +165,10 @@ runs_explain(GpuSortState *state, ExplainState *es)
 							   NULL, state->spill->staged_batches, es);
 		ExplainPropertyInteger("Held Key Width", "bytes",
 							   state->radix_keys * sizeof(uint64), es);
+		if (state->spill->group_words > 0)
+			ExplainPropertyInteger(psprintf("Rows Dropped on %s",
+											sort_engine_get(runs_engine(state))->title),
+								   NULL, state->spill->staged_rows - state->spill->held_kept, es);
 		disk_kb = state->spill->held_disk_kb + (state->spill->stage_nulls ?
 										 tie_order_tuplesort_disk_kb(state->spill->stage_nulls) : 0);
 		if (disk_kb > 0)

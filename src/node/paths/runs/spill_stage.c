@@ -81,6 +81,29 @@ held_tie_key(GpuSortState *state)
 }
 
 /*
+ * Under a Unique whose columns are the leading sort keys (distinct_keys),
+ * those keys' words, where the engine orders the rows by their words alone
+ * (held_tie_key: every key exact, all its words held, and no NULL tied
+ * with a value): the first row of each group of equal words is then the
+ * first of the Unique's group, and the engine may keep it alone.  Else 0,
+ * and where the groups are all the words of a key of several (the GPU
+ * engine's sort takes the last word's room as it sorts the others).
+ */
+static int
+held_group_words(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	int			nwords = Min(store->ncolumns, HELD_KEY_WORDS);
+	int			words = 0;
+
+	if (state->distinct_keys == 0 || state->spill->held_tie_key < state->nkeys)
+		return 0;
+	while (words < nwords && store->columns[words].keyno < state->distinct_keys)
+		words++;
+	return words < nwords || nwords == 1 ? words : 0;
+}
+
+/*
  * The engine that may hold this node's rows, as far as the order and
  * gpusort.device tell, whether or not the store kept room for the keys
  * that the order needs with them; else NULL with the reason in *why.
@@ -542,7 +565,9 @@ sort_held(GpuSortState *state)
 	if (!state->spill->held_empty)
 	{
 		INSTR_TIME_SET_CURRENT(start);
-		if (!state->spill->stager->sort(state->spill->stage, &why))
+		state->spill->group_words = held_group_words(state);
+		if (!state->spill->stager->sort(state->spill->stage, state->spill->group_words,
+										&state->spill->held_kept, &why))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("GpuSort could not sort the rows it held on the %s: %s",
@@ -713,7 +738,9 @@ node_stage_held_to_run(GpuSortState *state)
 		parts_to_runs(state);
 	else if (node_stage_next(state, slot))
 	{
-		sorted_runs_start_run(&state->spill->runs, state->spill->spilled_rows);	/* all it holds */
+		/* all it holds, less what a Unique's groups let it drop */
+		sorted_runs_start_run(&state->spill->runs, state->spill->spilled_rows -
+							  (state->spill->staged_rows - state->spill->held_kept));
 		do
 		{
 			bool		shouldfree;
