@@ -349,10 +349,15 @@ gpusort_exec(CustomScanState *node)
 
 	/* as ExecSort: a cancel comes through while rows are only read back */
 	CHECK_FOR_INTERRUPTS();
+	state->group_first = false;
 	slot = next_row(state);
 
-	/* under a Unique: the first row of each of its groups */
-	if (state->distinct)
+	/*
+	 * under a Unique: the first row of each of its groups (a group's first
+	 * that the engine kept alone passes as it is: no row of its group, nor
+	 * of the group before, comes back)
+	 */
+	if (state->distinct && !state->group_first)
 		while (!TupIsNull(slot) && !distinct_filter_first(state->distinct, slot))
 		{
 			CHECK_FOR_INTERRUPTS();

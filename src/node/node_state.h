@@ -119,6 +119,10 @@ typedef struct GpuSortState
 										 * NULL */
 	int			distinct_keys;	/* the leading sort keys that are the
 								 * Unique's columns (0: not so) */
+	bool		group_first;	/* the row a path just returned is the
+								 * first of its group of the Unique's:
+								 * the engine that held it kept no other
+								 * (spill_stage.c) */
 	struct MarkRows *marks;		/* a merge join's rows since its mark, kept
 								 * for rows that are their one key
 								 * (mark_rows.c), or NULL */

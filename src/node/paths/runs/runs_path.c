@@ -35,6 +35,8 @@ runs_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 	{
 		TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
 
+		state->group_first = false; /* (filling it may have set it) */
+
 		if (!tuplestore_gettupleslot(state->spill->merged, forward, false, into))
 			return ExecClearTuple(slot);
 		/* our slot is virtual: copy the row into it */

@@ -412,6 +412,7 @@ node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
 
 	if (stage_in_order(state))
 		return node_stage_next(state, into);
+	state->group_first = false; /* (held rows read into a run may have set it) */
 	if (state->keys_only)
 	{
 		uint64		key = 0;

@@ -849,6 +849,7 @@ node_stage_next(GpuSortState *state, TupleTableSlot *into)
 	if (tuple == NULL)
 		return nulls && !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
+	state->group_first = state->spill->group_words > 0;
 	return true;
 }
 
