@@ -48,6 +48,7 @@
 #include "node/node_state.h"
 #include "node/plan/window.h"
 #include "node/rows/row_store.h"
+#include "util/cacheline.h"
 
 /*
  * The partitions' heaps, in one table of slots addressed by a hash of the
@@ -70,7 +71,10 @@ struct TopNFilter
 	Size		slot_words;		/* partition_words + 1 + n * nwords */
 	uint64		max_capacity;	/* the most slots the budget allows */
 	MemoryContext cxt;			/* where the table lies */
-	uint64	   *slots;			/* the table, or NULL once ended */
+	uint64	   *slots;			/* the table, or NULL once ended: from a
+								 * cache line's start, so that a slot of
+								 * 64 bytes is one line (one miss a row) */
+	void	   *slots_chunk;	/* the allocation it lies in */
 	uint64		capacity;		/* slots */
 	uint64		used;
 	uint64	   *row_words;		/* the current row's key words */
@@ -247,12 +251,17 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	return f;
 }
 
-/* A table of capacity free slots. */
+/*
+ * A table of capacity free slots, from a cache line's start (*chunk: the
+ * allocation it lies in).
+ */
 static uint64 *
-new_slots(TopNFilter *f, uint64 capacity)
+new_slots(TopNFilter *f, uint64 capacity, void **chunk)
 {
-	return MemoryContextAllocExtended(f->cxt, sizeof(uint64) * f->slot_words * capacity,
-									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	*chunk = MemoryContextAllocExtended(f->cxt, sizeof(uint64) * f->slot_words * capacity +
+										GPUSORT_CACHE_LINE,
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	return (uint64 *) TYPEALIGN(GPUSORT_CACHE_LINE, *chunk);
 }
 
 void
@@ -261,7 +270,7 @@ top_n_filter_reset(TopNFilter *f)
 	top_n_filter_end(f);
 	f->capacity = Min(f->max_capacity,
 					  Max(2, FIRST_TABLE_BYTES / (sizeof(uint64) * f->slot_words)));
-	f->slots = new_slots(f, f->capacity);
+	f->slots = new_slots(f, f->capacity, &f->slots_chunk);
 	f->used = 0;
 	f->dropped = 0;
 }
@@ -270,7 +279,7 @@ void
 top_n_filter_end(TopNFilter *f)
 {
 	if (f->slots)
-		pfree(f->slots);
+		pfree(f->slots_chunk);
 	f->slots = NULL;
 }
 
@@ -365,6 +374,35 @@ mix_word(uint64 x)
 	return x;
 }
 
+/* Are the partition words of a slot and a row's the same? */
+static inline bool
+same_partition(const TopNFilter *f, const uint64 *slot, const uint64 *key)
+{
+	for (int w = 0; w < f->partition_words; w++)
+		if (slot[w] != key[w])
+			return false;
+	return true;
+}
+
+/*
+ * Where a search for the partition whose key words are key starts in a
+ * table of capacity slots: a hash of them, its high bits times capacity
+ * (no division, where 128-bit products are at hand).
+ */
+static inline uint64
+home_slot(const TopNFilter *f, uint64 capacity, const uint64 *key)
+{
+	uint64		hash = 0;
+
+	for (int w = 0; w < f->partition_words; w++)
+		hash = hash_combine64(hash, mix_word(key[w]));
+#ifdef HAVE_INT128
+	return (uint64) (((uint128) hash * capacity) >> 64);
+#else
+	return hash % capacity;
+#endif
+}
+
 /*
  * The slot of the partition whose key words are key in a table of slots,
  * or the free one where it would go.
@@ -372,17 +410,13 @@ mix_word(uint64 x)
 static uint64 *
 find_slot(TopNFilter *f, const uint64 *slots, uint64 capacity, const uint64 *key)
 {
-	uint64		hash = 0;
-	uint64		i;
+	uint64		i = home_slot(f, capacity, key);
 
-	for (int w = 0; w < f->partition_words; w++)
-		hash = hash_combine64(hash, mix_word(key[w]));
-	for (i = hash % capacity;; i = (i + 1 == capacity ? 0 : i + 1))
+	for (;; i = (i + 1 == capacity ? 0 : i + 1))
 	{
 		const uint64 *slot = slots + i * f->slot_words;
 
-		if (SLOT_ROWS(f, slot) == 0 ||
-			memcmp(slot, key, sizeof(uint64) * f->partition_words) == 0)
+		if (SLOT_ROWS(f, slot) == 0 || same_partition(f, slot, key))
 			return (uint64 *) slot;
 	}
 }
@@ -393,10 +427,11 @@ grow_slots(TopNFilter *f)
 {
 	uint64		capacity = Min(f->capacity * 2, f->max_capacity);
 	uint64	   *slots;
+	void	   *chunk;
 
 	if (capacity == f->capacity)
 		return false;
-	slots = new_slots(f, capacity);
+	slots = new_slots(f, capacity, &chunk);
 	for (uint64 i = 0; i < f->capacity; i++)
 	{
 		const uint64 *slot = f->slots + i * f->slot_words;
@@ -405,8 +440,9 @@ grow_slots(TopNFilter *f)
 			memcpy(find_slot(f, slots, capacity, slot), slot,
 				   sizeof(uint64) * f->slot_words);
 	}
-	pfree(f->slots);
+	pfree(f->slots_chunk);
 	f->slots = slots;
+	f->slots_chunk = chunk;
 	f->capacity = capacity;
 	return true;
 }
@@ -435,13 +471,14 @@ partition_slot(TopNFilter *f)
 }
 
 /*
- * The row's key words, each key's direction applied: its partition's, then
- * the rest; false where a key is NULL.
+ * The row's key words from column from up to to, each key's direction
+ * applied (its partition's come first, then the rest); false where a key
+ * is NULL.
  */
 static bool
-row_words(TopNFilter *f, TupleTableSlot *slot)
+row_words(TopNFilter *f, TupleTableSlot *slot, int from, int to)
 {
-	for (int c = 0; c < f->ncolumns; c++)
+	for (int c = from; c < to; c++)
 	{
 		const KeyColumn *column = &f->columns[c];
 		bool		isnull;
@@ -494,8 +531,13 @@ among_first(TopNFilter *f)
 bool
 top_n_filter_keeps(TopNFilter *f, TupleTableSlot *slot)
 {
-	if (!row_words(f, slot) || among_first(f))
+	/* the partition's slot comes into the cache while the rest are made */
+	if (!row_words(f, slot, 0, f->partition_words))
 		return true;			/* (a NULL key: kept) */
+	if (f->partition_words > 0)
+		__builtin_prefetch(f->slots + home_slot(f, f->capacity, f->row_words) * f->slot_words);
+	if (!row_words(f, slot, f->partition_words, f->ncolumns) || among_first(f))
+		return true;
 	f->dropped++;
 	return false;
 }
