@@ -122,7 +122,7 @@ typedef struct GpuSortState
 	bool		group_first;	/* the row a path just returned is the
 								 * first of its group of the Unique's:
 								 * the engine that held it kept no other
-								 * (spill_stage.c) */
+								 * (node_stage_next); reset for each row */
 	struct MarkRows *marks;		/* a merge join's rows since its mark, kept
 								 * for rows that are their one key
 								 * (mark_rows.c), or NULL */

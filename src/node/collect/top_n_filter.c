@@ -405,14 +405,13 @@ home_slot(const TopNFilter *f, uint64 capacity, const uint64 *key)
 
 /*
  * The slot of the partition whose key words are key in a table of slots,
- * or the free one where it would go.
+ * or the free one where it would go, searched from its home slot.
  */
 static uint64 *
-find_slot(TopNFilter *f, const uint64 *slots, uint64 capacity, const uint64 *key)
+find_slot(TopNFilter *f, const uint64 *slots, uint64 capacity, const uint64 *key,
+		  uint64 home)
 {
-	uint64		i = home_slot(f, capacity, key);
-
-	for (;; i = (i + 1 == capacity ? 0 : i + 1))
+	for (uint64 i = home;; i = (i + 1 == capacity ? 0 : i + 1))
 	{
 		const uint64 *slot = slots + i * f->slot_words;
 
@@ -437,8 +436,8 @@ grow_slots(TopNFilter *f)
 		const uint64 *slot = f->slots + i * f->slot_words;
 
 		if (SLOT_ROWS(f, slot) > 0)
-			memcpy(find_slot(f, slots, capacity, slot), slot,
-				   sizeof(uint64) * f->slot_words);
+			memcpy(find_slot(f, slots, capacity, slot, home_slot(f, capacity, slot)),
+				   slot, sizeof(uint64) * f->slot_words);
 	}
 	pfree(f->slots_chunk);
 	f->slots = slots;
@@ -448,13 +447,14 @@ grow_slots(TopNFilter *f)
 }
 
 /*
- * The slot of the row's partition (its words in row_words), taken for it
- * if it has none; NULL where there is no room for another partition.
+ * The slot of the row's partition (its words in row_words, its home slot
+ * home), taken for it if it has none; NULL where there is no room for
+ * another partition.
  */
 static uint64 *
-partition_slot(TopNFilter *f)
+partition_slot(TopNFilter *f, uint64 home)
 {
-	uint64	   *slot = find_slot(f, f->slots, f->capacity, f->row_words);
+	uint64	   *slot = find_slot(f, f->slots, f->capacity, f->row_words, home);
 
 	if (SLOT_ROWS(f, slot) > 0)
 		return slot;
@@ -463,7 +463,8 @@ partition_slot(TopNFilter *f)
 	{
 		if (!grow_slots(f))
 			return NULL;
-		slot = find_slot(f, f->slots, f->capacity, f->row_words);
+		slot = find_slot(f, f->slots, f->capacity, f->row_words,
+						 home_slot(f, f->capacity, f->row_words));
 	}
 	memcpy(slot, f->row_words, sizeof(uint64) * f->partition_words);
 	f->used++;
@@ -494,15 +495,16 @@ row_words(TopNFilter *f, TupleTableSlot *slot, int from, int to)
 }
 
 /*
- * Is the row (its words in row_words) among its partition's first N so
- * far?  Then its words join the partition's heap, where there is room.
+ * Is the row (its words in row_words, its partition's home slot home)
+ * among its partition's first N so far?  Then its words join the
+ * partition's heap, where there is room.
  */
 static bool
-among_first(TopNFilter *f)
+among_first(TopNFilter *f, uint64 home)
 {
 	int			n = f->nwords;
 	const uint64 *words = f->row_words + f->partition_words;
-	uint64	   *slot = partition_slot(f);
+	uint64	   *slot = partition_slot(f, home);
 
 	if (slot == NULL)
 		return true;			/* no room for its partition: kept */
@@ -531,12 +533,14 @@ among_first(TopNFilter *f)
 bool
 top_n_filter_keeps(TopNFilter *f, TupleTableSlot *slot)
 {
+	uint64		home;
+
 	/* the partition's slot comes into the cache while the rest are made */
 	if (!row_words(f, slot, 0, f->partition_words))
 		return true;			/* (a NULL key: kept) */
-	if (f->partition_words > 0)
-		__builtin_prefetch(f->slots + home_slot(f, f->capacity, f->row_words) * f->slot_words);
-	if (!row_words(f, slot, f->partition_words, f->ncolumns) || among_first(f))
+	home = home_slot(f, f->capacity, f->row_words);
+	__builtin_prefetch(f->slots + home * f->slot_words);
+	if (!row_words(f, slot, f->partition_words, f->ncolumns) || among_first(f, home))
 		return true;
 	f->dropped++;
 	return false;

@@ -97,7 +97,8 @@ extern void node_spill_run(GpuSortState *state);
 extern void node_spill_row(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_refused(GpuSortState *state, TupleTableSlot *slot);
 extern void node_spill_finish(GpuSortState *state);
-extern bool node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into);
+extern bool node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into,
+									 bool *group_first);
 
 /* spill_stage.c */
 extern bool node_stage_possible(GpuSortState *state);
@@ -108,7 +109,8 @@ extern void node_stage_to_run(GpuSortState *state);
 extern void node_stage_held_to_run(GpuSortState *state);
 extern void node_stage_closed_to_run(GpuSortState *state);
 extern void node_stage_finish(GpuSortState *state);
-extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into);
+extern bool node_stage_next(GpuSortState *state, TupleTableSlot *into,
+							bool *group_first);
 extern bool node_stage_next_null(GpuSortState *state, TupleTableSlot *into);
 extern bool node_stage_hand_nulls(GpuSortState *state);
 extern void node_stage_add_part_runs(GpuSortState *state);

@@ -35,15 +35,14 @@ runs_next(GpuSortState *state, bool forward, TupleTableSlot *slot)
 	{
 		TupleTableSlot *into = state->keys_only ? state->sort_slot : slot;
 
-		state->group_first = false; /* (filling it may have set it) */
-
 		if (!tuplestore_gettupleslot(state->spill->merged, forward, false, into))
 			return ExecClearTuple(slot);
 		/* our slot is virtual: copy the row into it */
 		if (state->keys_only)
 			return ExecCopySlot(slot, into);
 	}
-	else if (state->parallel->rest_handed || !node_spill_next_in_order(state, slot))
+	else if (state->parallel->rest_handed ||
+			 !node_spill_next_in_order(state, slot, &state->group_first))
 		return ExecClearTuple(slot);
 	return slot;
 }

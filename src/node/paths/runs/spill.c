@@ -404,15 +404,16 @@ stage_in_order(GpuSortState *state)
 /*
  * Stores the next row of the merge, or of the engine, into the slot: a
  * MinimalTuple, or for keys only the key decoded into the (virtual) slot.
+ * *group_first (where not NULL): the row is one the engine kept as the
+ * first of its group of a Unique's (node_stage_next); not set by the merge.
  */
 bool
-node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into)
+node_spill_next_in_order(GpuSortState *state, TupleTableSlot *into, bool *group_first)
 {
 	MinimalTuple tuple;
 
 	if (stage_in_order(state))
-		return node_stage_next(state, into);
-	state->group_first = false; /* (held rows read into a run may have set it) */
+		return node_stage_next(state, into, group_first);
 	if (state->keys_only)
 	{
 		uint64		key = 0;
@@ -513,7 +514,7 @@ node_spill_finish(GpuSortState *state)
 		state->spill->merged = tuplestore_begin_heap(true, false, node_budget_kb(state));
 		tuplestore_set_eflags(state->spill->merged, eflags);
 		(void) tuplestore_alloc_read_pointer(state->spill->merged, eflags & ~EXEC_FLAG_MARK);
-		while (node_spill_next_in_order(state, slot))
+		while (node_spill_next_in_order(state, slot, NULL))
 		{
 			CHECK_FOR_INTERRUPTS();
 			tuplestore_puttupleslot(state->spill->merged, slot);

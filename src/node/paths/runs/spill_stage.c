@@ -736,7 +736,7 @@ node_stage_held_to_run(GpuSortState *state)
 
 	if (state->spill->stage_parts > 1)
 		parts_to_runs(state);
-	else if (node_stage_next(state, slot))
+	else if (node_stage_next(state, slot, NULL))
 	{
 		/* all it holds, less what a Unique's groups let it drop */
 		sorted_runs_start_run(&state->spill->runs, state->spill->spilled_rows -
@@ -749,7 +749,7 @@ node_stage_held_to_run(GpuSortState *state)
 			sorted_runs_put(&state->spill->runs, tuple, false);
 			if (shouldfree)
 				pfree(tuple);
-		} while (node_stage_next(state, slot));
+		} while (node_stage_next(state, slot, NULL));
 		ExecClearTuple(slot);
 		sorted_runs_end_run(&state->spill->runs);
 	}
@@ -835,21 +835,27 @@ held_main(GpuSortState *state)
 /*
  * Stores the next row in order into the slot; false after the last.  (A
  * parallel window's slices are of the rows held alone: the leader reads
- * those led by a NULL after its last, node_stage_next_null.)
+ * those led by a NULL after its last, node_stage_next_null.)  Where
+ * group_first is not NULL, *group_first says whether the row is one the
+ * engine kept as the first of its group of a Unique's (sort_held's
+ * group_words), which no other row of its group follows.
  */
 bool
-node_stage_next(GpuSortState *state, TupleTableSlot *into)
+node_stage_next(GpuSortState *state, TupleTableSlot *into, bool *group_first)
 {
 	bool		nulls = state->slicing != SLICES_READ;
 	MinimalTuple tuple;
 
+	if (group_first)
+		*group_first = false;
 	if (nulls && state->nullsfirst[0] && next_null_row(state, into))
 		return true;
 	tuple = state->spill->held_empty ? NULL : held_order_next(&held_main(state)->order);
 	if (tuple == NULL)
 		return nulls && !state->nullsfirst[0] && next_null_row(state, into);
 	ExecStoreMinimalTuple(tuple, into, false);
-	state->group_first = state->spill->group_words > 0;
+	if (group_first)
+		*group_first = state->spill->group_words > 0;
 	return true;
 }
 
