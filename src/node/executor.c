@@ -247,8 +247,8 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	node_stage_plan_tails(state);
 	/* (the window compares rows by the store's keys where it can) */
 	state->top_n = NULL;
-	state->slicing = gpusort_window_mode(cscan) == WINDOW_SLICES ?
-		SLICES_UNDECIDED : SLICES_NONE;
+	state->slicing = gpusort_window_mode(cscan) == WINDOW_SLICES ||
+		gpusort_leader_returns_all(cscan) ? SLICES_UNDECIDED : SLICES_NONE;
 	if (window_slot != NULL)
 	{
 		/* (a node over a Gather Merge reads its rows in order: no sort) */
@@ -315,7 +315,9 @@ collect_and_sort(GpuSortState *state)
  * leader sorted them all; or, where the leader did not share it, all of
  * them for the first participant to ask (whose input then has every row:
  * the parallel scan below gives all its pages to the process that reads
- * it) and none for the others, which leave their input unread.
+ * it) and none for the others, which leave their input unread.  A node
+ * whose leader returns every row (gpusort_distinct_gather) reads no
+ * slices: the leader reads them all, the workers none.
  */
 static SliceReading
 decide_slices(GpuSortState *state)
@@ -336,6 +338,8 @@ next_row(GpuSortState *state)
 		state->slicing = decide_slices(state);
 	if (state->window)
 		return node_window_next(state);
+	if (state->slicing >= SLICES_NO_ROWS)
+		return ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
 	if (state->marks)
 		return marked_next(state);
 	return node_sorted_next(state);

@@ -40,14 +40,16 @@ typedef struct GatherRing GatherRing;
 
 /*
  * How a parallel window's participant reads its rows (WINDOW_SLICES,
- * window_calc.c), decided before its first row (executor.c).
+ * window_calc.c), or one of a node whose leader returns every row
+ * (gpusort_leader_returns_all), decided before its first row (executor.c).
  */
 typedef enum SliceReading
 {
-	SLICES_NONE,				/* not a parallel window: all sorted rows */
-	SLICES_UNDECIDED,			/* a parallel window, before its first row */
+	SLICES_NONE,				/* neither: all sorted rows */
+	SLICES_UNDECIDED,			/* before its first row */
 	SLICES_READ,				/* slices of the shared input */
 	SLICES_ALONE,				/* all rows, read by this participant alone */
+	/* (from here on, none) */
 	SLICES_NO_ROWS,				/* another participant reads them all */
 	SLICES_LATE					/* none: it came after they were sorted */
 } SliceReading;
@@ -133,7 +135,9 @@ typedef struct GpuSortState
 									 * (paths/runs/share.h) */
 	struct TuplesortPathState *fallback;	/* tuplesort's (fallback.c), or
 											 * NULL before it ran */
-	SliceReading slicing;		/* a parallel window's (else SLICES_NONE) */
+	SliceReading slicing;		/* a parallel window's, or where the
+								 * leader returns every row (else
+								 * SLICES_NONE) */
 
 	/* EXPLAIN ANALYZE */
 	const NodePath *ran;		/* the path that sorted the last input, or
@@ -187,11 +191,23 @@ sorted_row(GpuSortState *state, int64 pos)
 		-(pos - store->nrows) - 1;
 }
 
-/* Is the node a parallel window's (its participants read slices)? */
+/*
+ * Is the node a parallel window's (its participants read slices), or one
+ * whose leader returns every row?  Either way its participants add their
+ * rows to one input and hand the leader those the engine does not hold
+ * (shared_stage.c).
+ */
 static inline bool
 node_is_slices(const GpuSortState *state)
 {
 	return state->slicing != SLICES_NONE;
+}
+
+/* Does the leader return every row (no window, no slices)? */
+static inline bool
+node_leader_returns_all(const GpuSortState *state)
+{
+	return state->slicing != SLICES_NONE && state->window == NULL;
 }
 
 /* executor.c */

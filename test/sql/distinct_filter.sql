@@ -107,6 +107,42 @@ SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Ro
 -- runs beside the rows held
 SET gpusort.debug_hold_stores = 2;
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+RESET gpusort.debug_hold_stores;
+
+-- with an engine that shares held inputs (here the CPU's test holder, set
+-- as the query is planned) and keys it holds whole, a Gather takes the
+-- place of the Unique and the Gather Merge: the leader returns the first
+-- row of each group of every participant's rows, in order, and the
+-- workers none; the workers hand it their rows led by a NULL, and those
+-- the engine refused
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
+SELECT line FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line
+WHERE line ~ 'Gather|Unique|Distinct|Returned|Dropped on|Workers Planned';
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n DESC NULLS LAST, id', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (n, k) n, k, id FROM df ORDER BY n NULLS FIRST, k DESC, id', 'Rows Dropped on');
+SET enable_hashagg = off;
+SELECT * FROM df_held('SELECT DISTINCT n, k % 3 FROM df ORDER BY n, k % 3', 'Rows Dropped on');
+RESET enable_hashagg;
+-- a NULL in a later int8 key that its words leave no room for: the
+-- engine refuses the store, and the leader merges what came to it
+SELECT same_as_native('SELECT DISTINCT ON (k) k, b, id FROM df ORDER BY k, b, id');
+SELECT line FROM explain_analyze('SELECT DISTINCT ON (k) k, b, id FROM df ORDER BY k, b, id') line
+WHERE line ~ 'Gather|Returned';
+SET gpusort.debug_hold_stores = 2;
+SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n NULLS FIRST, id DESC');
+RESET gpusort.debug_hold_stores;
+-- a LIMIT that stops the leader early; the leader not reading its own
+-- rows (one participant then returns all of them); groups of a text key,
+-- which the engine leaves to the comparators: the Unique stays
+SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC LIMIT 7');
+SET parallel_leader_participation = off;
+SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id');
+RESET parallel_leader_participation;
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id;
+SET gpusort.parallel_window = off;
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
 RESET ALL;
 SET gpusort.min_rows = 0;
 

@@ -115,6 +115,29 @@ window_values_by(GpuSortState *state)
 }
 
 /*
+ * Who returned the rows of a node whose leader returns every row, as this
+ * participant read them (NULL before it decided).
+ */
+static const char *
+rows_returned_by(GpuSortState *state)
+{
+	switch (state->slicing)
+	{
+		case SLICES_ALONE:
+			return node_share_sharing(state) ?
+				"all by the leader, from the one input of every participant" :
+				"all by this participant: the input was not shared";
+		case SLICES_NO_ROWS:
+			return node_share_sharing(state) ? "all by the leader" :
+				"all by another participant: the input was not shared";
+		case SLICES_LATE:
+			return "none: it came after the others' rows were sorted";
+		default:
+			return NULL;
+	}
+}
+
+/*
  * The window functions the node computes in place of a WindowAgg
  * (window_plan.c), as they are called: "Window Functions: rank(), ntile(4)",
  * and the run condition that ends a partition's rows (top-N per group),
@@ -296,10 +319,14 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (state->distinct)
 	{
-		ExplainPropertyText("Distinct Filter", "the rows after the first of each group of the Unique above dropped as they leave", es);
+		ExplainPropertyText("Distinct Filter", node_leader_returns_all(state) ?
+							"the first row of each group alone, of all participants' rows, which the leader returns in order (no Unique above)" :
+							"the rows after the first of each group of the Unique above dropped as they leave", es);
 		if (es->analyze)
 			ExplainPropertyInteger("Rows Dropped by Distinct Filter", NULL,
 								   rows_dropped(state, false), es);
+		if (es->analyze && node_leader_returns_all(state) && rows_returned_by(state))
+			ExplainPropertyText("Rows Returned", rows_returned_by(state), es);
 	}
 	if (gpusort_window_mode((CustomScan *) state->css.ss.ps.plan) == WINDOW_OVER_SORTED)
 		return;					/* it sorts nothing */

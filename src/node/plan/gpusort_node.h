@@ -39,7 +39,8 @@ extern void gpusort_unproject_keys(CustomScan *cscan);
 /*
  * A GpuSort's custom_private: the columns of its sort keys, their ordering
  * operators, collations and NULLS FIRST flags (four lists); whether its
- * participants may add their rows to one input (an Integer); for a node
+ * participants may add their rows to one input, and whether the leader
+ * then returns all of them (an Integer: SharedInput); for a node
  * that computes window functions, what window_plan.c keeps of them (NIL
  * for none); for a node under a Unique, the Unique's columns (as
  * gpusort_mark_distinct keeps them).
@@ -47,6 +48,15 @@ extern void gpusort_unproject_keys(CustomScan *cscan);
 #define GPUSORT_PRIVATE_SHARED	4
 #define GPUSORT_PRIVATE_WINDOW	5
 #define GPUSORT_PRIVATE_DISTINCT 6
+
+typedef enum SharedInput
+{
+	NOT_SHARED,
+	SHARED_INPUT,				/* under a Gather Merge: each participant
+								 * returns its rows, the leader those held */
+	SHARED_INPUT_LEADER_RETURNS /* under a Gather: the leader returns every
+								 * row, in order (gpusort_distinct_gather) */
+} SharedInput;
 
 /* Is tlist Vars of the outer plan's columns 1, 2, ..., in order? */
 extern bool gpusort_outer_columns_in_order(List *tlist);
@@ -87,5 +97,27 @@ extern void gpusort_mark_shared(CustomScan *cscan);
  */
 extern void gpusort_set_shares_input(CustomScan *cscan);
 extern bool gpusort_shares_input(CustomScan *cscan);
+
+/*
+ * Is an engine there that shares the inputs it holds, and able to now (the
+ * GPU service, with a GPU)?  Without, a node whose leader returns every row
+ * would read them all in one participant.
+ */
+extern bool gpusort_sharing_engine_ready(void);
+
+/*
+ * Where a Unique (DISTINCT ON, DISTINCT) reads a Gather Merge of a GpuSort
+ * marked by gpusort_mark_distinct and gpusort_mark_shared, whose keys the
+ * engine holds whole (exact, HELD_KEY_WORDS words at most), with an engine
+ * ready that shares held inputs, and gpusort.parallel_window on: a Gather
+ * in the place of both, over the GpuSort, which then returns the Unique's
+ * rows itself: every participant adds its rows to one input, and the
+ * leader alone returns them, in order, the first of each group only
+ * (shared_stage.c); the workers return none.  NULL where not so.
+ */
+extern Plan *gpusort_distinct_gather(Unique *unique);
+
+/* Is it such a node (the leader returns every row)? */
+extern bool gpusort_leader_returns_all(CustomScan *cscan);
 
 #endif							/* GPUSORT_NODE_H */

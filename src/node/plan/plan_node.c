@@ -14,9 +14,12 @@
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
+#include "engine/engine.h"
 #include "keys/key_codec.h"
 #include "node/node_state.h"
 #include "node/plan/gpusort_node.h"
+#include "node/plan/window.h"
+#include "settings.h"
 
 static Node *gpusort_create_state(CustomScan *cscan);
 
@@ -119,7 +122,7 @@ gpusort_make_node(Sort *sort)
 
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_private = list_make5(cols, ops, colls, nullsfirst, makeInteger(false));
+	cscan->custom_private = list_make5(cols, ops, colls, nullsfirst, makeInteger(NOT_SHARED));
 	cscan->custom_scan_tlist = sort->plan.targetlist;
 	cscan->methods = &gpusort_plan_methods;
 	return cscan;
@@ -277,13 +280,94 @@ void
 gpusort_set_shares_input(CustomScan *cscan)
 {
 	list_nth_cell(cscan->custom_private, GPUSORT_PRIVATE_SHARED)->ptr_value =
-		makeInteger(true);
+		makeInteger(SHARED_INPUT);
 }
 
 bool
 gpusort_shares_input(CustomScan *cscan)
 {
-	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED));
+	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED)) != 0;
+}
+
+bool
+gpusort_leader_returns_all(CustomScan *cscan)
+{
+	return intVal(list_nth(cscan->custom_private, GPUSORT_PRIVATE_SHARED)) ==
+		SHARED_INPUT_LEADER_RETURNS;
+}
+
+bool
+gpusort_sharing_engine_ready(void)
+{
+	char	   *why;
+
+	(void) sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
+	return why == NULL && sort_engine_sharing_stager() != NULL;
+}
+
+/*
+ * Can the engine hold every row by its sort keys' words alone, with no
+ * room kept after each for the comparators (exact keys, HELD_KEY_WORDS
+ * words at most)?  A NULL in a later key that leaves it no room makes the
+ * engine refuse the store that has it, at run time.
+ */
+static bool
+sort_keys_held_whole(CustomScan *cscan)
+{
+	List	   *cols = linitial(cscan->custom_private);
+	List	   *ops = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	int			words = 0;
+
+	for (int i = 0; i < list_length(cols); i++)
+	{
+		const KeyCodec *codec = sort_key_codec(cscan->custom_scan_tlist,
+											   list_nth_int(cols, i),
+											   list_nth_oid(ops, i),
+											   list_nth_oid(colls, i));
+
+		if (codec == NULL || !codec->exact)
+			return false;
+		words += codec->words;
+	}
+	return words <= HELD_KEY_WORDS;
+}
+
+Plan *
+gpusort_distinct_gather(Unique *unique)
+{
+	GatherMerge *gm = (GatherMerge *) unique->plan.lefttree;
+	CustomScan *cscan;
+	Gather	   *gather;
+
+	if (!gpusort_parallel_window || gm == NULL || !IsA(gm, GatherMerge) ||
+		unique->plan.initPlan != NIL || unique->plan.qual != NIL ||
+		!IsA(gm->plan.lefttree, CustomScan))
+		return NULL;
+	cscan = (CustomScan *) gm->plan.lefttree;
+	if (!gpusort_is_node(cscan) || gpusort_distinct_columns(cscan) == NIL ||
+		!gpusort_shares_input(cscan) || gpusort_window_funcs(cscan) != NIL ||
+		!sort_keys_held_whole(cscan) || !gpusort_sharing_engine_ready())
+		return NULL;
+	list_nth_cell(cscan->custom_private, GPUSORT_PRIVATE_SHARED)->ptr_value =
+		makeInteger(SHARED_INPUT_LEADER_RETURNS);
+
+	/* the Gather Merge's place, and the Unique's rows, costs and columns */
+	gather = makeNode(Gather);
+	gather->plan = unique->plan;
+	gather->plan.type = T_Gather;
+	gather->plan.lefttree = (Plan *) cscan;
+	gather->plan.plan_node_id = gm->plan.plan_node_id;
+	gather->plan.parallel_aware = false;
+	gather->plan.extParam = gm->plan.extParam;
+	gather->plan.allParam = gm->plan.allParam;
+	gather->plan.initPlan = gm->plan.initPlan;
+	gather->num_workers = gm->num_workers;
+	gather->rescan_param = gm->rescan_param;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = gm->initParam;
+	return (Plan *) gather;
 }
 
 bool

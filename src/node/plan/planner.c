@@ -145,7 +145,14 @@ replace_sorts(Plan *plan, bool bounded, bool parallel)
 				plan->righttree = plan->righttree->lefttree;
 			break;
 		case T_Unique:
-			gpusort_mark_distinct((Unique *) plan);
+			{
+				Plan	   *gather;
+
+				gpusort_mark_distinct((Unique *) plan);
+				gather = gpusort_distinct_gather((Unique *) plan);
+				if (gather != NULL)
+					result = gather;
+			}
 			break;
 		case T_Sort:
 			if (!bounded && worth_replacing((Sort *) plan))

@@ -301,21 +301,6 @@ aggregated_above(PlannerInfo *root)
 }
 
 /*
- * Is an engine there that shares the inputs it holds, and able to now (the
- * GPU service, with a GPU)?  Without, one participant would compute the
- * whole window alone, slower than the participants' sorts under a Gather
- * Merge.
- */
-static bool
-sharing_engine_ready(void)
-{
-	char	   *why;
-
-	(void) sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
-	return why == NULL && sort_engine_sharing_stager() != NULL;
-}
-
-/*
  * The partial path of the parallel window over the input's cheapest partial
  * path, where it may be offered (the file's header); else NULL.
  */
@@ -333,7 +318,7 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->partial_pathlist == NIL ||
 		root->parse->hasTargetSRFs ||
-		!sharing_engine_ready() ||
+		!gpusort_sharing_engine_ready() ||
 		(wc = only_window(root, &funcs)) == NULL ||
 		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
 		!gpusort_window_funcs_supported(funcs, wc) ||

@@ -124,7 +124,7 @@ runs_method_shown(GpuSortState *state)
 	title = sort_engine_get(runs_engine(state))->title;
 	if (!node_share_active(state))
 		return psprintf("rows held on the %s, sorted at once", title);
-	if (node_is_slices(state))
+	if (node_is_slices(state) && !node_leader_returns_all(state))
 		return IsParallelWorker() ?
 			psprintf("held by the leader on the %s, read in slices", title) :
 			psprintf("rows of all participants held on the %s, sorted at once, read back in slices by each", title);

@@ -62,6 +62,14 @@
  * alone (node_share_solo) and the others return nothing: the parallel
  * scan below hands all its pages to the one that reads it.
  *
+ * Under a Gather in the place of a Unique and a Gather Merge
+ * (gpusort_distinct_gather), the participants add their rows the same way,
+ * but no one reads slices: the leader returns them all, in order, the
+ * first of each group only (distinct_filter.c), with those led by a NULL
+ * and those the engine refused that the workers handed over; the workers
+ * return none (and where the input is not shared, one participant returns
+ * all, as above).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -526,15 +534,18 @@ node_share_solo(GpuSortState *state)
 	return mine;
 }
 
-/* A participant's rows went nowhere the leader of a parallel window reads. */
+/*
+ * A participant's rows went nowhere the leader of a parallel window (or of
+ * a node whose leader returns every row) reads.
+ */
 static void
 report_rows_elsewhere(void)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-			 errmsg("GpuSort could not hold every row of a parallel window's input"),
+			 errmsg("GpuSort could not hold every row of its participants' one input"),
 			 errdetail("The engine that held the rows refused some of them midway."),
-			 errhint("Set gpusort.parallel_window = off to compute such windows in the leader.")));
+			 errhint("Set gpusort.parallel_window = off to compute such windows (or DISTINCT) in the leader over a Gather Merge.")));
 }
 
 /*
@@ -593,7 +604,8 @@ node_share_next_slice(GpuSortState *state, int64 *first, int64 *end)
 /*
  * After this participant's collect for a parallel window, how it reads its
  * rows: slices of the shared input once the leader sorted it (and its
- * stage is that input); or, where the engine refused rows midway, all of
+ * stage is that input); or, where the engine refused rows midway or the
+ * leader returns every row (a Unique's, gpusort_distinct_gather), all of
  * them in the leader and none in the workers.  A leader that could not
  * sort the input fails the query here, as its workers wait for the slices.
  */
@@ -608,7 +620,7 @@ node_share_slice_reading(GpuSortState *state)
 		report_rows_elsewhere();
 	if (!share->sorted)
 		return SLICES_NO_ROWS;	/* the query stopped before */
-	if (share->elsewhere)
+	if (share->elsewhere || node_leader_returns_all(state))
 		return IsParallelWorker() ? SLICES_NO_ROWS : SLICES_ALONE;
 	return node_share_active(state) ? SLICES_READ : SLICES_NO_ROWS;
 }
