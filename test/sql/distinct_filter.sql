@@ -37,6 +37,33 @@ RESET enable_hashagg;
 -- over the budget: sorted runs, rows held by the CPU engine, tuplesort
 SET gpusort.work_mem = '256kB';
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
+-- runs keep the first row of each group alone where the keys tell the
+-- groups apart: each group's rows are dropped once, in the runs or by the
+-- filter ("Rows Dropped from Runs"); not where a key of the groups has
+-- prefix keys (this numeric, text), or a later one a NULL in the run
+CREATE FUNCTION df_runs(query text) RETURNS TABLE (same text, from_runs boolean, dropped int8)
+LANGUAGE sql AS $$
+  SELECT same_as_native(query),
+         bool_or(line ~ 'Rows Dropped from Runs'),
+         sum(substring(line from 'Rows Dropped [^:]*: (\d+)')::int8)
+  FROM explain_analyze(query) line
+$$;
+SELECT * FROM df_runs('SELECT DISTINCT ON (k % 100) k % 100 AS m, id FROM df ORDER BY 1, id DESC');
+SELECT * FROM df_runs('SELECT DISTINCT ON (x) x, k FROM df ORDER BY x DESC, k');
+SELECT * FROM df_runs('SELECT DISTINCT ON (k % 50, id % 3) k % 50, id % 3 FROM df ORDER BY 1 DESC, 2');
+SET enable_hashagg = off;
+SELECT * FROM df_runs('SELECT DISTINCT k % 50, id % 3 FROM df ORDER BY 1, 2 DESC');
+RESET enable_hashagg;
+SELECT * FROM df_runs('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n NULLS FIRST, id');
+SELECT * FROM df_runs('SELECT DISTINCT ON (k % 100, n) k % 100, n, id FROM df ORDER BY 1, n, id');
+SELECT * FROM df_runs('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
+BEGIN;
+DECLARE dfr SCROLL CURSOR FOR SELECT DISTINCT ON (k % 100) k % 100 AS m, id FROM df ORDER BY 1 DESC, id;
+FETCH 3 FROM dfr;
+FETCH BACKWARD 2 FROM dfr;
+MOVE LAST IN dfr;
+FETCH BACKWARD 3 FROM dfr;
+COMMIT;
 SET gpusort.debug_hold_rows = on;
 SELECT same_as_native('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
 -- the engine that holds the rows keeps the first of each group alone as
@@ -156,4 +183,5 @@ MOVE 5 FROM dfc;
 FETCH 2 FROM dfc;
 COMMIT;
 DROP FUNCTION df_held(text, text);
+DROP FUNCTION df_runs(text);
 DROP TABLE df;

@@ -49,6 +49,8 @@ typedef struct RunsState
 								 * groups, whose first rows alone the
 								 * engine may keep (0: every row) */
 	int64		held_kept;		/* the rows it hands back, once sorted */
+	int64		run_dropped;	/* under a Unique: rows after the first of
+								 * their group in a sorted run, not written */
 	const char *stage_why;		/* why the engine holds none */
 	struct SortStage *closed_stage; /* a leader's shared input, added to
 									 * no more (a run once all have added:

@@ -88,6 +88,7 @@ runs_end(GpuSortState *state)
 	state->spill->spilled_tied_rows = 0;
 	state->spill->staged_batches = 0;
 	state->spill->staged_rows = 0;
+	state->spill->run_dropped = 0;
 }
 
 /*
@@ -180,6 +181,8 @@ runs_explain(GpuSortState *state, ExplainState *es)
 		ExplainPropertyText(psprintf("Not Held on %s", would_hold_title(state)),
 							state->spill->stage_why, es);
 	ExplainPropertyInteger("Sorted Runs", NULL, state->spill->runs.runs_written, es);
+	if (state->spill->run_dropped > 0)
+		ExplainPropertyInteger("Rows Dropped from Runs", NULL, state->spill->run_dropped, es);
 	ExplainPropertyInteger("Merge Key Columns", NULL, state->spill->runs.ncolumns, es);
 	if (state->spill->runs.memory_run)
 		ExplainPropertyText("Last Run", "in memory", es);

@@ -90,12 +90,63 @@ lead_keys_mergeable(GpuSortState *state)
 		lead->xfrm == NULL;
 }
 
-/* Writes the sorted rows of the store as a run. */
+/*
+ * Under a Unique whose columns are the leading sort keys (distinct_keys),
+ * the key columns that hold all their words, where those words tell the
+ * Unique's groups apart in this run: exact keys, not given up (those made
+ * past a start that the run's values share compare alike), and no NULL in
+ * a later one (the leading key's NULLs lie apart); else 0.  Only the first row of each group of a
+ * sorted run can be its group's first once the runs are merged.
+ */
+static int
+run_group_words(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	int			words = 0;
+	const KeyColumn *last;
+
+	if (state->distinct_keys == 0)
+		return 0;
+	while (words < store->ncolumns && store->columns[words].keyno < state->distinct_keys)
+	{
+		const KeyColumn *column = &store->columns[words];
+
+		if (!column->codec->exact || column->dropped || column->xfrm != NULL ||
+			(column->keyno > 0 && column->nulls != NULL))
+			return 0;
+		words++;
+	}
+	if (words == 0 || words > state->radix_keys)
+		return 0;
+	last = &store->columns[words - 1];
+	if (last->keyno != state->distinct_keys - 1 || last->word != last->codec->words - 1)
+		return 0;
+	return words;
+}
+
+/* Are the store's rows a and b of one group by the first words key columns? */
+static inline bool
+same_group(RowStore *store, int words, int64 a, int64 b)
+{
+	for (int c = 0; c < words; c++)
+		if (store->columns[c].keys[a] != store->columns[c].keys[b])
+			return false;
+	return true;
+}
+
+/*
+ * Writes the sorted rows of the store as a run: under a Unique, where the
+ * keys tell its groups apart, only the first of each group (and every row
+ * led by a NULL, which the distinct filter sees).
+ */
 static void
 write_run(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	bool		mergeable = lead_keys_mergeable(state);
+	int			group_words = run_group_words(state);
+	int64		nwritten = state->ntotal;
+	int64		previous = -1;
 
 	if (state->keys_only)
 	{
@@ -105,13 +156,37 @@ write_run(GpuSortState *state)
 							 store->nrows, store->nnullrows);
 		return;
 	}
-	sorted_runs_start_run(&state->spill->runs, state->ntotal);
+	if (group_words > 0)
+	{
+		/* (the run's rows are counted before they are written) */
+		for (int64 pos = 0; pos < state->ntotal; pos++)
+		{
+			int64		row = sorted_row(state, pos);
+
+			if (row >= 0 && previous >= 0 && same_group(store, group_words, row, previous))
+				nwritten--;
+			previous = row;
+		}
+		state->spill->run_dropped += state->ntotal - nwritten;
+		previous = -1;
+	}
+	sorted_runs_start_run(&state->spill->runs, nwritten);
 	for (int64 pos = 0; pos < state->ntotal; pos++)
 	{
-		bool		keyed = sorted_row(state, pos) >= 0 && mergeable;
+		int64		row = sorted_row(state, pos);
+		bool		keyed = row >= 0 && mergeable;
 
 		if (pos % RUN_CHECK_ROWS == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (group_words > 0)
+		{
+			bool		dropped = row >= 0 && previous >= 0 &&
+				same_group(store, group_words, row, previous);
+
+			previous = row;
+			if (dropped)
+				continue;
+		}
 
 		/*
 		 * The rows lie in input order: fetch ahead, so that the cache misses
