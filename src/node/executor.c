@@ -259,7 +259,6 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 										  gpusort_window_clause_funcs(cscan),
 										  scandesc->natts);
 	}
-	state->heap_input = heap_input_begin(outerPlanState(node), state->top_n != NULL);
 	distinct_columns = gpusort_distinct_columns(cscan);
 	state->distinct = distinct_columns == NIL ? NULL :
 		distinct_filter_begin(&node->ss.ps, ExecGetResultType(&node->ss.ps),
@@ -267,6 +266,9 @@ gpusort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->distinct_keys = state->distinct == NULL || state->window != NULL ? 0 :
 		distinct_filter_leading_keys(state->distinct, state->nkeys, state->attnos,
 									 state->sortops);
+	if (state->top_n == NULL)
+		state->top_n = top_n_filter_begin_distinct(state);
+	state->heap_input = heap_input_begin(outerPlanState(node), state->top_n != NULL);
 	state->path = NULL;
 	state->ran = NULL;
 }

@@ -34,6 +34,35 @@ SELECT same_as_native('SELECT DISTINCT n, t FROM df ORDER BY n, t');
 SELECT same_as_native('SELECT k FROM df WHERE id % 3 = 0 UNION SELECT k FROM df WHERE id % 5 = 0 ORDER BY k');
 RESET enable_hashagg;
 
+-- rows of a group that come together (a table stored in the order of the
+-- Unique's columns): those no better than the best before them in their
+-- group are dropped as they come ("Distinct Prefilter"); where a later key
+-- has prefix keys, only those that come after it by their words; after
+-- 65536 rows of which it dropped too few, it stops looking
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE dc AS
+  SELECT g / 4 AS o, (g * 37) % 11 AS d, g AS id, repeat('p', 20) || (g * 7) % 5 AS t
+  FROM generate_series(1, 40000) g;
+SELECT line FROM explain_analyze('SELECT DISTINCT ON (o) o, d, id FROM dc ORDER BY o, d DESC, id') line
+WHERE line ~ 'Prefilter|Distinct Filter';
+SELECT same_as_native('SELECT DISTINCT ON (o) o, d, id FROM dc ORDER BY o, d DESC, id');
+SELECT same_as_native('SELECT DISTINCT ON (o) o, t, id FROM dc ORDER BY o, t DESC, id');
+SELECT same_as_native('SELECT DISTINCT ON (o) o, t, id FROM dc ORDER BY o, t COLLATE "C", id DESC');
+SET enable_hashagg = off;
+SELECT same_as_native('SELECT DISTINCT o, d FROM dc ORDER BY o, d');
+RESET enable_hashagg;
+SET gpusort.work_mem = '256kB';
+SELECT same_as_native('SELECT DISTINCT ON (o) o, d, id FROM dc ORDER BY o, d DESC, id');
+RESET gpusort.work_mem;
+CREATE TABLE dg AS
+  SELECT CASE WHEN g <= 70000 THEN g ELSE 70000 + g / 2 END AS o, g AS id
+  FROM generate_series(1, 100000) g;
+SELECT line FROM explain_analyze('SELECT DISTINCT ON (o) o, id FROM dg ORDER BY o, id DESC') line
+WHERE line ~ 'Prefilter';
+SELECT same_as_native('SELECT DISTINCT ON (o) o, id FROM dg ORDER BY o, id DESC');
+DROP TABLE dc, dg;
+RESET max_parallel_workers_per_gather;
+
 -- over the budget: sorted runs, rows held by the CPU engine, tuplesort
 SET gpusort.work_mem = '256kB';
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
@@ -74,12 +103,17 @@ SELECT same_as_native('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
 -- for the comparators, or the groups are all of two or more words
 ALTER TABLE df ADD COLUMN b int8;
 UPDATE df SET b = CASE WHEN id % 101 = 0 THEN NULL ELSE id % 17 END;
-CREATE FUNCTION df_held(query text, dropped_by text DEFAULT 'Rows Dropped')
+CREATE FUNCTION df_held(query text, dropped_by text DEFAULT 'Rows Dropped',
+                        summed boolean DEFAULT false)
 RETURNS TABLE (same text, dropped text)
 LANGUAGE sql AS $$
   SELECT same_as_native(query),
-         (SELECT string_agg(regexp_replace(substring(line from '(Rows Dropped [^:]*: \d+)'),
-                                           'on [CG]PU', 'by the engine'), ', ')
+         (SELECT CASE WHEN summed
+                 THEN string_agg(regexp_replace(substring(line from '(Rows Dropped [^:]*):'),
+                                                'on [CG]PU', 'by the engine'), ', ') ||
+                      ': ' || sum(substring(line from 'Rows Dropped [^:]*: (\d+)')::int8)
+                 ELSE string_agg(regexp_replace(substring(line from '(Rows Dropped [^:]*: \d+)'),
+                                                'on [CG]PU', 'by the engine'), ', ') END
           FROM explain_analyze(query) line WHERE line ~ dropped_by)
 $$;
 SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
@@ -128,8 +162,8 @@ SET gpusort.work_mem = '256kB';
 -- one input held for all participants, sorted by the leader, which keeps
 -- the first row of each group alone (the rows led by a NULL, each
 -- participant's own, go through the filters)
-SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped on');
-SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped', true);
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped', true);
 -- and where the engine declines stores midway (the CPU's test holder):
 -- runs beside the rows held
 SET gpusort.debug_hold_stores = 2;
@@ -145,12 +179,12 @@ RESET gpusort.debug_hold_stores;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
 SELECT line FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line
 WHERE line ~ 'Gather|Unique|Distinct|Returned|Dropped on|Workers Planned';
-SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped on');
-SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped on');
-SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n DESC NULLS LAST, id', 'Rows Dropped on');
-SELECT * FROM df_held('SELECT DISTINCT ON (n, k) n, k, id FROM df ORDER BY n NULLS FIRST, k DESC, id', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC', 'Rows Dropped', true);
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Rows Dropped', true);
+SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n DESC NULLS LAST, id', 'Rows Dropped', true);
+SELECT * FROM df_held('SELECT DISTINCT ON (n, k) n, k, id FROM df ORDER BY n NULLS FIRST, k DESC, id', 'Rows Dropped', true);
 SET enable_hashagg = off;
-SELECT * FROM df_held('SELECT DISTINCT n, k % 3 FROM df ORDER BY n, k % 3', 'Rows Dropped on');
+SELECT * FROM df_held('SELECT DISTINCT n, k % 3 FROM df ORDER BY n, k % 3', 'Rows Dropped', true);
 RESET enable_hashagg;
 -- a NULL in a later int8 key that its words leave no room for: the
 -- engine refuses the store, and the leader merges what came to it
@@ -182,6 +216,6 @@ FETCH 3 FROM dfc;
 MOVE 5 FROM dfc;
 FETCH 2 FROM dfc;
 COMMIT;
-DROP FUNCTION df_held(text, text);
+DROP FUNCTION df_held(text, text, boolean);
 DROP FUNCTION df_runs(text);
 DROP TABLE df;

@@ -30,6 +30,15 @@
  * 3/4 of its slots.  Once it is full, rows of partitions not seen yet are
  * kept without a heap.
  *
+ * Under a Unique whose columns are the leading sort keys (DISTINCT ON,
+ * DISTINCT), the same filter with N = 1 keeps no table: only the best row
+ * so far of the group that the rows just before came from, as tables are
+ * often stored in the order of such keys (TPC-H's lineitem by l_orderkey).
+ * A row of that group that does not come before it in the sort's order is
+ * dropped: a row kept before it is at least as good (where a later key
+ * has prefix keys, only one that comes after it by their words).  Where
+ * it drops fewer than one row in 16 of the first 65536, it stops looking.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -80,7 +89,18 @@ struct TopNFilter
 	uint64	   *row_words;		/* the current row's key words */
 	uint64	   *swap;			/* a heap row's words, to swap two */
 	int64		dropped;		/* rows dropped (EXPLAIN ANALYZE) */
+
+	/* under a Unique: the group of the rows just before, and its best */
+	bool		consecutive;	/* this way, without a table */
+	bool		ties_dropped;	/* the later words order rows whole */
+	uint64	   *last;			/* its words, and the best row's; NULL
+								 * before the first row */
+	int64		seen;			/* rows seen, until it gives up or not */
+	bool		given_up;		/* it dropped too few */
 };
+
+/* The rows after which a filter under a Unique that drops too few gives up. */
+#define CONSECUTIVE_TRIAL_ROWS	65536
 
 /*
  * Slots are used up to 3/4 of the table, then it grows; one is always
@@ -251,6 +271,64 @@ top_n_filter_begin(GpuSortState *state, WindowAgg *clause, List *funcs, int nsor
 	return f;
 }
 
+TopNFilter *
+top_n_filter_begin_distinct(GpuSortState *state)
+{
+	const RowStore *store = &state->store;
+	TopNFilter *f;
+	int			ncolumns = 0;
+	int			partition_words = 0;
+	bool		exact = state->codec_keys == state->nkeys;
+	const KeyColumn *last = NULL;
+
+	if (state->distinct_keys == 0 || state->window != NULL)
+		return NULL;
+	for (int c = 0; c < store->ncolumns; c++)
+	{
+		const KeyColumn *column = &store->columns[c];
+
+		/* (strxfrm() and ICU keys are made after the rows are collected) */
+		if (column->xfrm)
+			break;
+		if (column->keyno < state->distinct_keys)
+		{
+			if (!column->codec->exact)
+				return NULL;
+			partition_words++;
+		}
+		exact &= column->codec->exact;
+		last = column;
+		ncolumns++;
+	}
+	/* every word of the group's keys, and whether of every sort key */
+	if (partition_words == 0 ||
+		store->columns[partition_words - 1].keyno != state->distinct_keys - 1 ||
+		store->columns[partition_words - 1].word !=
+		store->columns[partition_words - 1].codec->words - 1)
+		return NULL;
+	exact &= last->keyno == state->nkeys - 1 && last->word == last->codec->words - 1;
+
+	f = palloc0(sizeof(TopNFilter));
+	f->n = 1;
+	f->consecutive = true;
+	f->ties_dropped = exact;
+	f->ncolumns = ncolumns;
+	f->columns = store->columns;
+	f->partition_words = partition_words;
+	f->nwords = ncolumns - partition_words;
+	f->row_words = palloc(sizeof(uint64) * ncolumns);
+	f->last = palloc(sizeof(uint64) * ncolumns);
+	f->cxt = CurrentMemoryContext;
+	top_n_filter_reset(f);
+	return f;
+}
+
+bool
+top_n_filter_is_distinct(const TopNFilter *f)
+{
+	return f->consecutive;
+}
+
 /*
  * A table of capacity free slots, from a cache line's start (*chunk: the
  * allocation it lies in).
@@ -267,6 +345,14 @@ new_slots(TopNFilter *f, uint64 capacity, void **chunk)
 void
 top_n_filter_reset(TopNFilter *f)
 {
+	f->dropped = 0;
+	if (f->consecutive)
+	{
+		f->seen = 0;
+		f->given_up = false;
+		f->used = 0;			/* (no group yet) */
+		return;
+	}
 	top_n_filter_end(f);
 	f->capacity = Min(f->max_capacity,
 					  Max(2, FIRST_TABLE_BYTES / (sizeof(uint64) * f->slot_words)));
@@ -530,10 +616,46 @@ among_first(TopNFilter *f, uint64 home)
 	return true;
 }
 
+/*
+ * A filter under a Unique: is the row not after the best so far of the
+ * group of the rows just before (where it is of that group)?
+ */
+static bool
+consecutive_keeps(TopNFilter *f, TupleTableSlot *slot)
+{
+	uint64	   *best = f->last + f->partition_words;
+	const uint64 *words = f->row_words + f->partition_words;
+
+	if (f->given_up)
+		return true;
+	if (++f->seen == CONSECUTIVE_TRIAL_ROWS && f->dropped < f->seen / 16)
+		f->given_up = true;
+	if (!row_words(f, slot, 0, f->ncolumns))
+		return true;			/* (a NULL key: kept) */
+	if (f->used == 0 || !same_partition(f, f->last, f->row_words))
+	{
+		memcpy(f->last, f->row_words, sizeof(uint64) * f->ncolumns);
+		f->used = 1;
+		return true;
+	}
+	if (f->ties_dropped ? !words_after(best, words, f->nwords) :
+		words_after(words, best, f->nwords))
+	{
+		f->dropped++;
+		return false;
+	}
+	if (words_after(best, words, f->nwords))
+		memcpy(best, words, sizeof(uint64) * f->nwords);
+	return true;
+}
+
 bool
 top_n_filter_keeps(TopNFilter *f, TupleTableSlot *slot)
 {
 	uint64		home;
+
+	if (f->consecutive)
+		return consecutive_keeps(f, slot);
 
 	/* the partition's slot comes into the cache while the rest are made */
 	if (!row_words(f, slot, 0, f->partition_words))

@@ -28,6 +28,17 @@ extern TopNFilter *top_n_filter_begin(struct GpuSortState *state, WindowAgg *cla
 									  List *funcs, int nsorted);
 
 /*
+ * The filter of a node under a Unique whose columns are its leading sort
+ * keys (distinct_keys), with exact keys: the rows after the best so far of
+ * the group of the rows just before are dropped; NULL where it does not
+ * apply.
+ */
+extern TopNFilter *top_n_filter_begin_distinct(struct GpuSortState *state);
+
+/* Is it that filter (else a run condition's)? */
+extern bool top_n_filter_is_distinct(const TopNFilter *filter);
+
+/*
  * Does the filter keep the row: among the first N of its partition so far,
  * or one it cannot judge (a NULL sort key, a partition it has no room
  * for)?  Those it drops are counted.

@@ -311,7 +311,13 @@ gpusort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	explain_sort_keys(state, ancestors, es);
 	explain_window_funcs(state, ancestors, es);
-	if (state->top_n)
+	if (state->top_n && top_n_filter_is_distinct(state->top_n))
+	{
+		ExplainPropertyText("Distinct Prefilter", "rows no better than the best of their group among the rows just before them, dropped as they come", es);
+		if (es->analyze)
+			ExplainPropertyInteger("Rows Dropped by Prefilter", NULL, rows_dropped(state, true), es);
+	}
+	else if (state->top_n)
 	{
 		ExplainPropertyText("Top N Filter", "the rows past the run condition's N of each partition dropped as they come", es);
 		if (es->analyze)
