@@ -93,8 +93,8 @@ struct TopNFilter
 	/* under a Unique: the group of the rows just before, and its best */
 	bool		consecutive;	/* this way, without a table */
 	bool		ties_dropped;	/* the later words order rows whole */
-	uint64	   *last;			/* its words, and the best row's; NULL
-								 * before the first row */
+	uint64	   *last;			/* its words, then its best row's (once
+								 * used is 1) */
 	int64		seen;			/* rows seen, until it gives up or not */
 	bool		given_up;		/* it dropped too few */
 };

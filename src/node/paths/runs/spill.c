@@ -95,8 +95,9 @@ lead_keys_mergeable(GpuSortState *state)
  * the key columns that hold all their words, where those words tell the
  * Unique's groups apart in this run: exact keys, not given up (those made
  * past a start that the run's values share compare alike), and no NULL in
- * a later one (the leading key's NULLs lie apart); else 0.  Only the first row of each group of a
- * sorted run can be its group's first once the runs are merged.
+ * a later one (the leading key's NULLs lie apart); else 0.  Only the first
+ * row of each group of a sorted run can be its group's first once the runs
+ * are merged.
  */
 static int
 run_group_words(GpuSortState *state)
