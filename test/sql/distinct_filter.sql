@@ -184,7 +184,8 @@ SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id', 'Ro
 SELECT * FROM df_held('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n DESC NULLS LAST, id', 'Rows Dropped', true);
 SELECT * FROM df_held('SELECT DISTINCT ON (n, k) n, k, id FROM df ORDER BY n NULLS FIRST, k DESC, id', 'Rows Dropped', true);
 SET enable_hashagg = off;
-SELECT * FROM df_held('SELECT DISTINCT n, k % 3 FROM df ORDER BY n, k % 3', 'Rows Dropped', true);
+-- (from PostgreSQL 16 on, a Unique below the Gather Merge too: the counts differ)
+SELECT same_as_native('SELECT DISTINCT n, k % 3 FROM df ORDER BY n, k % 3');
 RESET enable_hashagg;
 -- a NULL in a later int8 key that its words leave no room for: the
 -- engine refuses the store, and the leader merges what came to it
