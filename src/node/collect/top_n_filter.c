@@ -93,8 +93,8 @@ struct TopNFilter
 	/* under a Unique: the group of the rows just before, and its best */
 	bool		consecutive;	/* this way, without a table */
 	bool		ties_dropped;	/* the later words order rows whole */
-	uint64	   *last;			/* its words, then its best row's (once
-								 * used is 1) */
+	uint64	   *last;			/* its words, then its best row's */
+	bool		have_last;		/* last is set */
 	int64		seen;			/* rows seen, until it gives up or not */
 	bool		given_up;		/* it dropped too few */
 };
@@ -276,36 +276,22 @@ top_n_filter_begin_distinct(GpuSortState *state)
 {
 	const RowStore *store = &state->store;
 	TopNFilter *f;
-	int			ncolumns = 0;
-	int			partition_words = 0;
+	int			partition_words;
+	int			ncolumns;
 	bool		exact = state->codec_keys == state->nkeys;
-	const KeyColumn *last = NULL;
+	const KeyColumn *last;
 
-	if (state->distinct_keys == 0 || state->window != NULL)
+	if (state->distinct_keys == 0 || state->window != NULL ||
+		(partition_words = row_store_group_columns(store, state->distinct_keys)) == 0)
 		return NULL;
-	for (int c = 0; c < store->ncolumns; c++)
+	/* the later columns up to strxfrm() or ICU keys, made after the collect */
+	for (ncolumns = partition_words; ncolumns < store->ncolumns; ncolumns++)
 	{
-		const KeyColumn *column = &store->columns[c];
-
-		/* (strxfrm() and ICU keys are made after the rows are collected) */
-		if (column->xfrm)
+		if (store->columns[ncolumns].xfrm)
 			break;
-		if (column->keyno < state->distinct_keys)
-		{
-			if (!column->codec->exact)
-				return NULL;
-			partition_words++;
-		}
-		exact &= column->codec->exact;
-		last = column;
-		ncolumns++;
+		exact &= store->columns[ncolumns].codec->exact;
 	}
-	/* every word of the group's keys, and whether of every sort key */
-	if (partition_words == 0 ||
-		store->columns[partition_words - 1].keyno != state->distinct_keys - 1 ||
-		store->columns[partition_words - 1].word !=
-		store->columns[partition_words - 1].codec->words - 1)
-		return NULL;
+	last = &store->columns[ncolumns - 1];
 	exact &= last->keyno == state->nkeys - 1 && last->word == last->codec->words - 1;
 
 	f = palloc0(sizeof(TopNFilter));
@@ -318,7 +304,6 @@ top_n_filter_begin_distinct(GpuSortState *state)
 	f->nwords = ncolumns - partition_words;
 	f->row_words = palloc(sizeof(uint64) * ncolumns);
 	f->last = palloc(sizeof(uint64) * ncolumns);
-	f->cxt = CurrentMemoryContext;
 	top_n_filter_reset(f);
 	return f;
 }
@@ -350,7 +335,7 @@ top_n_filter_reset(TopNFilter *f)
 	{
 		f->seen = 0;
 		f->given_up = false;
-		f->used = 0;			/* (no group yet) */
+		f->have_last = false;
 		return;
 	}
 	top_n_filter_end(f);
@@ -632,10 +617,10 @@ consecutive_keeps(TopNFilter *f, TupleTableSlot *slot)
 		f->given_up = true;
 	if (!row_words(f, slot, 0, f->ncolumns))
 		return true;			/* (a NULL key: kept) */
-	if (f->used == 0 || !same_partition(f, f->last, f->row_words))
+	if (!f->have_last || !same_partition(f, f->last, f->row_words))
 	{
 		memcpy(f->last, f->row_words, sizeof(uint64) * f->ncolumns);
-		f->used = 1;
+		f->have_last = true;
 		return true;
 	}
 	if (f->ties_dropped ? !words_after(best, words, f->nwords) :

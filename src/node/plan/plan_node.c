@@ -18,7 +18,6 @@
 #include "keys/key_codec.h"
 #include "node/node_state.h"
 #include "node/plan/gpusort_node.h"
-#include "node/plan/window.h"
 #include "settings.h"
 
 static Node *gpusort_create_state(CustomScan *cscan);
@@ -345,8 +344,10 @@ gpusort_distinct_gather(Unique *unique)
 		!IsA(gm->plan.lefttree, CustomScan))
 		return NULL;
 	cscan = (CustomScan *) gm->plan.lefttree;
+	/* (marked distinct: window_plan.c's place is there, NIL for no window) */
 	if (!gpusort_is_node(cscan) || gpusort_distinct_columns(cscan) == NIL ||
-		!gpusort_shares_input(cscan) || gpusort_window_funcs(cscan) != NIL ||
+		list_nth(cscan->custom_private, GPUSORT_PRIVATE_WINDOW) != NIL ||
+		!gpusort_shares_input(cscan) ||
 		!sort_keys_held_whole(cscan) || !gpusort_sharing_engine_ready())
 		return NULL;
 	list_nth_cell(cscan->custom_private, GPUSORT_PRIVATE_SHARED)->ptr_value =

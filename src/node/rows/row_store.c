@@ -647,6 +647,21 @@ row_store_exact_column(const RowStore *store, AttrNumber attno)
 	return NULL;
 }
 
+int
+row_store_group_columns(const RowStore *store, int nkeys)
+{
+	int			c = 0;
+	const KeyColumn *last;
+
+	for (; c < store->ncolumns && store->columns[c].keyno < nkeys; c++)
+		if (!store->columns[c].codec->exact || store->columns[c].xfrm != NULL)
+			return 0;
+	if (c == 0)
+		return 0;
+	last = &store->columns[c - 1];
+	return last->keyno == nkeys - 1 && last->word == last->codec->words - 1 ? c : 0;
+}
+
 Size
 row_store_block_used(const RowStore *store, int b)
 {

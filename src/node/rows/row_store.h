@@ -103,6 +103,13 @@ extern Size row_store_memory(RowStore *store);
 extern const KeyColumn *row_store_exact_column(const RowStore *store, AttrNumber attno);
 
 /*
+ * The leading key columns that hold every word of the first nkeys sort
+ * keys, each exact and made as the rows come (equal words are equal rows
+ * by those keys): their number, or 0 where some word is not there.
+ */
+extern int	row_store_group_columns(const RowStore *store, int nkeys);
+
+/*
  * The bytes that rows rows of width bytes (the planner's estimates) would
  * take in the store, to compare with its budget before any row comes.
  */

@@ -103,25 +103,15 @@ static int
 run_group_words(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
-	int			words = 0;
-	const KeyColumn *last;
+	int			words = state->distinct_keys == 0 ? 0 :
+		row_store_group_columns(store, state->distinct_keys);
 
-	if (state->distinct_keys == 0)
+	if (words > state->radix_keys)
 		return 0;
-	while (words < store->ncolumns && store->columns[words].keyno < state->distinct_keys)
-	{
-		const KeyColumn *column = &store->columns[words];
-
-		if (!column->codec->exact || column->dropped || column->xfrm != NULL ||
-			(column->keyno > 0 && column->nulls != NULL))
+	for (int c = 0; c < words; c++)
+		if (store->columns[c].dropped ||
+			(store->columns[c].keyno > 0 && store->columns[c].nulls != NULL))
 			return 0;
-		words++;
-	}
-	if (words == 0 || words > state->radix_keys)
-		return 0;
-	last = &store->columns[words - 1];
-	if (last->keyno != state->distinct_keys - 1 || last->word != last->codec->words - 1)
-		return 0;
 	return words;
 }
 
