@@ -77,6 +77,8 @@ LANGUAGE sql AS $$
          sum(substring(line from 'Rows Dropped [^:]*: (\d+)')::int8)
   FROM explain_analyze(query) line
 $$;
+-- (on the CPU engine: a GPU would hold these rows rather than write runs)
+SET gpusort.device = cpu;
 SELECT * FROM df_runs('SELECT DISTINCT ON (k % 100) k % 100 AS m, id FROM df ORDER BY 1, id DESC');
 SELECT * FROM df_runs('SELECT DISTINCT ON (x) x, k FROM df ORDER BY x DESC, k');
 SELECT * FROM df_runs('SELECT DISTINCT ON (k % 50, id % 3) k % 50, id % 3 FROM df ORDER BY 1 DESC, 2');
@@ -93,6 +95,7 @@ FETCH BACKWARD 2 FROM dfr;
 MOVE LAST IN dfr;
 FETCH BACKWARD 3 FROM dfr;
 COMMIT;
+RESET gpusort.device;
 SET gpusort.debug_hold_rows = on;
 SELECT same_as_native('SELECT DISTINCT ON (t) t, id FROM df ORDER BY t, id');
 -- the engine that holds the rows keeps the first of each group alone as
@@ -148,6 +151,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+-- (no engine that shares the participants' input: see below for one)
+SET gpusort.device = cpu;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC;
 SELECT same_as_native('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC');
 SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id');
@@ -157,6 +162,7 @@ SELECT same_as_native('SELECT DISTINCT ON (n) n, id FROM df ORDER BY n, id');
 SELECT sum(coalesce(substring(line from 'Rows Dropped [^:]*: (\d+)')::int8, 0) +
            coalesce(substring(line from 'Gather Merge \(actual rows=(\d+)')::int8, 0)) AS input_rows
 FROM explain_analyze('SELECT DISTINCT ON (k) k, id FROM df ORDER BY k, id DESC') line;
+RESET gpusort.device;
 SET gpusort.debug_hold_rows = on;
 SET gpusort.work_mem = '256kB';
 -- one input held for all participants, sorted by the leader, which keeps

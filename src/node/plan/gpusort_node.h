@@ -100,8 +100,8 @@ extern bool gpusort_shares_input(CustomScan *cscan);
 
 /*
  * Is an engine there that shares the inputs it holds, and able to now (the
- * GPU service, with a GPU)?  Without, a node whose leader returns every row
- * would read them all in one participant.
+ * GPU service, with a GPU, gpusort.device not cpu)?  Without, a node whose
+ * leader returns every row would read them all in one participant.
  */
 extern bool gpusort_sharing_engine_ready(void);
 

@@ -300,7 +300,8 @@ gpusort_sharing_engine_ready(void)
 {
 	char	   *why;
 
-	(void) sort_engine_holder(GPUSORT_DEVICE_AUTO, &why);
+	/* gpusort.device = cpu plans for no GPU, as it runs with none */
+	(void) sort_engine_holder(gpusort_device, &why);
 	return why == NULL && sort_engine_sharing_stager() != NULL;
 }
 
