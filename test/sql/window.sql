@@ -464,8 +464,15 @@ INSERT INTO win_queries (q) VALUES
   ('SELECT sum(r), count(*) FROM (SELECT rank() OVER (PARTITION BY g ORDER BY v) r FROM win_pw
       WHERE id < 0) s'),
   ('SELECT g, max(r), sum(c) FROM (SELECT g, rank() OVER w r, count(*) OVER w c FROM win_pw
-      WINDOW w AS (PARTITION BY g)) s GROUP BY g');
-SELECT max(n) - 6 AS first_pw FROM win_queries \gset
+      WINDOW w AS (PARTITION BY g)) s GROUP BY g'),
+  -- several clauses over one sort, whose keys lead with each clause's: the
+  -- slices split no partition of the clause of the fewest partition columns
+  (win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY v DESC),
+      count(*) OVER (PARTITION BY g) FROM win_pw')),
+  (win_pw_hashed('SELECT id, cume_dist() OVER (PARTITION BY g, w ORDER BY v),
+      sum(v) OVER (PARTITION BY g ORDER BY w), lag(v) OVER (PARTITION BY g ORDER BY w, v),
+      max(id) OVER (PARTITION BY g, w, v) FROM win_pw'));
+SELECT max(n) - 8 AS first_pw FROM win_queries \gset
 SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_pw ORDER BY n;
 -- the leader alone (no worker starts), and one worker doing it all where
 -- the leader reads none of the scan and shares nothing
@@ -583,7 +590,7 @@ SET gpusort.debug_hold_stores = 1;
 SELECT n, win_check(q) FROM win_queries WHERE n >= :first_gather ORDER BY n;
 RESET gpusort.debug_hold_stores;
 -- no parallel window: a later key that may be NULL, of a codec that leaves
--- no room for one, no PARTITION BY, two window clauses,
+-- no room for one, no PARTITION BY, two window clauses of two sorts,
 -- gpusort.parallel_window off
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (PARTITION BY g ORDER BY n::numeric(9,2)) FROM win_pw'));
 SELECT win_plan(win_pw_hashed('SELECT id, rank() OVER (ORDER BY v) FROM win_pw'));

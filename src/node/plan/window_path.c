@@ -21,9 +21,10 @@
  * above a parallel scan; elsewhere a Gather over it is offered here too,
  * a path with no order (an ORDER BY sorts above it).
  *
- * It is offered for one window clause with PARTITION BY, whose functions
- * GpuSort computes (window_plan.c), with their run conditions if any (top
- * N per group: the participant that computes a partition ends it), over
+ * It is offered for window clauses with PARTITION BY whose functions
+ * GpuSort computes (window_plan.c), over one sort whose keys lead with
+ * each clause's, with a run condition where there is one clause (top N
+ * per group: the participant that computes a partition ends it), over
  * one table's parallel scan, where the sort keys are exact and few enough
  * for the engine to hold every row by them alone (keys_held_whole: a later
  * key that may be NULL, say, of a codec that leaves room for one), and
@@ -32,11 +33,12 @@
  * input, one participant computes the whole window alone and the others
  * return no row, which is still right.
  *
- * The path's plan is a marker made by the planner around the plan of a
- * WindowAgg over a Sort over the partial scan (which PostgreSQL builds and
- * fixes up as for any plan); gpusort's planner hook then makes it one
- * GpuSort node of mode WINDOW_SLICES (gpusort_window_slices_plan), as it
- * makes the GpuSorts of other WindowAggs.
+ * The path's plan is a marker made by the planner around the plan of
+ * WindowAggs (one a clause) over a Sort over the partial scan (which
+ * PostgreSQL builds and fixes up as for any plan); gpusort's planner hook
+ * then makes it one GpuSort node of mode WINDOW_SLICES
+ * (gpusort_window_slices_plan), as it makes the GpuSorts of other
+ * WindowAggs.
  *
  *-------------------------------------------------------------------------
  */
@@ -227,31 +229,54 @@ run_conditions(List *funcs)
 #endif
 
 /*
- * The one window clause whose functions the query computes, and those
- * functions (*funcs); NULL where there is not exactly one.
+ * The window clauses whose functions the query computes, in the order of
+ * the query's clauses, and beside them those functions (a list each).
  */
-static WindowClause *
-only_window(PlannerInfo *root, List **funcs)
+static List *
+window_clauses(PlannerInfo *root, List **funcs)
 {
 	Query	   *parse = root->parse;
 	WindowFuncLists *wflists;
-	WindowClause *found = NULL;
+	List	   *clauses = NIL;
 	ListCell   *lc;
 
 	wflists = find_window_functions((Node *) root->processed_tlist,
 									list_length(parse->windowClause));
+	*funcs = NIL;
 	foreach(lc, parse->windowClause)
 	{
 		WindowClause *wc = lfirst_node(WindowClause, lc);
 
 		if (wflists->windowFuncs[wc->winref] == NIL)
 			continue;
-		if (found)
-			return NULL;
-		found = wc;
-		*funcs = wflists->windowFuncs[wc->winref];
+		clauses = lappend(clauses, wc);
+		*funcs = lappend(*funcs, wflists->windowFuncs[wc->winref]);
 	}
-	return found;
+	return clauses;
+}
+
+/* Has the clause a run condition (top N per group)? */
+static bool
+has_run_condition(WindowClause *wc, List *funcs)
+{
+#if PG_VERSION_NUM >= 170000
+	return run_conditions(funcs) != NIL;
+#else
+	return wc->runCondition != NIL;
+#endif
+}
+
+/*
+ * The clause's keys, partition then order, as pathkeys: NIL where one of
+ * them is redundant (the GpuSort orders by every key it is given).
+ */
+static List *
+clause_pathkeys(PlannerInfo *root, WindowClause *wc)
+{
+	List	   *keys = list_concat_copy(wc->partitionClause, wc->orderClause);
+	List	   *pathkeys = make_pathkeys_for_sortclauses(root, keys, root->processed_tlist);
+
+	return list_length(pathkeys) == list_length(keys) ? pathkeys : NIL;
 }
 
 /*
@@ -261,7 +286,7 @@ only_window(PlannerInfo *root, List **funcs)
  */
 static Path *
 windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc,
-			   List *funcs)
+			   List *funcs, bool top)
 {
 	WindowAggPath *path = makeNode(WindowAggPath);
 
@@ -280,7 +305,7 @@ windowagg_path(RelOptInfo *rel, Path *sort, PathTarget *target, WindowClause *wc
 #if PG_VERSION_NUM >= 170000
 	path->runCondition = run_conditions(funcs);
 #endif
-	path->topwindow = true;
+	path->topwindow = top;
 	return (Path *) path;
 }
 
@@ -308,35 +333,82 @@ static CustomPath *
 window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel)
 {
 	PathTarget *target = root->upper_targets[UPPERREL_WINDOW];
-	List	   *funcs = NIL;
-	WindowClause *wc;
-	List	   *pathkeys;
+	List	   *funcs_lists;
+	List	   *clauses;
+	WindowClause *sort_clause = NULL;
+	List	   *sort_pathkeys = NIL;
+	int			sort_index = 0;
+	PathTarget *below_target;
+	int			nfuncs = 0;
 	Path	   *input;
-	Path	   *sort;
-	Path	   *wagg;
+	Path	   *path;
 	CustomPath *cpath;
+	ListCell   *lc;
+	ListCell   *lc2;
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->partial_pathlist == NIL ||
 		root->parse->hasTargetSRFs ||
 		!gpusort_sharing_engine_ready() ||
-		(wc = only_window(root, &funcs)) == NULL ||
-		wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
-		!gpusort_window_funcs_supported(funcs, wc) ||
-		!keys_held_whole(root, input_rel, wc) ||
+		(clauses = window_clauses(root, &funcs_lists)) == NIL ||
 		!parallel_safe_beside_window_funcs(root, target->exprs))
 		return NULL;
 
-	/* every key a pathkey of its own: the GpuSort then orders by them all */
-	pathkeys = make_pathkeys_for_sortclauses(root,
-											 list_concat_copy(wc->partitionClause,
-															  wc->orderClause),
-											 root->processed_tlist);
-	if (list_length(pathkeys) != list_length(wc->partitionClause) + list_length(wc->orderClause))
-		return NULL;
+	/*
+	 * Each clause partitioned, computed by GpuSort, its keys held whole and
+	 * a pathkey each; the one of the most keys is the sort, which the others'
+	 * keys must lead (so every partition is whole in one slice, the
+	 * clause's of the fewest keys, window_calc.c); a run condition (top N
+	 * per group) only where the clause is the only one
+	 */
+	forboth(lc, clauses, lc2, funcs_lists)
+	{
+		WindowClause *wc = lfirst_node(WindowClause, lc);
+		List	   *funcs = lfirst(lc2);
+		List	   *pathkeys;
 
+		if (wc->partitionClause == NIL || wc->startOffset != NULL || wc->endOffset != NULL ||
+			!gpusort_window_funcs_supported(funcs, wc) ||
+			!keys_held_whole(root, input_rel, wc) ||
+			(pathkeys = clause_pathkeys(root, wc)) == NIL ||
+			(list_length(clauses) > 1 && has_run_condition(wc, funcs)))
+			return NULL;
+		if (list_length(pathkeys) > list_length(sort_pathkeys))
+		{
+			sort_clause = wc;
+			sort_index = foreach_current_index(lc);
+			sort_pathkeys = pathkeys;
+		}
+		nfuncs += list_length(funcs);
+	}
+	foreach(lc, clauses)
+		if (!pathkeys_contained_in(clause_pathkeys(root, lfirst(lc)), sort_pathkeys))
+			return NULL;
+
+	/*
+	 * The WindowAggs over the sort, the sort's clause first, each above
+	 * returning its input's columns and the values of those below, as
+	 * PostgreSQL stacks them; the planner hook makes them one GpuSort
+	 */
 	input = linitial(input_rel->partial_pathlist);
-	sort = (Path *) create_sort_path(root, window_rel, input, pathkeys, -1.0);
-	wagg = windowagg_path(window_rel, sort, target, wc, funcs);
+	path = (Path *) create_sort_path(root, window_rel, input, sort_pathkeys, -1.0);
+	below_target = input->pathtarget;
+	for (int n = -1, left = list_length(clauses); n < list_length(clauses); n++)
+	{
+		/* the sort's clause, then the others in the query's order */
+		WindowClause *wc = n < 0 ? sort_clause : list_nth(clauses, n);
+		List	   *funcs = list_nth(funcs_lists, n < 0 ? sort_index : n);
+		PathTarget *wtarget = target;
+
+		if (n == sort_index)
+			continue;
+		if (--left > 0)
+		{
+			wtarget = below_target = copy_pathtarget(below_target);
+			foreach(lc, funcs)
+				add_column_to_pathtarget(wtarget, lfirst(lc), 0);
+		}
+		path = windowagg_path(window_rel, path, wtarget, wc, funcs, left == 0);
+	}
 
 	/*
 	 * Each participant reads its share of the input and returns its share
@@ -354,10 +426,10 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 	cpath->path.startup_cost = input->total_cost +
 		2.0 * cpu_operator_cost * input->rows;
 	cpath->path.total_cost = cpath->path.startup_cost +
-		(cpu_tuple_cost + cpu_operator_cost * list_length(funcs)) * input->rows;
+		(cpu_tuple_cost + cpu_operator_cost * nfuncs) * input->rows;
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
-	cpath->custom_paths = list_make1(wagg);
+	cpath->custom_paths = list_make1(path);
 	cpath->methods = &window_path_methods;
 	return cpath;
 }
@@ -443,20 +515,28 @@ read_window_tlist(Node *node, List *window_tlist)
 /*
  * After set_plan_references: the marker becomes one GpuSort node that sorts
  * the Sort's input, as the participants' one input, and computes the
- * WindowAgg's functions over its slices, with the marker's place, costs
+ * WindowAggs' functions over its slices, with the marker's place, costs
  * and targetlist.  The path was offered only where this is possible.
  */
 Plan *
 gpusort_window_slices_plan(CustomScan *marker)
 {
-	WindowAgg  *wagg = linitial(marker->custom_plans);
-	Sort	   *sort = (Sort *) wagg->plan.lefttree;
+	List	   *waggs = NIL;
+	Plan	   *below = linitial(marker->custom_plans);
 	CustomScan *window = NULL;
 	Plan	   *plan;
 	Plan		place;
+	ListCell   *lc;
 
-	if (IsA(wagg, WindowAgg) && IsA(sort, Sort) && gpusort_sort_supported(sort))
-		window = gpusort_window_slices_node(wagg, gpusort_make_node(sort));
+	/* the WindowAggs from the lowest up, over the Sort */
+	for (; IsA(below, WindowAgg); below = below->lefttree)
+		waggs = lcons(below, waggs);
+	if (waggs != NIL && IsA(below, Sort) && gpusort_sort_supported((Sort *) below))
+		window = gpusort_window_slices_node(linitial(waggs),
+											gpusort_make_node((Sort *) below));
+	for_each_from(lc, waggs, 1)
+		if (window != NULL)
+			window = gpusort_window_stack(lfirst(lc), window);
 	if (window == NULL)
 		elog(ERROR, "GpuSort could not plan its parallel window");
 

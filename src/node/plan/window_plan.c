@@ -557,7 +557,8 @@ sorted_columns(CustomScan *node, int nsorted, const AttrNumber *cols, int n)
 
 /*
  * Another window clause over the same sort: a WindowAgg over a GpuSort
- * that computes other clauses' functions in their place (WINDOW_SORTS, no
+ * that computes other clauses' functions in their place (as it sorts, over
+ * a Gather Merge's rows, or over the slices of a parallel window; no
  * filter).  The GpuSort computes them all, each clause's over the rows and
  * values of the one before as they come (window_calc.c), where the new
  * clause's keys are columns of the sorted row, partition keys then order
@@ -577,7 +578,7 @@ gpusort_window_stack(WindowAgg *wagg, CustomScan *node)
 	ListCell   *lc;
 
 	if (!gpusort_window_functions || below == NIL ||
-		gpusort_window_mode(node) != WINDOW_SORTS || node->scan.plan.qual != NIL ||
+		gpusort_window_mode(node) == WINDOW_TOP_N_BELOW || node->scan.plan.qual != NIL ||
 		(wagg->runCondition != NIL && !wagg->topWindow) ||
 		!offsets_supported(wagg))
 		return NULL;
