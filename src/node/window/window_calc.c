@@ -21,7 +21,11 @@
  * tuplestore within the node's memory budget, as WindowAgg buffers it;
  * cume_dist() reads on to the end of each peer group through a second read
  * pointer, and the aggregates (window_aggregate.c) read the partition
- * through a third before its first row is returned.
+ * through a third before its first row is returned.  lag() by a constant
+ * of at most LAG_KEPT_ROWS rows keeps the arguments of the rows before the
+ * current one instead of reading the partition ahead; lead() and the other
+ * functions that take another row's value read it through a pointer of
+ * their own.
  *
  * The values follow windowfuncs.c: their types, ntile()'s buckets, its NULL
  * and its error.
@@ -47,6 +51,9 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 #include "keys/key_column.h"
@@ -57,6 +64,9 @@
 #include "node/plan/window.h"
 #include "node/window/window_aggregate.h"
 #include "node/window/window_calc.h"
+
+/* lag() by at most this many rows keeps their arguments (kept_lag_value) */
+#define LAG_KEPT_ROWS 64
 
 /* A column that the window compares by its keys: its exact codec's part. */
 typedef struct WindowKeyColumn
@@ -105,6 +115,17 @@ typedef struct WindowFuncState
 	 */
 	int32		offset;
 	ExprState  *fallback;		/* the default, over the current row */
+
+	/*
+	 * lag() by a few rows keeps the arguments of the rows before the
+	 * current one instead (the partition is then not read ahead for it):
+	 * of row pos, at lag_values[pos % lag_rows]
+	 */
+	int			lag_rows;		/* 0: not so */
+	Datum	   *lag_values;
+	bool	   *lag_nulls;
+	int16		arg_len;
+	bool		arg_byval;
 	int			shift_pointer;
 	int64		shift_read;
 	TupleTableSlot *shift_row;
@@ -182,12 +203,19 @@ typedef struct WindowCalc
 
 	/*
 	 * A parallel window's slices (the node's slicing says how it reads
-	 * them): the node's sorted rows (sorted_next reads through slice_next),
+	 * them), in the clause that reads the node's rows: those rows
+	 * (sorted_next reads through slice_next), the partition that no slice
+	 * splits (of the clause of the fewest partition columns, which lead
+	 * every clause's: its own, or its first columns), compared by keys or
+	 * by slice_equal,
 	 * the slice read (rows first up to end, the place of the next row read),
 	 * whether its first partition started, and the partition kept to
 	 * compare with, by its keys or a copy.
 	 */
 	NodeRowSource read_sorted;
+	int			slice_columns;	/* the partition columns compared there */
+	int			slice_words;	/* and their words */
+	ExprState  *slice_equal;
 	bool		slice_reading;
 	bool		slice_emitting;
 	bool		slice_have_last;
@@ -302,8 +330,19 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 		f->fallback = ExecInitExpr((Expr *) window_expr_of_sorted_row(lthird(wfunc->args)), ps);
 	f->offset = f->kind == WINFUNC_LEAD ? offset :
 		f->kind == WINFUNC_LAG ? -offset : offset - 1;
-	f->shift_row = MakeSingleTupleTableSlot(w->desc, &TTSOpsMinimalTuple);
-	f->shift_args = MakeSingleTupleTableSlot(w->desc, &TTSOpsVirtual);
+	if (f->kind == WINFUNC_LAG && offset >= 1 && offset <= LAG_KEPT_ROWS)
+	{
+		f->lag_rows = offset;
+		f->lag_values = palloc0(sizeof(Datum) * offset);
+		f->lag_nulls = palloc(sizeof(bool) * offset);
+		memset(f->lag_nulls, true, sizeof(bool) * offset);
+		get_typlenbyval(exprType(linitial(wfunc->args)), &f->arg_len, &f->arg_byval);
+	}
+	else
+	{
+		f->shift_row = MakeSingleTupleTableSlot(w->desc, &TTSOpsMinimalTuple);
+		f->shift_args = MakeSingleTupleTableSlot(w->desc, &TTSOpsVirtual);
+	}
 	if (w->shiftcontext == NULL)
 		w->shiftcontext = CreateExprContext(ps->state);
 }
@@ -399,6 +438,42 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 	return ExecEvalExpr(f->arg, econtext, isnull);
 }
 
+/*
+ * lag() by lag_rows at the current row, from the arguments kept of the rows
+ * before it (none: its default, or NULL), then the current row's argument
+ * kept in the place of the one it returned, which is copied out first.
+ */
+static Datum
+kept_lag_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
+{
+	ExprContext *econtext = w->shiftcontext;
+	int			slot = w->pos % f->lag_rows;
+	Datum		value = (Datum) 0;
+	Datum		arg;
+	bool		argnull;
+	MemoryContext oldcxt;
+
+	econtext->ecxt_scantuple = virtual_row(w->arg_slot, w->current);
+	*isnull = true;
+	if (w->pos >= f->lag_rows)
+	{
+		*isnull = f->lag_nulls[slot];
+		if (!*isnull)
+			value = datumCopy(f->lag_values[slot], f->arg_byval, f->arg_len);
+	}
+	else if (f->fallback != NULL)
+		value = ExecEvalExpr(f->fallback, econtext, isnull);
+
+	arg = ExecEvalExpr(f->arg, econtext, &argnull);
+	if (!f->arg_byval && !f->lag_nulls[slot])
+		pfree(DatumGetPointer(f->lag_values[slot]));
+	oldcxt = MemoryContextSwitchTo(w->cxt);
+	f->lag_values[slot] = argnull ? (Datum) 0 : datumCopy(arg, f->arg_byval, f->arg_len);
+	f->lag_nulls[slot] = argnull;
+	MemoryContextSwitchTo(oldcxt);
+	return value;
+}
+
 /* The frame of the clause (window_plan.c allowed these). */
 static AggregateFrame
 clause_frame(WindowAgg *clause)
@@ -425,7 +500,8 @@ static bool rows_equal(WindowCalc *w, ExprState *equal, TupleTableSlot *a,
  */
 static WindowCalc *
 clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc,
-			 TupleTableSlot *window_slot, NodeRowSource sorted_next)
+			 TupleTableSlot *window_slot, NodeRowSource sorted_next,
+			 int slice_columns)
 {
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
 	WindowCalc *w = palloc0(sizeof(WindowCalc));
@@ -522,10 +598,21 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 		w->ahead_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		w->next_first = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	}
-	if (gpusort_window_mode(cscan) == WINDOW_SLICES)
+	if (gpusort_window_mode(cscan) == WINDOW_SLICES && sorted_next != NULL)
 	{
 		w->read_sorted = sorted_next;
 		w->sorted_next = slice_next;
+		Assert(slice_columns > 0);
+		w->slice_columns = slice_columns;
+		if (w->nkeycolumns > 0)
+			w->slice_words = w->keycolumns[slice_columns - 1].word + 1 +
+				w->keycolumns[slice_columns - 1].part.codec->words;
+		else
+			w->slice_equal = execTuplesMatchPrepare(desc, slice_columns,
+													clause->partColIdx,
+													clause->partOperators,
+													clause->partCollations,
+													&state->css.ss.ps);
 		w->slice_row_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
 		w->slice_last_keys = palloc0(sizeof(uint64) * Max(w->nwords, 1));
 		w->slice_last = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -556,6 +643,17 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot,
 	int			nclauses = gpusort_window_nclauses(cscan);
 	TupleDesc	desc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	WindowCalc *w = NULL;
+	int			slice_columns = INT_MAX;
+
+	/* a parallel window's slices split no partition of any clause */
+	for (int n = 0; n < nclauses; n++)
+	{
+		WindowAgg  *clause;
+		List	   *funcs;
+
+		gpusort_window_clause_at(cscan, n, &clause, &funcs);
+		slice_columns = Min(slice_columns, clause->partNumCols);
+	}
 
 	/* each clause over the one before: its rows, with their values after */
 	for (int n = 0; n < nclauses; n++)
@@ -574,7 +672,8 @@ node_window_begin(GpuSortState *state, TupleTableSlot *window_slot,
 				TupleDescCopyEntry(out_desc, i, window_desc, i);
 			out = MakeSingleTupleTableSlot(out_desc, &TTSOpsVirtual);
 		}
-		w = clause_begin(state, clause, funcs, desc, out, below ? NULL : sorted_next);
+		w = clause_begin(state, clause, funcs, desc, out, below ? NULL : sorted_next,
+						 slice_columns);
 		w->inner = below;
 		desc = out->tts_tupleDescriptor;
 	}
@@ -591,10 +690,10 @@ slice_same_partition(WindowCalc *w, TupleTableSlot *row)
 		return false;
 	if (w->nkeycolumns > 0)
 	{
-		make_row_keys(w, row, w->slice_row_keys, 0, w->partition_columns);
-		return keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->partition_words);
+		make_row_keys(w, row, w->slice_row_keys, 0, w->slice_columns);
+		return keys_equal(w->slice_row_keys, w->slice_last_keys, 0, w->slice_words);
 	}
-	return rows_equal(w, w->partition_equal, row, w->slice_last);
+	return rows_equal(w, w->slice_equal, row, w->slice_last);
 }
 
 /* Keeps row's partition, to compare later rows with. */
@@ -602,7 +701,7 @@ static void
 slice_keep_partition(WindowCalc *w, TupleTableSlot *row)
 {
 	if (w->nkeycolumns > 0)
-		make_row_keys(w, row, w->slice_last_keys, 0, w->partition_columns);
+		make_row_keys(w, row, w->slice_last_keys, 0, w->slice_columns);
 	else
 		ExecCopySlot(w->slice_last, row);
 	w->slice_have_last = true;
@@ -619,6 +718,9 @@ static TupleTableSlot *
 slice_next(GpuSortState *state)
 {
 	WindowCalc *w = state->window;
+
+	while (w->inner)
+		w = w->inner;			/* the clause that reads the sorted rows */
 
 	if (state->slicing == SLICES_ALONE)
 		return w->read_sorted(state);
@@ -1023,6 +1125,8 @@ func_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 		case WINFUNC_FIRST_VALUE:
 		case WINFUNC_LAST_VALUE:
 		case WINFUNC_NTH_VALUE:
+			if (f->lag_rows > 0)
+				return kept_lag_value(w, f, isnull);
 			return shift_value(w, f, isnull);
 		case WINFUNC_OTHER:
 			break;
