@@ -553,8 +553,11 @@ INSERT INTO win_queries (q) VALUES
         first_value(id) OVER w, last_value(w) OVER w, nth_value(id, 2) OVER w FROM win_pw
       WINDOW w AS (PARTITION BY n ORDER BY v, id)')),
   (win_pw_hashed('SELECT id, sum(v) OVER w, avg(w) OVER w, max(n) OVER w, count(n) OVER w FROM win_pw
-      WINDOW w AS (PARTITION BY g)'));
-SELECT max(n) - 9 AS first_null FROM win_queries \gset
+      WINDOW w AS (PARTITION BY g)')),
+  -- three clauses over one sort, sliced by the first key alone
+  (win_pw_hashed('SELECT id, rank() OVER (PARTITION BY n, g ORDER BY v DESC), count(*) OVER (PARTITION BY n),
+        lag(v) OVER (PARTITION BY n ORDER BY g) FROM win_pw'));
+SELECT max(n) - 10 AS first_null FROM win_queries \gset
 SELECT n, win_plan(q), win_check(q) FROM win_queries WHERE n >= :first_null ORDER BY n;
 SELECT trim(line) AS win_values_by
 FROM explain_analyze('SELECT sum(r), count(*) FROM (SELECT id, rank() OVER (PARTITION BY n ORDER BY v) r
