@@ -34,17 +34,18 @@ ANALYZE tt;
 CREATE FUNCTION tt_orders() RETURNS TABLE (query text, result text)
 LANGUAGE plpgsql AS $$
 DECLARE
-  coll text;
+  colls text[] := ARRAY['"C"', 'tt_libc', current_setting('tt.icu')];
+  names text[] := ARRAY['"C"', 'tt_libc', 'icu'];
   q text;
 BEGIN
-  FOREACH coll IN ARRAY ARRAY['"C"', 'tt_libc', current_setting('tt.icu')] LOOP
+  FOR i IN 1 .. 3 LOOP
     FOREACH q IN ARRAY ARRAY[
       'SELECT id FROM tt ORDER BY t COLLATE %s, id',
       'SELECT id FROM tt ORDER BY t COLLATE %s DESC NULLS LAST, id DESC',
       'SELECT id FROM tt ORDER BY t COLLATE %s, id %% 7 DESC, id',
       'SELECT id FROM tt ORDER BY id %% 3, t COLLATE %s DESC, id'] LOOP
-      query := format(q, CASE WHEN coll = current_setting('tt.icu') THEN 'icu' ELSE coll END);
-      result := same_as_native(format(q, coll));
+      query := format(q, names[i]);
+      result := same_as_native(format(q, colls[i]));
       RETURN NEXT;
     END LOOP;
   END LOOP;
