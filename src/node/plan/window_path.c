@@ -260,7 +260,12 @@ static bool
 has_run_condition(WindowClause *wc, List *funcs)
 {
 #if PG_VERSION_NUM >= 170000
-	return run_conditions(funcs) != NIL;
+	ListCell   *lc;
+
+	foreach(lc, funcs)
+		if (lfirst_node(WindowFunc, lc)->runCondition != NIL)
+			return true;
+	return false;
 #else
 	return wc->runCondition != NIL;
 #endif
@@ -335,9 +340,11 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 	PathTarget *target = root->upper_targets[UPPERREL_WINDOW];
 	List	   *funcs_lists;
 	List	   *clauses;
-	WindowClause *sort_clause = NULL;
-	List	   *sort_pathkeys = NIL;
+	List	   *pathkeys_lists = NIL;
 	int			sort_index = 0;
+	List	   *sort_pathkeys = NIL;
+	WindowClause *sort_clause;
+	List	   *sort_funcs;
 	PathTarget *below_target;
 	int			nfuncs = 0;
 	Path	   *input;
@@ -374,40 +381,44 @@ window_slices_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_
 			return NULL;
 		if (list_length(pathkeys) > list_length(sort_pathkeys))
 		{
-			sort_clause = wc;
 			sort_index = foreach_current_index(lc);
 			sort_pathkeys = pathkeys;
 		}
+		pathkeys_lists = lappend(pathkeys_lists, pathkeys);
 		nfuncs += list_length(funcs);
 	}
-	foreach(lc, clauses)
-		if (!pathkeys_contained_in(clause_pathkeys(root, lfirst(lc)), sort_pathkeys))
+	foreach(lc, pathkeys_lists)
+		if (!pathkeys_contained_in(lfirst(lc), sort_pathkeys))
 			return NULL;
 
 	/*
-	 * The WindowAggs over the sort, the sort's clause first, each above
-	 * returning its input's columns and the values of those below, as
-	 * PostgreSQL stacks them; the planner hook makes them one GpuSort
+	 * The WindowAggs over the sort, the sort's clause first, then the others
+	 * in the query's order, each but the top one returning its input's
+	 * columns and the values of those below, as PostgreSQL stacks them; the
+	 * planner hook makes them one GpuSort
 	 */
+	sort_clause = list_nth(clauses, sort_index);
+	sort_funcs = list_nth(funcs_lists, sort_index);
+	clauses = lcons(sort_clause, list_delete_nth_cell(clauses, sort_index));
+	funcs_lists = lcons(sort_funcs, list_delete_nth_cell(funcs_lists, sort_index));
 	input = linitial(input_rel->partial_pathlist);
 	path = (Path *) create_sort_path(root, window_rel, input, sort_pathkeys, -1.0);
 	below_target = input->pathtarget;
-	for (int n = -1, left = list_length(clauses); n < list_length(clauses); n++)
+	forboth(lc, clauses, lc2, funcs_lists)
 	{
-		/* the sort's clause, then the others in the query's order */
-		WindowClause *wc = n < 0 ? sort_clause : list_nth(clauses, n);
-		List	   *funcs = list_nth(funcs_lists, n < 0 ? sort_index : n);
+		List	   *funcs = lfirst(lc2);
+		bool		top = lnext(clauses, lc) == NULL;
 		PathTarget *wtarget = target;
 
-		if (n == sort_index)
-			continue;
-		if (--left > 0)
+		if (!top)
 		{
+			ListCell   *lc3;
+
 			wtarget = below_target = copy_pathtarget(below_target);
-			foreach(lc, funcs)
-				add_column_to_pathtarget(wtarget, lfirst(lc), 0);
+			foreach(lc3, funcs)
+				add_column_to_pathtarget(wtarget, lfirst(lc3), 0);
 		}
-		path = windowagg_path(window_rel, path, wtarget, wc, funcs, left == 0);
+		path = windowagg_path(window_rel, path, wtarget, lfirst(lc), funcs, top);
 	}
 
 	/*

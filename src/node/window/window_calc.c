@@ -119,7 +119,8 @@ typedef struct WindowFuncState
 	/*
 	 * lag() by a few rows keeps the arguments of the rows before the
 	 * current one instead (the partition is then not read ahead for it):
-	 * of row pos, at lag_values[pos % lag_rows]
+	 * of row pos, at lag_values[pos % (lag_rows + 1)], so that the one it
+	 * returns stays while the current row's is kept
 	 */
 	int			lag_rows;		/* 0: not so */
 	Datum	   *lag_values;
@@ -333,9 +334,9 @@ shift_begin(GpuSortState *state, WindowCalc *w, WindowFuncState *f, WindowFunc *
 	if (f->kind == WINFUNC_LAG && offset >= 1 && offset <= LAG_KEPT_ROWS)
 	{
 		f->lag_rows = offset;
-		f->lag_values = palloc0(sizeof(Datum) * offset);
-		f->lag_nulls = palloc(sizeof(bool) * offset);
-		memset(f->lag_nulls, true, sizeof(bool) * offset);
+		f->lag_values = palloc0(sizeof(Datum) * (offset + 1));
+		f->lag_nulls = palloc(sizeof(bool) * (offset + 1));
+		memset(f->lag_nulls, true, sizeof(bool) * (offset + 1));
 		get_typlenbyval(exprType(linitial(wfunc->args)), &f->arg_len, &f->arg_byval);
 	}
 	else
@@ -441,13 +442,16 @@ shift_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 /*
  * lag() by lag_rows at the current row, from the arguments kept of the rows
  * before it (none: its default, or NULL), then the current row's argument
- * kept in the place of the one it returned, which is copied out first.
+ * kept in the place of the row before those, which no later row returns
+ * (the value returned stays until the next row, as per-tuple memory does).
  */
 static Datum
 kept_lag_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 {
 	ExprContext *econtext = w->shiftcontext;
-	int			slot = w->pos % f->lag_rows;
+	int			places = f->lag_rows + 1;
+	int			from = (w->pos - f->lag_rows) % places;
+	int			into = w->pos % places;
 	Datum		value = (Datum) 0;
 	Datum		arg;
 	bool		argnull;
@@ -457,19 +461,18 @@ kept_lag_value(WindowCalc *w, WindowFuncState *f, bool *isnull)
 	*isnull = true;
 	if (w->pos >= f->lag_rows)
 	{
-		*isnull = f->lag_nulls[slot];
-		if (!*isnull)
-			value = datumCopy(f->lag_values[slot], f->arg_byval, f->arg_len);
+		*isnull = f->lag_nulls[from];
+		value = f->lag_values[from];
 	}
 	else if (f->fallback != NULL)
 		value = ExecEvalExpr(f->fallback, econtext, isnull);
 
 	arg = ExecEvalExpr(f->arg, econtext, &argnull);
-	if (!f->arg_byval && !f->lag_nulls[slot])
-		pfree(DatumGetPointer(f->lag_values[slot]));
+	if (!f->arg_byval && !f->lag_nulls[into])
+		pfree(DatumGetPointer(f->lag_values[into]));
 	oldcxt = MemoryContextSwitchTo(w->cxt);
-	f->lag_values[slot] = argnull ? (Datum) 0 : datumCopy(arg, f->arg_byval, f->arg_len);
-	f->lag_nulls[slot] = argnull;
+	f->lag_values[into] = argnull ? (Datum) 0 : datumCopy(arg, f->arg_byval, f->arg_len);
+	f->lag_nulls[into] = argnull;
 	MemoryContextSwitchTo(oldcxt);
 	return value;
 }
@@ -607,6 +610,8 @@ clause_begin(GpuSortState *state, WindowAgg *clause, List *funcs, TupleDesc desc
 		if (w->nkeycolumns > 0)
 			w->slice_words = w->keycolumns[slice_columns - 1].word + 1 +
 				w->keycolumns[slice_columns - 1].part.codec->words;
+		else if (slice_columns == clause->partNumCols)
+			w->slice_equal = w->partition_equal;
 		else
 			w->slice_equal = execTuplesMatchPrepare(desc, slice_columns,
 													clause->partColIdx,
