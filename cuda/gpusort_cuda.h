@@ -215,6 +215,24 @@ extern gs_status gs_keep_group_heads(gs_context *ctx, uint64_t *out_places,
 									 const uint32_t *lengths, uint32_t *heads,
 									 uint64_t n, uint64_t *kept);
 
+/*
+ * Orders each of nsegs segments of a permutation by a wider key (the
+ * groups that a sort by the first words of a key left tied, finished by
+ * the next): segment s is order[begins[s] .. ends[s]) (device arrays;
+ * segments do not overlap), and row r's key is nwords (1 to 4) words,
+ * words[w][r] (device arrays indexed by the row numbers that order holds;
+ * words itself is host memory).  Each segment ends ordered by (key, row
+ * number): stable where its row numbers ascend, as a stable sort leaves a
+ * tied group.  The rest of order is left as it is.  GPU-Warpsort by
+ * segments (gs_segments.cu): a warp sorts a segment of up to 256 rows in
+ * registers, larger ones are sorted in chunks and merged.  Returns once
+ * the work is queued, but for one short copy that it waits for.
+ */
+extern gs_status gs_sort_segments(gs_context *ctx, int nwords,
+								  const uint64_t *const *words, uint32_t *order,
+								  uint64_t n, const uint32_t *begins,
+								  const uint32_t *ends, uint32_t nsegs);
+
 /* ---- sorting ---- */
 
 /*

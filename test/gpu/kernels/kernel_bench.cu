@@ -14,14 +14,18 @@
  *	  each word, the least significant first, over the order so far),
  *	  "cub_merge" is CUB's merge sort with the lexicographic comparator;
  *	  full: every word uniform; fewlead: the first word of 7 values.
+ *	  "segments" finishes tied groups (segments of 2 to 64 or 2 to 10,000
+ *	  rows) by four more words against CUB's DeviceSegmentedSort.
  *	  Writes CSV (--csv FILE) and prints a short table last.
  *
  *	  kernel_bench [--csv FILE] [--runs R] [--max-n N] [--case BITS:N:DIST[,...]]
  *	               [--algo NAME[,...]]   (auto, radix, counting, warpsort,
  *	                                      samplesort, partition, words,
- *	                                      cub_radix, cub_merge)
+ *	                                      segments, cub_radix, cub_merge,
+ *	                                      cub_segmented)
  *	               [--buckets NB[,...]]  (the partition's bucket counts)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@
 
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include "gpusort_cuda.h"
 #include "gen.h"
@@ -433,6 +438,149 @@ bench_wide(uint64_t n, const char *dist, int lead_g, std::vector<Result> &result
 	gs_context_release_scratch(ctx);
 }
 
+/*
+ * Segments of a permutation finished by a key of four more words (the
+ * groups a sort by a text's first words left tied): gs_sort_segments
+ * ("segments", GPU-Warpsort by segments) against CUB's
+ * DeviceSegmentedSort::StableSortPairs of each word, the least significant
+ * first, over the order so far ("cub_segmented": the four words gathered
+ * in that order, then sorted with the positions).  n rows in segments of
+ * min_len to max_len rows, their sizes log-uniform, back to back; each
+ * segment's row numbers ascend, as a stable sort leaves a tied group.
+ */
+static void
+bench_segments(uint64_t n, const char *dist, uint32_t min_len, uint32_t max_len,
+			   std::vector<Result> &results, FILE *csv, const char *device)
+{
+	const int	W = 4;
+	std::vector<uint64_t> words[W];
+	std::vector<uint32_t> begins, ends;
+	uint64_t	s = 4242;
+	uint64_t   *cols[W];
+	uint64_t   *kin,
+			   *kout;
+	uint32_t   *order,
+			   *perm,
+			   *next,
+			   *vals,
+			   *d_begins,
+			   *d_ends;
+
+	for (uint64_t at = 0; at < n;)
+	{
+		double		u = (double) (splitmix64(s) % 1000000) / 1e6;
+		uint32_t	len = (uint32_t) (min_len + exp(u * log((double) max_len - min_len + 1)) - 1);
+
+		len = (uint32_t) std::min<uint64_t>(len, n - at);
+		begins.push_back((uint32_t) at);
+		ends.push_back((uint32_t) (at + len));
+		at += len;
+	}
+	uint32_t	nsegs = (uint32_t) begins.size();
+
+	for (int w = 0; w < W; w++)
+	{
+		gen_keys(words[w], n, 64, 0, 911 + w);
+		CU(cudaMalloc(&cols[w], n * 8));
+		CU(cudaMemcpy(cols[w], words[w].data(), n * 8, cudaMemcpyHostToDevice));
+	}
+	CU(cudaMalloc(&kin, n * 8));
+	CU(cudaMalloc(&kout, n * 8));
+	CU(cudaMalloc(&order, n * 4));
+	CU(cudaMalloc(&perm, n * 4));
+	CU(cudaMalloc(&next, n * 4));
+	CU(cudaMalloc(&vals, n * 4));
+	CU(cudaMalloc(&d_begins, nsegs * 4));
+	CU(cudaMalloc(&d_ends, nsegs * 4));
+	CU(cudaMemcpy(d_begins, begins.data(), nsegs * 4, cudaMemcpyHostToDevice));
+	CU(cudaMemcpy(d_ends, ends.data(), nsegs * 4, cudaMemcpyHostToDevice));
+
+	/* the reference: each segment by (words, row number), on the host */
+	std::vector<uint32_t> want(n);
+
+	for (uint64_t i = 0; i < n; i++)
+		want[i] = (uint32_t) i;
+	for (uint32_t g = 0; g < nsegs; g++)
+		std::sort(want.begin() + begins[g], want.begin() + ends[g], [&](uint32_t a, uint32_t b) {
+			for (int w = 0; w < W; w++)
+				if (words[w][a] != words[w][b])
+					return words[w][a] < words[w][b];
+			return a < b;
+		});
+	auto		check = [&](const uint32_t *d) {
+		std::vector<uint32_t> got(n);
+
+		CU(cudaMemcpy(got.data(), d, n * 4, cudaMemcpyDeviceToHost));
+		return got == want;
+	};
+	auto		record = [&](const char *algo, std::vector<double> &ms, bool ok) {
+		record_result(results, csv, device, 64 * W, n, dist, algo, algo, W, ms, ok);
+	};
+
+	if (wanted("segments"))
+	{
+		std::vector<double> ms;
+		gs_status	st = GS_OK;
+
+		time_runs([&] {
+			gs_status	r = gs_fill_iota(ctx, order, n);
+
+			if (r == GS_OK)
+				r = gs_sort_segments(ctx, W, cols, order, n, d_begins, d_ends, nsegs);
+			if (r == GS_OK)
+				r = gs_synchronize(ctx);
+			if (r != GS_OK)
+				st = r;
+		}, ms);
+		if (st != GS_OK)
+			printf("  segments failed: %s: %s\n", gs_status_name(st), gs_last_error(ctx));
+		else
+			record("segments", ms, check(order));
+	}
+	if (wanted("cub_segmented"))
+	{
+		void	   *tmp = NULL;
+		size_t		tmp_bytes = 0;
+		std::vector<double> ms;
+
+		CU(cub::DeviceSegmentedSort::StableSortPairs(tmp, tmp_bytes, kin, kout, perm, next,
+													 (int64_t) n, (int64_t) nsegs,
+													 d_begins, d_ends));
+		CU(cudaMalloc(&tmp, tmp_bytes));
+		time_runs([&] {
+			gs_status	r = gs_fill_iota(ctx, perm, n);
+
+			for (int w = W - 1; w >= 0 && r == GS_OK; w--)
+			{
+				if ((r = gs_gather_u64(ctx, kin, cols[w], perm, n)) != GS_OK ||
+					(r = gs_synchronize(ctx)) != GS_OK)
+					break;
+				CU(cub::DeviceSegmentedSort::StableSortPairs(tmp, tmp_bytes, kin, kout, perm, next,
+															 (int64_t) n, (int64_t) nsegs,
+															 d_begins, d_ends));
+				/* (CUB runs on the default stream, the gather on the context's) */
+				CU(cudaDeviceSynchronize());
+				std::swap(perm, next);
+			}
+			if (r != GS_OK)
+				exit(2);
+		}, ms);
+		record("cub_segmented", ms, check(perm));
+		CU(cudaFree(tmp));
+	}
+	for (int w = 0; w < W; w++)
+		cudaFree(cols[w]);
+	cudaFree(kin);
+	cudaFree(kout);
+	cudaFree(order);
+	cudaFree(perm);
+	cudaFree(next);
+	cudaFree(vals);
+	cudaFree(d_begins);
+	cudaFree(d_ends);
+	gs_context_release_scratch(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -472,7 +620,7 @@ main(int argc, char **argv)
 				gs_algorithm a;
 
 				if (strncmp(name, "cub_", 4) != 0 && strcmp(name, "partition") != 0 &&
-					strcmp(name, "words") != 0 &&
+					strcmp(name, "words") != 0 && strcmp(name, "segments") != 0 &&
 					gs_algorithm_from_name(name, &a) != GS_OK)
 				{
 					fprintf(stderr, "%s\n", gs_last_error(NULL));
@@ -521,6 +669,8 @@ main(int argc, char **argv)
 	};
 	const std::vector<Dist> dists = {{"full", 0}, {"bits24", 9}, {"range1k", 7}};
 	const std::vector<Dist> wide_dists = {{"full", 0}, {"fewlead", 4}};
+	/* segments of 2 to g rows (log-uniform sizes) */
+	const std::vector<Dist> seg_dists = {{"groups64", 64}, {"groups10k", 10000}};
 
 	/* runs bench(bits, n, dist) over the sizes and dists --case and --max-n let */
 	auto		each_case = [&](int bits, const std::vector<Dist> &ds, auto bench) {
@@ -547,6 +697,9 @@ main(int argc, char **argv)
 	});
 	each_case(256, wide_dists, [&](uint64_t n, const Dist &d) {
 		bench_wide<4>(n, d.name, d.g, res, csv, di.name);
+	});
+	each_case(256, seg_dists, [&](uint64_t n, const Dist &d) {
+		bench_segments(n, d.name, 2, d.g, res, csv, di.name);
 	});
 	fclose(csv);
 
@@ -619,6 +772,17 @@ main(int argc, char **argv)
 			printf("%d-bit keys n=%llu %s: words %.0f Mkeys/s, cub_merge %.0f Mkeys/s; "
 				   "words/cub_merge %.2f\n", r.bits, (unsigned long long) r.n,
 				   r.dist.c_str(), r.mps, m[key + "cub_merge"], r.mps / m[key + "cub_merge"]);
+	}
+	/* the segments: ours against CUB's segmented sort */
+	for (auto &r : res)
+	{
+		std::string key = std::to_string(r.bits) + "/" + std::to_string(r.n) + "/" + r.dist + "/";
+
+		if (r.algo == "segments" && m.count(key + "cub_segmented"))
+			printf("segments of %s, %d-bit keys n=%llu: segments %.0f Mrows/s, cub_segmented %.0f "
+				   "Mrows/s; segments/cub_segmented %.2f\n", r.dist.c_str(), r.bits,
+				   (unsigned long long) r.n, r.mps, m[key + "cub_segmented"],
+				   r.mps / m[key + "cub_segmented"]);
 	}
 	printf("benchmark results %s\n", all_ok ? "all verified" : "HAVE WRONG OUTPUTS");
 	gs_context_destroy(ctx);

@@ -233,6 +233,114 @@ test_gather_rows(uint64_t seed)
  * lengths of the first row of each group against the host's, and the
  * count, including n that ends on a group's head and n of one.
  */
+/*
+ * gs_sort_segments against std::sort of each segment by (key words, row
+ * number): segments of every size class (a warp's, one chunk, chunks merged
+ * over several levels), rows between them and empty ones left alone, keys
+ * of few values (ties settled by the row numbers) and of all-ones words.
+ */
+static void
+test_segments(uint64_t seed)
+{
+	struct Case
+	{
+		const char *name;
+		uint32_t	min_len,
+					max_len;
+		int			values;		/* distinct values of a word (0: any) */
+		uint64_t	n;
+	};
+	const Case	cases[] = {
+		{"small", 0, 40, 0, 200000},
+		{"mixed", 2, 10000, 0, 3000000},
+		{"mixed-ties", 2, 10000, 3, 3000000},
+		{"ones", 2, 3000, 1, 500000},
+		{"huge", 70001, 70001, 5, 300000},
+	};
+
+	for (const Case &c : cases)
+		for (int nwords = 1; nwords <= 4; nwords++)
+		{
+			uint64_t	s = seed * 7919 + c.n + nwords;
+			uint64_t	n = c.n;
+			std::vector<uint64_t> words[4];
+			std::vector<uint32_t> order(n), begins, ends;
+
+			for (int w = 0; w < nwords; w++)
+			{
+				words[w].resize(n);
+				for (uint64_t i = 0; i < n; i++)
+				{
+					uint64_t	v = splitmix64(s);
+
+					/* "ones": every word all ones, as the padding is */
+					words[w][i] = c.values == 1 ? ~(uint64_t) 0 :
+						c.values ? v % c.values : v;
+				}
+			}
+			for (uint64_t i = 0; i < n; i++)
+				order[i] = (uint32_t) i;
+			for (uint64_t i = n; i > 1; i--)
+				std::swap(order[i - 1], order[splitmix64(s) % i]);
+			/* segments, sizes log-uniform, and now and then a row between */
+			for (uint64_t at = 0; at < n;)
+			{
+				double		u = (double) (splitmix64(s) % 1000000) / 1e6;
+				uint32_t	len = c.min_len == c.max_len ? c.min_len :
+					(uint32_t) (c.min_len + exp(u * log((double) c.max_len - c.min_len + 1)) - 1);
+
+				len = (uint32_t) std::min<uint64_t>(len, n - at);
+				begins.push_back((uint32_t) at);
+				ends.push_back((uint32_t) (at + len));
+				at += len + (splitmix64(s) % 4 == 0);
+			}
+
+			std::vector<uint32_t> want = order;
+			auto		less = [&](uint32_t a, uint32_t b) {
+				for (int w = 0; w < nwords; w++)
+					if (words[w][a] != words[w][b])
+						return words[w][a] < words[w][b];
+				return a < b;
+			};
+
+			for (size_t g = 0; g < begins.size(); g++)
+				std::sort(want.begin() + begins[g], want.begin() + ends[g], less);
+
+			void	   *d_words[4] = {NULL, NULL, NULL, NULL};
+			void	   *d_order, *d_begins, *d_ends;
+			uint32_t	nsegs = (uint32_t) begins.size();
+			std::vector<uint32_t> got(n);
+
+			for (int w = 0; w < nwords; w++)
+			{
+				API(gs_device_alloc(ctx, n * 8, &d_words[w]));
+				API(gs_copy_to_device(ctx, d_words[w], words[w].data(), n * 8));
+			}
+			API(gs_device_alloc(ctx, n * 4, &d_order));
+			API(gs_device_alloc(ctx, nsegs * 4 + 4, &d_begins));
+			API(gs_device_alloc(ctx, nsegs * 4 + 4, &d_ends));
+			API(gs_copy_to_device(ctx, d_order, order.data(), n * 4));
+			API(gs_copy_to_device(ctx, d_begins, begins.data(), nsegs * 4));
+			API(gs_copy_to_device(ctx, d_ends, ends.data(), nsegs * 4));
+			API(gs_sort_segments(ctx, nwords, (const uint64_t *const *) d_words,
+								 (uint32_t *) d_order, n, (const uint32_t *) d_begins,
+								 (const uint32_t *) d_ends, nsegs));
+			API(gs_copy_to_host(ctx, got.data(), d_order, n * 4));
+			API(gs_synchronize(ctx));
+			CHECK(got == want, "segments %s n=%llu words=%d (%u segments)", c.name,
+				  (unsigned long long) n, nwords, nsegs);
+			for (int w = 0; w < nwords; w++)
+				gs_device_free(ctx, d_words[w]);
+			gs_device_free(ctx, d_order);
+			gs_device_free(ctx, d_begins);
+			gs_device_free(ctx, d_ends);
+		}
+	CHECK(gs_sort_segments(ctx, 5, NULL, NULL, 0, NULL, NULL, 0) == GS_ERR_INVALID,
+		  "segments: five words refused");
+	CHECK(gs_sort_segments(ctx, 2, NULL, NULL, 10, NULL, NULL, 0) == GS_OK,
+		  "segments: none is nothing to do");
+}
+
 static void
 test_group_heads(uint64_t seed)
 {
@@ -997,6 +1105,7 @@ main(int argc, char **argv)
 		test_api();
 		test_gather_rows(seed);
 		test_group_heads(seed);
+		test_segments(seed);
 	}
 	test_partition(max_n, dists, seed);
 	if (!partition_only)
