@@ -217,9 +217,9 @@ static const KeyCodec key_codecs[] = {
 	PREFIX_KEYS(KEY_PREFIX_ABBREV, encode_abbrev), BOTH_KEYS},
 	/* the node's only: strxfrm() keys, checked after the sort ... */
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
-	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, XFRM_KEY_WORDS), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, COLLATION_KEY_WORDS), NODE_KEY},
 	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
-	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, XFRM_KEY_WORDS), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_XFRM, encode_later, COLLATION_KEY_WORDS), NODE_KEY},
 	/* ... and bytes, where they order the values (C collation, bytea) */
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},
@@ -229,9 +229,9 @@ static const KeyCodec key_codecs[] = {
 	PREFIX_KEYS(KEY_PREFIX_BYTES, encode_bytes), NODE_KEY},
 	/* ... ICU's sort keys, made on threads ... */
 	{.type = TEXTOID, .opfamily = TEXT_BTREE_FAM_OID,
-	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_ICU, encode_later, COLLATION_KEY_WORDS), NODE_KEY},
 	{.type = BPCHAROID, .opfamily = BPCHAR_BTREE_FAM_OID,
-	PREFIX_KEYS(KEY_PREFIX_ICU, encode_later), NODE_KEY},
+	PREFIX_KEYS_OF(KEY_PREFIX_ICU, encode_later, COLLATION_KEY_WORDS), NODE_KEY},
 	/* ... and numeric, by sign, weight and first digits ... */
 	{.type = NUMERICOID, .opfamily = NUMERIC_BTREE_FAM_OID,
 	PREFIX_KEYS(KEY_PREFIX_NUMERIC, encode_numeric), NODE_KEY},

@@ -5,10 +5,11 @@
  *	  strxfrm(), and the check that makes their order sound (see
  *	  xfrm_keys.h).
  *
- * ICU collations' keys are made here too, as PostgreSQL abbreviates text
- * under ICU (the first 8 bytes of ICU's sort key, from
- * ucol_nextSortKeyPart()), each thread with its own clone of PostgreSQL's
- * collator; PostgreSQL trusts those keys, and they are not checked.
+ * ICU collations' keys are made here too, from ICU's sort key as PostgreSQL
+ * abbreviates text under ICU (its first 8 bytes, from ucol_nextSortKeyPart())
+ * and as many bytes more as the strxfrm() keys have, each thread with its
+ * own clone of PostgreSQL's collator; PostgreSQL trusts those keys, and
+ * they are not checked.
  *
  * The loops run on helper threads (util/parallel.h): they read the stored
  * tuples, call the C library (or ICU) and malloc, and nothing of
@@ -161,11 +162,12 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 
 #ifdef USE_ICU
 /*
- * The key of a value under ICU, as PostgreSQL abbreviates it in a UTF-8
- * database: 8 bytes of its sort key, big-endian, from byte mk->icu_skip on
- * (bytes that every value's sort key has alike).  While the values of this
- * worker have shared 8 bytes or more so far, the first pass reads
- * ICU_SHARED_MAX bytes to learn how many they share.
+ * The key of a value under ICU: 8 bytes of its sort key per word (the first
+ * as PostgreSQL abbreviates it in a UTF-8 database), big-endian, from byte
+ * mk->icu_skip on (bytes that every value's sort key has alike), into
+ * key[0 .. mk->nwords - 1].  While the values of this worker have shared 8
+ * bytes or more so far, the first pass reads ICU_SHARED_MAX bytes to learn
+ * how many they share.
  */
 static bool
 icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
@@ -175,35 +177,40 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 	UCharIterator iter;
 	uint32_t	state[2] = {0, 0};
 	UErrorCode	status = U_ZERO_ERROR;
-	uint8_t		bytes[ICU_SHARED_MAX + 8];
-	int32_t		want = mk->icu_skip + 8;
+	uint8_t		bytes[ICU_SHARED_MAX + 8 * MAX_KEY_WORDS];
+	int32_t		want = mk->icu_skip + 8 * mk->nwords;
 	int32_t		n;
 	int		   *shared = &mk->icu_shared[part];
 
 	if (mk->icu_skip == 0 && (*shared < 0 || *shared >= 8))
-		want = ICU_SHARED_MAX;
+		want = Max(want, ICU_SHARED_MAX);
 	uiter_setUTF8(&iter, s, len);
 	n = ucol_nextSortKeyPart(mk->collators[part], &iter, state, bytes, want,
 							 &status);
 	if (U_FAILURE(status))
 		return false;
-	if (want == ICU_SHARED_MAX)
+	if (mk->icu_skip == 0 && (*shared < 0 || *shared >= 8))
 	{
 		uint8	   *lead = mk->icu_lead[part];
 		int			common = 0;
 
 		if (*shared < 0)
 		{
-			memcpy(lead, bytes, n);
-			*shared = n;
+			memcpy(lead, bytes, Min(n, ICU_SHARED_MAX));
+			*shared = Min(n, ICU_SHARED_MAX);
 		}
 		while (common < *shared && common < n && lead[common] == bytes[common])
 			common++;
 		*shared = common;
 	}
-	*key = 0;
-	for (int i = mk->icu_skip; i < mk->icu_skip + 8; i++)
-		*key = (*key << 8) | (i < n ? bytes[i] : 0);
+	for (int w = 0; w < mk->nwords; w++)
+	{
+		int32_t		from = mk->icu_skip + 8 * w;
+
+		key[w] = 0;
+		for (int32_t i = from; i < from + 8; i++)
+			key[w] = (key[w] << 8) | (i < n ? bytes[i] : 0);
+	}
 	return true;
 }
 

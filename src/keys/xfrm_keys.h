@@ -12,7 +12,7 @@
  *	   each row's value (key_column.h);
  *	2. before the sort, the backend and helper threads turn the references
  *	   into keys, the first 32 bytes of strxfrm() of each value, a column
- *	   for each 8 of them (XFRM_KEY_WORDS; xfrm_make_keys);
+ *	   for each 8 of them (COLLATION_KEY_WORDS; xfrm_make_keys);
  *	3. the engine sorts the keys; rows whose keys tie are ordered by
  *	   PostgreSQL's comparator, as for every prefix key;
  *	4. then every pair of adjacent rows whose keys differ is compared with
