@@ -2,7 +2,8 @@
 # bench-tpch.sh: the sorts users run, on TPC-H data at PostgreSQL's default
 # settings: whole rows of lineitem by one key and by three, CREATE TABLE AS
 # ... ORDER BY two keys (and without it, its floor), orders by its comment
-# (text under the database's collation), a merge join of the two, a rank()
+# (text under the database's collation, under "C" and under ICU's
+# und-x-icu), a merge join of the two, a rank()
 # window, the top 3 lines per supplier and DISTINCT ON (the first line of
 # each order, by ship date); then the window work around the sort: rank()
 # with every row out, dense_rank(), sum() over the partition, lag(), two
@@ -63,6 +64,8 @@ lineitem_ship3|SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenum
 ctas_part_supp|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
 ctas_floor|CREATE TABLE bench_tpch_ctas AS SELECT * FROM lineitem
 orders_comment|SELECT * FROM orders ORDER BY o_comment OFFSET 1000000000000
+orders_comment_c|SELECT * FROM orders ORDER BY o_comment COLLATE "C" OFFSET 1000000000000
+orders_comment_icu|SELECT * FROM orders ORDER BY o_comment COLLATE "und-x-icu" OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
@@ -85,6 +88,7 @@ lineitem_ship3|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY
 ctas_part_supp|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey
 ctas_floor|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem
 orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
+orders_comment_c|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
 distinct_on|CREATE OR REPLACE TEMP TABLE r AS SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC
@@ -198,7 +202,7 @@ for wm in $WORK_MEMS; do
 			echo "== $name, work_mem $wm: native ${native[*]}; gpusort ${ours[*]}"
 			"${PSQL[@]}" -c "$(settings "$wm") $pre
 				EXPLAIN (ANALYZE, COSTS OFF, TIMING ${EXPLAIN_TIMING:-OFF}) $last" 2>&1 |
-				grep -E 'GpuSort|Gather|Engine|Method|Held|Runs|Merge Key|Kinds|WindowAgg|Sort Key|Worker [0-9]| Time:' | sed 's/^/   /'
+				grep -E 'GpuSort|Gather|Engine|Method|Held|Runs|Merge Key|Kinds|Comparators|WindowAgg|Sort Key|Worker [0-9]| Time:' | sed 's/^/   /'
 			"${PSQL[@]}" -c "DROP TABLE IF EXISTS bench_tpch_ctas"
 		} >>"$EXPLAIN"
 	done <<<"$QUERIES"
