@@ -181,15 +181,16 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 	int32_t		want = mk->icu_skip + 8 * mk->nwords;
 	int32_t		n;
 	int		   *shared = &mk->icu_shared[part];
+	bool		learning = mk->icu_skip == 0 && (*shared < 0 || *shared >= 8);
 
-	if (mk->icu_skip == 0 && (*shared < 0 || *shared >= 8))
+	if (learning)
 		want = Max(want, ICU_SHARED_MAX);
 	uiter_setUTF8(&iter, s, len);
 	n = ucol_nextSortKeyPart(mk->collators[part], &iter, state, bytes, want,
 							 &status);
 	if (U_FAILURE(status))
 		return false;
-	if (mk->icu_skip == 0 && (*shared < 0 || *shared >= 8))
+	if (learning)
 	{
 		uint8	   *lead = mk->icu_lead[part];
 		int			common = 0;
