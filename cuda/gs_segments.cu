@@ -10,9 +10,10 @@
  * Rows compare by (key words, row number), a strict order, so the result
  * is the stable one where a segment's row numbers ascend, as a stable sort
  * leaves a tied group.
- *	  1. A segment of at most SEG_WARP_MAX rows is sorted by one warp, in
- *	     registers, with a bitonic network of 32, 64, 128 or 256 elements
- *	     (by its size; shuffles and register swaps, no barrier).
+ *	  1. A segment of at most 16 rows is sorted by a group of 8 or 16 lanes
+ *	     of a warp (4 or 2 segments a warp), one of at most SEG_WARP_MAX
+ *	     rows by one warp, in registers, with a bitonic network of 8 to 256
+ *	     elements by its size (shuffles and register swaps, no barrier).
  *	  2. A larger segment is cut into chunks of SEG_CHUNK rows.  One block
  *	     a chunk: each warp sorts a tile of 256 rows in registers as in 1,
  *	     and the tiles are merged in shared memory, each row finding its
@@ -34,6 +35,9 @@
 #define SEG_CHUNK_WARPS	4
 #define SEG_CHUNK		(SEG_CHUNK_WARPS * SEG_WARP_MAX)
 #define SEG_THREADS		(SEG_CHUNK_WARPS * 32)
+
+/* Segments of at most this many rows: a group of lanes sorts each. */
+#define SEG_GROUP_MAX	16
 
 /* Warps of a block in the kernel of the warps' segments. */
 #define SEG_WARPS		4
@@ -151,6 +155,64 @@ warp_bitonic(SegRow (&r)[E], int lane)
 	}
 }
 
+/*
+ * Sorts the G rows that each group of G lanes holds (one a lane) ascending:
+ * the same network within each group, its direction by the lane's place
+ * in the group, so that every group's last merge is ascending.
+ */
+template <int G>
+__device__ __forceinline__ void
+group_bitonic(SegRow &r, int lane)
+{
+	const int	idx = lane & (G - 1);
+
+#pragma unroll
+	for (int size = 2; size <= G; size <<= 1)
+	{
+#pragma unroll
+		for (int s = size / 2; s >= 1; s >>= 1)
+		{
+			SegRow		p = shfl_row(r, s);
+			const bool	up = (idx & size) == 0;
+			const bool	take_min = ((idx & s) == 0) == up;
+
+			if (take_min ? row_less(p, r) : row_less(r, p))
+				r = p;
+		}
+	}
+}
+
+/*
+ * G lanes per segment of more than shorter and at most G rows, 32 / G
+ * segments a warp; others are left.  Every lane takes part in the
+ * shuffles, a lane without a row holding padding.
+ */
+template <int G>
+__global__ void __launch_bounds__(SEG_WARPS * 32)
+sort_group_segments(SegWords words, int nwords, uint32_t *order,
+					const uint32_t *__restrict__ begins,
+					const uint32_t *__restrict__ ends, uint32_t nsegs, uint32_t shorter)
+{
+	const int	lane = threadIdx.x & 31;
+	const uint32_t seg = (blockIdx.x * SEG_WARPS + (threadIdx.x >> 5)) * (32 / G) + lane / G;
+	const uint32_t idx = lane & (G - 1);
+	uint32_t	begin = 0,
+				len = 0;
+	SegRow		r;
+
+	if (seg < nsegs)
+	{
+		begin = begins[seg];
+		len = ends[seg] - begin;
+		if (len <= max(shorter, 1u) || len > G)
+			len = 0;
+	}
+	r = idx < len ? load_row(words, nwords, order[begin + idx]) : pad_row();
+	group_bitonic<G>(r, lane);
+	if (idx < len)
+		order[begin + idx] = r.id;
+}
+
 /* Sorts rows[0, len) (len <= 32 * E) of a warp's segment in place. */
 template <int E>
 __device__ __forceinline__ void
@@ -176,7 +238,7 @@ warp_segment(const SegWords &words, int nwords, uint32_t *rows, uint32_t len, in
 	}
 }
 
-/* One warp per segment of 2 to SEG_WARP_MAX rows; others are left. */
+/* One warp per segment of SEG_GROUP_MAX + 1 to SEG_WARP_MAX rows; others are left. */
 __global__ void __launch_bounds__(SEG_WARPS * 32)
 sort_warp_segments(SegWords words, int nwords, uint32_t *order, const uint32_t *__restrict__ begins,
 				   const uint32_t *__restrict__ ends, uint32_t nsegs)
@@ -189,7 +251,7 @@ sort_warp_segments(SegWords words, int nwords, uint32_t *order, const uint32_t *
 	const uint32_t begin = begins[seg];
 	const uint32_t len = ends[seg] - begin;
 
-	if (len < 2 || len > SEG_WARP_MAX)
+	if (len <= SEG_GROUP_MAX || len > SEG_WARP_MAX)
 		return;
 	if (len <= 32)
 		warp_segment<1>(words, nwords, order + begin, len, lane);
@@ -486,6 +548,13 @@ sort_segments(gs_context *ctx, int nwords, const SegWords &words, uint32_t *orde
 	SegBuffer buf[2];
 	int			cur = 0;
 
+	/* 2 to 8 rows: 8 lanes each; 9 to 16: 16 lanes; then a warp each */
+	sort_group_segments<8><<<gs_blocks(nsegs, SEG_WARPS * 4), SEG_WARPS * 32, 0, ctx->stream>>>(
+		words, nwords, order, begins, ends, nsegs, 0);
+	GS_TRY(gs_after_launch(ctx, "segments: groups of 8 lanes"));
+	sort_group_segments<SEG_GROUP_MAX><<<gs_blocks(nsegs, SEG_WARPS * 2), SEG_WARPS * 32, 0, ctx->stream>>>(
+		words, nwords, order, begins, ends, nsegs, 8);
+	GS_TRY(gs_after_launch(ctx, "segments: groups of 16 lanes"));
 	sort_warp_segments<<<gs_blocks(nsegs, SEG_WARPS), SEG_WARPS * 32, 0, ctx->stream>>>(
 		words, nwords, order, begins, ends, nsegs);
 	GS_TRY(gs_after_launch(ctx, "segments: warps"));
