@@ -7,7 +7,9 @@
  *	  gs_sort_values is checked against std::sort of the values in
  *	  PostgreSQL's order, bit for bit.  gs_bucket_partition is checked for
  *	  buckets in (key, value) order, every pair kept once and every bucket
- *	  within the bound of gpusort_cuda.h.  gs_support_verdict (a GPU or
+ *	  within the bound of gpusort_cuda.h.  gs_sort_segments is checked
+ *	  against std::sort of each segment by (key words, row number), rows
+ *	  outside the segments left where they were.  gs_support_verdict (a GPU or
  *	  driver too old for the library) is checked on made-up facts first,
  *	  which needs no GPU, then gs_device_check on the GPU that runs the tests.
  *	  Prints "N passed, N failed" alone on the last line.
