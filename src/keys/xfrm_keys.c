@@ -59,12 +59,30 @@
  */
 #define ICU_SHARED_MAX		64
 
+/* (a first pass reads ICU_SHARED_MAX bytes, which hold every key word) */
+StaticAssertDecl(8 * MAX_KEY_WORDS <= ICU_SHARED_MAX, "ICU_SHARED_MAX");
+
 /* The text of a reference, as PostgreSQL compares it. */
 static inline const char *
 ref_text(uint64 ref, bool bpchar, int *len)
 {
 	return key_value_bytes((struct varlena *) (uintptr_t) (ref & ~KEY_REF_COPIED),
 						   bpchar, len);
+}
+
+/*
+ * key[0 .. nwords - 1]: the n bytes of a sort key from byte from on, 8 a
+ * word, big-endian, zeros past the last.
+ */
+static inline void
+bytes_to_words(const uint8 *bytes, size_t n, size_t from, int nwords, uint64 *key)
+{
+	for (int w = 0; w < nwords; w++)
+	{
+		key[w] = 0;
+		for (size_t i = from + 8 * w; i < from + 8 * w + 8; i++)
+			key[w] = (key[w] << 8) | (i < n ? bytes[i] : 0);
+	}
 }
 
 /* A malloc'd buffer of a thread, grown as needed. */
@@ -151,12 +169,7 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 			return false;
 		n = strxfrm_l(out->data, in->data, out->size, mk->xfrm->locale);
 	}
-	for (int w = 0; w < mk->nwords; w++)
-	{
-		key[w] = 0;
-		for (size_t i = 8 * w; i < 8 * w + 8; i++)
-			key[w] = (key[w] << 8) | (i < n ? (uint8) out->data[i] : 0);
-	}
+	bytes_to_words((const uint8 *) out->data, n, 0, mk->nwords, key);
 	return true;
 }
 
@@ -197,21 +210,14 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 
 		if (*shared < 0)
 		{
-			memcpy(lead, bytes, Min(n, ICU_SHARED_MAX));
-			*shared = Min(n, ICU_SHARED_MAX);
+			memcpy(lead, bytes, n);
+			*shared = n;
 		}
 		while (common < *shared && common < n && lead[common] == bytes[common])
 			common++;
 		*shared = common;
 	}
-	for (int w = 0; w < mk->nwords; w++)
-	{
-		int32_t		from = mk->icu_skip + 8 * w;
-
-		key[w] = 0;
-		for (int32_t i = from; i < from + 8; i++)
-			key[w] = (key[w] << 8) | (i < n ? bytes[i] : 0);
-	}
+	bytes_to_words(bytes, n, mk->icu_skip, mk->nwords, key);
 	return true;
 }
 
