@@ -216,6 +216,22 @@ extern gs_status gs_keep_group_heads(gs_context *ctx, uint64_t *out_places,
 									 uint64_t n, uint64_t *kept);
 
 /*
+ * The groups of two rows or more that heads (gs_mark_group_heads, n rows)
+ * marks, as segments of the order: begins[s] their first rows and ends[s]
+ * the rows past their last (device arrays of n / 2 words at most), *nsegs
+ * (host) how many; the segments gs_sort_segments then orders.
+ */
+extern gs_status gs_tied_segments(gs_context *ctx, uint32_t *begins, uint32_t *ends,
+								  const uint32_t *heads, uint64_t n, uint32_t *nsegs);
+
+/*
+ * The most key words gs_sort_segments orders by at once, and the device
+ * bytes it takes at most for each row of the order.
+ */
+#define GS_SEGMENTS_MAX_WORDS	4
+#define GS_SEGMENTS_ROW_BYTES	(2 * (GS_SEGMENTS_MAX_WORDS * 8 + 4) + 4)
+
+/*
  * Orders each of nsegs segments of a permutation by a wider key (the
  * groups that a sort by the first words of a key left tied, finished by
  * the next): segment s is order[begins[s] .. ends[s]) (device arrays;

@@ -8,7 +8,8 @@
  * A row starts a group where any word of its key differs from the row's
  * before it (a flag per row, one pass per word); an exclusive prefix sum of
  * the flags (gs_scan.cu) gives each kept row its place, and one pass moves
- * it there.
+ * it there.  The groups of two rows or more are found the same way, as the
+ * segments of the order that a sort by more words finishes (gs_segments.cu).
  */
 #include "gs_internal.cuh"
 
@@ -56,6 +57,42 @@ keep_heads_kernel(uint64_t *out_places, uint32_t *out_lengths,
 			out_places[offsets[i]] = places[i];
 			out_lengths[offsets[i]] = lengths[i];
 		}
+	}
+}
+
+/* Does row i start a group of two rows or more? */
+__device__ __forceinline__ bool
+starts_tied(const uint32_t *heads, uint64_t i, uint64_t n)
+{
+	return heads[i] && i + 1 < n && !heads[i + 1];
+}
+
+/* Flags the rows that start a group of two rows or more. */
+__global__ void
+tied_starts_kernel(uint32_t *flags, const uint32_t *__restrict__ heads, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		flags[i] = starts_tied(heads, i, n);
+}
+
+/*
+ * Each such group's bounds at its number, from offsets (the exclusive sum
+ * of the flags): the first row's is its offset, and the last row's (not a
+ * head, the next one is or there is none) one less than its own, the
+ * groups before it and its own having started before it.
+ */
+__global__ void
+tied_bounds_kernel(uint32_t *begins, uint32_t *ends, const uint32_t *__restrict__ heads,
+				   const uint32_t *__restrict__ offsets, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		if (starts_tied(heads, i, n))
+			begins[offsets[i]] = (uint32_t) i;
+		else if (!heads[i] && (i + 1 == n || heads[i + 1]))
+			ends[offsets[i] - 1] = (uint32_t) (i + 1);
 	}
 }
 
@@ -110,4 +147,34 @@ gs_keep_group_heads(gs_context *ctx, uint64_t *out_places, uint32_t *out_lengths
 	keep_heads_kernel<<<gs_stride_grid(ctx, n), GS_STRIDE_THREADS, 0, ctx->stream>>>(
 		out_places, out_lengths, places, lengths, heads, n, (uint32_t) *kept);
 	return gs_after_launch(ctx, "keep group heads");
+}
+
+gs_status
+gs_tied_segments(gs_context *ctx, uint32_t *begins, uint32_t *ends,
+				 const uint32_t *heads, uint64_t n, uint32_t *nsegs)
+{
+	uint32_t   *offsets;
+
+	if (!nsegs)
+		return gs_fail(ctx, GS_ERR_INVALID, "NULL argument");
+	GS_TRY(check_rows(ctx, begins && ends && heads, n));
+	*nsegs = 0;
+	if (n < 2)
+		return GS_OK;
+	GS_TRY(gs_scratch(ctx, GS_SLOT_WORK,
+					  ((size_t) n + gs_scan_tmp_words((uint32_t) n)) * 4,
+					  (void **) &offsets));
+	tied_starts_kernel<<<gs_stride_grid(ctx, n), GS_STRIDE_THREADS, 0, ctx->stream>>>(
+		offsets, heads, n);
+	GS_TRY(gs_after_launch(ctx, "tied groups' starts"));
+	GS_TRY(gs_scan_u32(ctx, offsets, (uint32_t) n, offsets + n));
+	/* the last row starts no group of two: its offset counts them all */
+	GS_CHECK(ctx, cudaMemcpyAsync(nsegs, offsets + n - 1, sizeof(uint32_t),
+								  cudaMemcpyDeviceToHost, ctx->stream));
+	GS_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+	if (*nsegs == 0)
+		return GS_OK;
+	tied_bounds_kernel<<<gs_stride_grid(ctx, n), GS_STRIDE_THREADS, 0, ctx->stream>>>(
+		begins, ends, heads, offsets, n);
+	return gs_after_launch(ctx, "tied groups' bounds");
 }

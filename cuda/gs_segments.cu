@@ -46,7 +46,7 @@
  * Words of a key: every key is compared as four, those past the caller's
  * nwords zero (one instantiation of each kernel, not four).
  */
-#define W				4
+#define W				GS_SEGMENTS_MAX_WORDS
 
 /* The arrays of a key's words, each indexed by row number. */
 typedef struct SegWords
@@ -304,7 +304,8 @@ chunk_segment(const uint32_t *first, uint32_t nsegs, uint32_t t)
 
 /*
  * The rows of a segment in the merge buffers: row o of segment s at
- * first[s] * SEG_CHUNK + o, keys row-major (W words a row), numbers apart.
+ * begins[s] + o, its place in the order, keys row-major (W words a row),
+ * numbers apart.
  */
 struct SegBuffer
 {
@@ -443,7 +444,7 @@ sort_chunks(SegWords words, int nwords, const uint32_t *__restrict__ order,
 		__syncthreads();
 	}
 	for (uint32_t i = threadIdx.x; i < len; i += SEG_THREADS)
-		buffer_put(out, (uint64_t) first[s] * SEG_CHUNK + c * SEG_CHUNK + i,
+		buffer_put(out, (uint64_t) begins[s] + c * SEG_CHUNK + i,
 					  smem_row(rows, i));
 }
 
@@ -484,7 +485,7 @@ merge_chunks(const uint32_t *__restrict__ begins, const uint32_t *__restrict__ e
 	const uint32_t t = blockIdx.x;
 	const uint32_t s = chunk_segment(first, nsegs, t);
 	const uint32_t len = ends[s] - begins[s];
-	const uint64_t base = (uint64_t) first[s] * SEG_CHUNK;
+	const uint64_t base = begins[s];
 	const uint32_t d0 = (t - first[s]) * SEG_CHUNK;
 	const uint32_t pair = d0 / (2 * run) * (2 * run);
 	const uint32_t na = min(run, len - pair);
@@ -533,12 +534,12 @@ put_back(uint32_t *order, const uint32_t *__restrict__ begins,
 	const uint32_t len = min((uint32_t) SEG_CHUNK, ends[s] - begins[s] - c);
 
 	for (uint32_t i = threadIdx.x; i < len; i += SEG_THREADS)
-		order[begins[s] + c + i] = in.ids[(uint64_t) first[s] * SEG_CHUNK + c + i];
+		order[begins[s] + c + i] = in.ids[(uint64_t) begins[s] + c + i];
 }
 
 static gs_status
 sort_segments(gs_context *ctx, int nwords, const SegWords &words, uint32_t *order,
-			  const uint32_t *begins, const uint32_t *ends, uint32_t nsegs)
+			  uint64_t n, const uint32_t *begins, const uint32_t *ends, uint32_t nsegs)
 {
 	uint32_t   *first;
 	uint32_t   *small;
@@ -578,12 +579,11 @@ sort_segments(gs_context *ctx, int nwords, const SegWords &words, uint32_t *orde
 	if (nchunks == 0)
 		return GS_OK;
 
-	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, (size_t) 2 * nchunks * SEG_CHUNK * W * 8,
-					  (void **) &buf[0].keys));
-	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, (size_t) 2 * nchunks * SEG_CHUNK * 4,
-					  (void **) &buf[0].ids));
-	buf[1].keys = buf[0].keys + (size_t) nchunks * SEG_CHUNK * W;
-	buf[1].ids = buf[0].ids + (size_t) nchunks * SEG_CHUNK;
+	/* two buffers of the order's length (GS_SEGMENTS_ROW_BYTES) */
+	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_KEYS, (size_t) 2 * n * W * 8, (void **) &buf[0].keys));
+	GS_TRY(gs_scratch(ctx, GS_SLOT_ALT_VALS, (size_t) 2 * n * 4, (void **) &buf[0].ids));
+	buf[1].keys = buf[0].keys + (size_t) n * W;
+	buf[1].ids = buf[0].ids + (size_t) n;
 
 	sort_chunks<<<nchunks, SEG_THREADS, 0, ctx->stream>>>(
 		words, nwords, order, begins, ends, first, nsegs, buf[0]);
@@ -607,7 +607,7 @@ gs_sort_segments(gs_context *ctx, int nwords, const uint64_t *const *words,
 {
 	SegWords	cols = {{NULL, NULL, NULL, NULL}};
 
-	if (!ctx || nwords < 1 || nwords > 4 || (nsegs && (!words || !order || !begins || !ends)))
+	if (!ctx || nwords < 1 || nwords > GS_SEGMENTS_MAX_WORDS || (nsegs && (!words || !order || !begins || !ends)))
 		return gs_fail(ctx, GS_ERR_INVALID, "segments: NULL argument or %d key words", nwords);
 	if (n > GS_MAX_PAIRS - 1)
 		return gs_fail(ctx, GS_ERR_TOO_LARGE, "n = %llu does not fit 32-bit "
@@ -616,5 +616,5 @@ gs_sort_segments(gs_context *ctx, int nwords, const uint64_t *const *words,
 		return GS_OK;
 	for (int w = 0; w < nwords; w++)
 		cols.w[w] = words[w];
-	return sort_segments(ctx, nwords, cols, order, begins, ends, nsegs);
+	return sort_segments(ctx, nwords, cols, order, n, begins, ends, nsegs);
 }

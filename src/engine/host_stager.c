@@ -44,7 +44,7 @@ typedef struct SortStage SortStage;
 
 typedef struct HostRow
 {
-	uint64		key[HELD_KEY_WORDS];
+	uint64		key[HELD_ROW_WORDS];
 	uint64		arrival;
 	char	   *bytes;
 	uint32		length;
@@ -92,11 +92,11 @@ store_file_name(char *name, int participant, int number)
 	snprintf(name, MAXPGPATH, "held.%d.%d", participant, number);
 }
 
-/* The key words of the stores held: as many in each, at most HELD_KEY_WORDS. */
+/* The key words of the stores held: as many in each, at most HELD_ROW_WORDS. */
 static void
 take_key_words(SortStage *stage, int nwords)
 {
-	if ((stage->nwords != 0 && stage->nwords != nwords) || nwords > HELD_KEY_WORDS)
+	if ((stage->nwords != 0 && stage->nwords != nwords) || nwords > HELD_ROW_WORDS)
 		elog(ERROR, "GpuSort held stores of %d and %d key words", stage->nwords,
 			 nwords);
 	stage->nwords = nwords;
@@ -181,7 +181,7 @@ read_stores(SortStage *stage)
 			take_key_words(stage, (int) header[1]);
 			for (uint32 i = 0; i < header[0]; i++)
 			{
-				uint64		key[HELD_KEY_WORDS];
+				uint64		key[HELD_ROW_WORDS];
 				uint32		length;
 				char	   *bytes;
 
@@ -228,7 +228,7 @@ host_add(SortStage *stage, const StoredRows *rows, char **why)
 	file = stage->fileset ? store_file(stage, rows) : NULL;
 	for (uint32 i = 0; i < rows->nrows; i++)
 	{
-		uint64		key[HELD_KEY_WORDS];
+		uint64		key[HELD_ROW_WORDS];
 
 		CHECK_FOR_INTERRUPTS();
 		if (places[i] + lengths[i] > bytes)

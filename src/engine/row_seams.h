@@ -22,6 +22,14 @@
 #define HELD_KEY_WORDS	4
 
 /*
+ * And the most words past them that finish a text key's order (its
+ * strxfrm() or ICU key's next bytes, made for the stores held alone: the
+ * tie words), which an engine orders the rows the others leave tied by.
+ */
+#define HELD_TIE_WORDS	4
+#define HELD_ROW_WORDS	(HELD_KEY_WORDS + HELD_TIE_WORDS)
+
+/*
  * A full store of rows as an engine that holds them sees it: the rows the
  * engines order (those led by a NULL are not here), the words of their keys
  * (the most significant first; the keys order the rows completely, word by
@@ -32,8 +40,9 @@ typedef struct StoredRows
 {
 	uint32		nrows;
 	const MinimalTuple *rows;	/* the rows, in row order */
-	int			nwords;			/* words of each row's key */
-	const uint64 *keys[HELD_KEY_WORDS]; /* word w of each row's key, in row
+	int			nwords;			/* words of each row's key: of the key
+								 * columns, then any tie words */
+	const uint64 *keys[HELD_ROW_WORDS]; /* word w of each row's key, in row
 										 * order */
 	Size		tail;			/* bytes that follow each tuple's MAXALIGNed
 								 * end and go with it (its key, for the

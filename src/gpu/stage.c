@@ -8,7 +8,10 @@
  * device arena, each row's place in it, its length and the words of its key.
  * Once the input ends, the keys are sorted with the row numbers (a key of
  * several words by LSD passes over them, the least significant first, each
- * a stable radix sort of the words in the order so far), the places and
+ * a stable radix sort of the words in the order so far; a text key's tie
+ * words, past HELD_KEY_WORDS, then order the groups of rows that the words
+ * before leave tied, each group a segment of the order sorted by a warp or
+ * a block: gs_segments.cu), the places and
  * lengths gathered in that order (under a Unique, those of the first row
  * of each group of equal leading words alone: gs_groups.cu), and the rows
  * come back a buffer at a time: their lengths come down, the host lays
@@ -79,8 +82,9 @@ struct SortStage
 	char	   *arena;			/* the tuple blocks */
 	Size		arena_used;
 	Size		arena_size;
-	int			nwords;			/* words of each row's key (0: no rows yet) */
-	uint64	   *keys[HELD_KEY_WORDS];	/* word w of each row's key, in the
+	int			nwords;			/* words of each row's key (0: no rows yet),
+								 * tie words included */
+	uint64	   *keys[HELD_ROW_WORDS];	/* word w of each row's key, in the
 										 * order they came */
 	uint64	   *places;			/* offsets in the arena */
 	uint32	   *lengths;
@@ -117,6 +121,32 @@ Size
 gpu_stage_row_bytes(int nwords)
 {
 	return nwords * sizeof(uint64) + sizeof(uint64) + sizeof(uint32);
+}
+
+/* The words of a key that radix passes order by; the rest are tie words. */
+static inline int
+radix_words(int nwords)
+{
+	return Min(nwords, HELD_KEY_WORDS);
+}
+
+/*
+ * Device bytes a row takes while the rows are sorted, beside what it holds:
+ * the permutation, the radix sort's second buffers of keys and row numbers,
+ * for keys of several words the row numbers of a pass and the permutation
+ * after it; with tie words, the sorted last radix word (which keeps the
+ * rows' own for the groups), the groups' heads and their exclusive sum,
+ * the segments' bounds and what gs_sort_segments takes for its largest.
+ */
+static Size
+sort_row_bytes(int nwords)
+{
+	Size		bytes = 2 * sizeof(uint32) + sizeof(uint64) +
+		(nwords > 1 ? 2 * sizeof(uint32) : 0);
+
+	if (nwords > HELD_KEY_WORDS)
+		bytes += sizeof(uint64) + 3 * sizeof(uint32) + GS_SEGMENTS_ROW_BYTES;
+	return bytes;
 }
 
 double
@@ -370,7 +400,6 @@ static bool
 stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 {
 	Size		row_capacity = stage->row_capacity;
-	Size		sort_row_bytes;
 	Size		keep;
 	Size		arena_size = bytes > stage->arena_size ?
 		arena_grown_size(stage, bytes) : stage->arena_size;
@@ -390,14 +419,10 @@ stage_reserve(SortStage *stage, Size bytes, uint64 rows, int nwords, char **why)
 	}
 
 	/*
-	 * The sort stays possible: its permutation (of the rows' capacity, which
-	 * may double now), the radix sort's second buffers of keys and row
-	 * numbers, for keys of several words the row numbers of a pass and the
-	 * permutation after it, and the buffers of rows coming back.
+	 * The sort stays possible: what it takes for each row (of the rows'
+	 * capacity, which may double now), and the buffers of rows coming back.
 	 */
-	sort_row_bytes = 2 * sizeof(uint32) + sizeof(uint64) +
-		(nwords > 1 ? 2 * sizeof(uint32) : 0);
-	keep = Max(rows, row_capacity * 2) * sort_row_bytes +
+	keep = Max(rows, row_capacity * 2) * sort_row_bytes(nwords) +
 		stage->chunk_bytes + stage->chunk_rows * sizeof(uint64);
 
 	/*
@@ -496,7 +521,7 @@ gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 	declined_busy = false;
 	if (n == 0)
 		return true;
-	if (nwords < 1 || nwords > HELD_KEY_WORDS)
+	if (nwords < 1 || nwords > HELD_ROW_WORDS)
 	{
 		*why = psprintf("keys of %d words", nwords);
 		return false;
@@ -521,27 +546,27 @@ gpu_stage_add_flat(SortStage *stage, const char *arena, Size bytes,
 }
 
 /*
- * After the last word's sort, which left the permutation in stage->perm,
- * each earlier word's: the word of the rows in the order so far (in the
- * room of the last word's keys, which are no longer needed), sorted stably
- * with their positions, which then reorder the permutation.
+ * After the last radix word's sort, which left the permutation in
+ * stage->perm, each earlier word's: the word of the rows in the order so
+ * far (in words, the room of the last word's sorted keys, no longer
+ * needed), sorted stably with their positions, which then reorder the
+ * permutation.
  */
 static bool
-sort_earlier_words(SortStage *stage, char **why)
+sort_earlier_words(SortStage *stage, uint64 *words, char **why)
 {
 	uint64		n = stage->nrows;
 	Size		bytes = stage->row_capacity * sizeof(uint32);
-	uint64	   *words = stage->keys[stage->nwords - 1];
 	uint32	   *positions = NULL;
 	uint32	   *next = NULL;
 	bool		ok = true;
 
-	if (stage->nwords == 1)
+	if (radix_words(stage->nwords) == 1)
 		return true;
 	if (!stage_alloc(stage, bytes, (void **) &positions, why) ||
 		!stage_alloc(stage, bytes, (void **) &next, why))
 		ok = false;
-	for (int w = stage->nwords - 2; ok && w >= 0; w--)
+	for (int w = radix_words(stage->nwords) - 2; ok && w >= 0; w--)
 	{
 		uint32	   *sorted = next;
 
@@ -559,9 +584,24 @@ sort_earlier_words(SortStage *stage, char **why)
  * Marks the rows of the sorted order that start a group of their first
  * group_words key words (heads: a word a row).  The words are read through
  * the permutation, where they still lie in the order the rows came; the
- * last word's, sorted in place, only where it is the only one
- * (sort_earlier_words takes its room).
+ * last radix word's, sorted in place, only where it is the only one and has
+ * no tie words after it (sort_earlier_words takes its room, sort_words
+ * keeps it).
  */
+static bool
+mark_heads(SortStage *stage, int group_words, char **why)
+{
+	bool		in_place = stage->nwords == 1;
+
+	for (int w = 0; w < group_words; w++)
+		if (!stage_ok(gs_mark_group_heads(gpu.ctx, stage->heads, stage->keys[w],
+										  in_place ? NULL : stage->perm,
+										  stage->nrows, w == 0), why))
+			return false;
+	return true;
+}
+
+/* mark_heads under a Unique, where there is room for the heads. */
 static bool
 mark_group_heads(SortStage *stage, int group_words, char **why)
 {
@@ -574,12 +614,74 @@ mark_group_heads(SortStage *stage, int group_words, char **why)
 		declined = declined_busy = false;
 		return true;
 	}
-	for (int w = 0; w < group_words; w++)
-		if (!stage_ok(gs_mark_group_heads(gpu.ctx, stage->heads, stage->keys[w],
-										  stage->nwords == 1 ? NULL : stage->perm,
-										  stage->nrows, w == 0), why))
-			return false;
-	return true;
+	return mark_heads(stage, group_words, why);
+}
+
+/*
+ * The tie words' passes: the groups of two rows or more that the words
+ * before leave tied (their heads: mark_heads) are segments of the
+ * permutation, each ordered by the next words (up to GS_SEGMENTS_MAX_WORDS)
+ * and the row numbers (gs_sort_segments), until no group is tied or no
+ * word is left.  The scratch memory they take is let go after them.
+ */
+static bool
+sort_tied_groups(SortStage *stage, char **why)
+{
+	Size		bytes = stage->row_capacity * sizeof(uint32);
+	Size		bound_bytes = (stage->row_capacity / 2 + 1) * sizeof(uint32);
+	uint32	   *begins = NULL;
+	uint32	   *ends = NULL;
+	uint32		nsegs = 1;
+	bool		ok;
+
+	ok = stage_alloc(stage, bytes, (void **) &stage->heads, why) &&
+		stage_alloc(stage, bound_bytes, (void **) &begins, why) &&
+		stage_alloc(stage, bound_bytes, (void **) &ends, why);
+	for (int from = radix_words(stage->nwords); ok && nsegs > 0 && from < stage->nwords;
+		 from += GS_SEGMENTS_MAX_WORDS)
+		ok = mark_heads(stage, from, why) &&
+			stage_ok(gs_tied_segments(gpu.ctx, begins, ends, stage->heads, stage->nrows,
+									  &nsegs), why) &&
+			stage_ok(gs_sort_segments(gpu.ctx, Min(stage->nwords - from, GS_SEGMENTS_MAX_WORDS),
+									  (const uint64_t *const *) &stage->keys[from],
+									  stage->perm, stage->nrows, begins, ends, nsegs), why);
+	ok = ok && stage_ok(gs_synchronize(gpu.ctx), why);
+	stage_free(stage, (void **) &stage->heads, stage->heads ? bytes : 0);
+	stage_free(stage, (void **) &begins, begins ? bound_bytes : 0);
+	stage_free(stage, (void **) &ends, ends ? bound_bytes : 0);
+	(void) gs_context_release_scratch(gpu.ctx);
+	return ok;
+}
+
+/*
+ * Sorts the keys with the row numbers into stage->perm: the last radix
+ * word first, in place (in a copy, where tie words follow: their groups are
+ * found by every radix word as the rows came), then the earlier ones, then
+ * the tie words' pass.
+ */
+static bool
+sort_words(SortStage *stage, char **why)
+{
+	int			lead = radix_words(stage->nwords);
+	uint64	   *sorted = stage->keys[lead - 1];
+	uint64	   *copy = NULL;
+	Size		bytes = stage->row_capacity * sizeof(uint64);
+	bool		ok = true;
+
+	if (stage->nwords > lead)
+	{
+		ok = stage_alloc(stage, bytes, (void **) &copy, why) &&
+			stage_ok(gs_copy_device(gpu.ctx, copy, sorted,
+									stage->nrows * sizeof(uint64)), why);
+		sorted = copy;
+	}
+	ok = ok &&
+		stage_ok(gs_sort_pairs(gpu.ctx, 64, sorted, stage->perm, sorted, stage->perm,
+							   stage->nrows, GS_ALGO_AUTO, NULL), why) &&
+		sort_earlier_words(stage, sorted, why);
+	if (copy)
+		stage_free(stage, (void **) &copy, bytes);
+	return ok && (stage->nwords == lead || sort_tied_groups(stage, why));
 }
 
 /*
@@ -623,10 +725,7 @@ gpu_stage_sort(SortStage *stage, int group_words, char **why)
 	stage_count(stage, 0, 0);	/* what was kept free is taken now */
 	if (!stage_alloc(stage, stage->row_capacity * sizeof(uint32), (void **) &stage->perm, why) ||
 		!stage_ok(gs_fill_iota(gpu.ctx, stage->perm, n), why) ||
-		!stage_ok(gs_sort_pairs(gpu.ctx, 64, stage->keys[stage->nwords - 1], stage->perm,
-								stage->keys[stage->nwords - 1], stage->perm, n,
-								GS_ALGO_AUTO, NULL), why) ||
-		!sort_earlier_words(stage, why) ||
+		!sort_words(stage, why) ||
 		(group_words > 0 && !mark_group_heads(stage, group_words, why)))
 		return false;
 

@@ -456,29 +456,43 @@ uint64
 key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
 				 uint32 skip)
 {
+	uint64		key;
+
+	key_encode_bytes_words(codec, value, descending, skip, 1, &key);
+	return key;
+}
+
+void
+key_encode_bytes_words(const KeyCodec *codec, Datum value, bool descending,
+					   uint32 skip, int nwords, uint64 *keys)
+{
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	struct varlena *copy = NULL;
 	const char *s;
 	int			len;
-	uint64		key = 0;
 
 	/* bpchar's trailing spaces do not count: it needs the whole value */
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 		v = copy = (codec->type == BPCHAROID) ? detoast_attr(v) :
-			detoast_attr_slice(v, 0, skip + 8);
+			detoast_attr_slice(v, 0, skip + 8 * nwords);
 	s = key_value_bytes(v, codec->type == BPCHAROID, &len);
-	if ((int64) len >= (int64) skip + 8)
+	for (int w = 0; w < nwords; w++, skip += 8)
 	{
-		/* 8 bytes there: one load, big-endian */
-		memcpy(&key, s + skip, sizeof(key));
-		key = pg_ntoh64(key);
+		uint64		key = 0;
+
+		if ((int64) len >= (int64) skip + 8)
+		{
+			/* 8 bytes there: one load, big-endian */
+			memcpy(&key, s + skip, sizeof(key));
+			key = pg_ntoh64(key);
+		}
+		else
+			for (uint32 i = skip; i < skip + 8; i++)
+				key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
+		keys[w] = descending ? ~key : key;
 	}
-	else
-		for (uint32 i = skip; i < skip + 8; i++)
-			key = (key << 8) | ((int) i < len ? (uint8) s[i] : 0);
 	if (copy)
 		pfree(copy);
-	return descending ? ~key : key;
 }
 
 /*

@@ -59,6 +59,9 @@
  */
 #define ICU_SHARED_MAX		64
 
+/* Words of a key made at most: its columns', then any tie words. */
+#define MADE_KEY_WORDS		(MAX_KEY_WORDS + COLLATION_TIE_WORDS)
+
 /* (a first pass reads ICU_SHARED_MAX bytes, which hold every key word) */
 StaticAssertDecl(8 * MAX_KEY_WORDS <= ICU_SHARED_MAX, "ICU_SHARED_MAX");
 
@@ -122,6 +125,8 @@ typedef struct MakeKeys
 	KeyColumn  *column;			/* the key's first column, then nwords - 1
 								 * more, each a word of it */
 	int			nwords;
+	uint64	   *const *ties;	/* ntie words more of each key, or NULL */
+	int			ntie;
 	uint64	   *refs;
 	const XfrmCollation *xfrm;
 	bool		bpchar;
@@ -146,7 +151,7 @@ typedef struct MakeKeys
 
 /*
  * The key of a value: its strxfrm()'s first 8 bytes per word, big-endian,
- * into key[0 .. mk->nwords - 1].
+ * into key[0 .. mk->nwords + mk->ntie - 1].
  */
 static bool
 xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
@@ -169,7 +174,7 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
 			return false;
 		n = strxfrm_l(out->data, in->data, out->size, mk->xfrm->locale);
 	}
-	bytes_to_words((const uint8 *) out->data, n, 0, mk->nwords, key);
+	bytes_to_words((const uint8 *) out->data, n, 0, mk->nwords + mk->ntie, key);
 	return true;
 }
 
@@ -180,7 +185,7 @@ xfrm_key(MakeKeys *mk, uint64 ref, ThreadBuffer *in, ThreadBuffer *out,
  * mk->icu_skip on (bytes that every value's sort key has alike), into
  * key[0 .. mk->nwords - 1].  While the values of this worker have shared 8
  * bytes or more so far, the first pass reads ICU_SHARED_MAX bytes to learn
- * how many they share.
+ * how many they share.  Tie words (mk->ntie) follow.
  */
 static bool
 icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
@@ -190,8 +195,8 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 	UCharIterator iter;
 	uint32_t	state[2] = {0, 0};
 	UErrorCode	status = U_ZERO_ERROR;
-	uint8_t		bytes[ICU_SHARED_MAX + 8 * MAX_KEY_WORDS];
-	int32_t		want = mk->icu_skip + 8 * mk->nwords;
+	uint8_t		bytes[ICU_SHARED_MAX + 8 * MADE_KEY_WORDS];
+	int32_t		want = mk->icu_skip + 8 * (mk->nwords + mk->ntie);
 	int32_t		n;
 	int		   *shared = &mk->icu_shared[part];
 	bool		learning = mk->icu_skip == 0 && (*shared < 0 || *shared >= 8);
@@ -217,7 +222,7 @@ icu_key(MakeKeys *mk, int part, uint64 ref, uint64 *key)
 			common++;
 		*shared = common;
 	}
-	bytes_to_words(bytes, n, mk->icu_skip, mk->nwords, key);
+	bytes_to_words(bytes, n, mk->icu_skip, mk->nwords + mk->ntie, key);
 	return true;
 }
 
@@ -327,7 +332,7 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 
 	for (uint64 row = start; row < end; row++)
 	{
-		uint64		key[MAX_KEY_WORDS];
+		uint64		key[MADE_KEY_WORDS];
 		uint64		ref;
 
 		if (key_column_isnull(column, row))
@@ -345,14 +350,17 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 		}
 		if (mk->scramble > 0 && row % mk->scramble == 0)
 			key[0] = hash_bytes_uint32_extended((uint32) row, 0);
-		for (int w = 0; w < mk->nwords; w++)
-		{
+		for (int w = 0; w < mk->nwords + mk->ntie; w++)
 			if (column->part.descending)
 				key[w] = ~key[w];
+		for (int w = 0; w < mk->nwords; w++)
+		{
 			column[w].keys[row] = key[w];
 			lo[w] = Min(lo[w], key[w]);
 			hi[w] = Max(hi[w], key[w]);
 		}
+		for (int t = 0; t < mk->ntie; t++)
+			mk->ties[t][row] = key[mk->nwords + t];
 	}
 	memcpy(mk->min[part], lo, sizeof(lo));
 	memcpy(mk->max[part], hi, sizeof(hi));
@@ -361,7 +369,7 @@ make_keys_body(void *arg, int part, uint64 start, uint64 end)
 }
 
 void
-xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
+xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs, uint64 *const *ties)
 {
 	MakeKeys   *mk = palloc(sizeof(MakeKeys));
 	int			nworkers = Min(parallel_workers(), lengthof(mk->min));
@@ -369,6 +377,8 @@ xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs)
 
 	mk->column = column;
 	mk->nwords = column->codec->words;
+	mk->ties = ties;
+	mk->ntie = ties ? COLLATION_TIE_WORDS : 0;
 	mk->refs = refs;
 	mk->xfrm = column->xfrm;
 	mk->bpchar = column->codec->type == BPCHAROID;

@@ -36,9 +36,12 @@
 /*
  * Turns the references of column (a key's first column) into keys, keeping
  * them in refs (nrows entries), and sets the column's range; a key of
- * several words fills the columns after it too, a word each.
+ * several words fills the columns after it too, a word each, and where
+ * ties is not NULL (a column whose keys are fixed), the COLLATION_TIE_WORDS
+ * words that follow them go to ties[0 ..], nrows each.
  */
-extern void xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs);
+extern void xfrm_make_keys(KeyColumn *column, uint32 nrows, uint64 *refs,
+						   uint64 *const *ties);
 
 /*
  * Does the first word of a strxfrm() key of several words (column, whose

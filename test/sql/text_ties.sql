@@ -53,11 +53,32 @@ END
 $$;
 SELECT set_config('tt.icu', :'icu', false) IS NOT NULL AS icu_set;
 
--- in memory, then at a 64 kB budget (sorted runs, or rows held)
+-- in memory, then at a 64 kB budget (sorted runs, or rows held), then
+-- held by the CPU engine as the GPU's holds them (with the tie words of
+-- strxfrm() and ICU keys: engine/row_seams.h)
 SELECT * FROM tt_orders();
 SET gpusort.work_mem = '64kB';
 SELECT * FROM tt_orders();
+SET gpusort.debug_hold_rows = on;
+SELECT * FROM tt_orders();
+
+-- Values alike in their first 24 letters, more than a 32-byte strxfrm()
+-- key holds (held keys are never made past a shared start): held, the
+-- engine orders them by their tie words too, and the comparators order
+-- none (with 32 bytes, all of them).
+CREATE TABLE tt_tie AS
+  SELECT g AS id, 'carefully regular packages ' || md5(g::text) AS t
+  FROM generate_series(1, 20000) g;
+ANALYZE tt_tie;
+SELECT same_as_native('SELECT id FROM tt_tie ORDER BY t COLLATE tt_libc');
+SELECT same_as_native('SELECT id FROM tt_tie ORDER BY t COLLATE tt_libc DESC');
+SELECT same_as_native(format('SELECT id FROM tt_tie ORDER BY t COLLATE %s', :'icu'));
+SELECT substring(line FROM 'Comparators: (\d+)')::int AS held_tied
+FROM explain_analyze('SELECT id FROM tt_tie ORDER BY t COLLATE tt_libc') line
+WHERE line ~ 'Rows Ordered by Comparators';
+RESET gpusort.debug_hold_rows;
 RESET gpusort.work_mem;
+DROP TABLE tt_tie;
 
 -- parallel plans: each participant's rows, or one input shared by all
 SET parallel_setup_cost = 0;

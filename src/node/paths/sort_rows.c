@@ -179,7 +179,7 @@ node_sort_rows(GpuSortState *state, bool small, bool run)
 			uint64	   *column_refs = MemoryContextAllocHuge(store->cxt,
 															 sizeof(uint64) * store->nrows);
 
-			xfrm_make_keys(column, store->nrows, column_refs);
+			xfrm_make_keys(column, store->nrows, column_refs, NULL);
 
 			/*
 			 * The words after the first only where it leaves many rows tied

@@ -173,6 +173,31 @@ row_keys_rekey_shared(KeyColumn *column, MinimalTuple *rows, uint32 nrows,
 	}
 }
 
+void
+row_keys_tie_words(const KeyColumn *column, MinimalTuple *rows, uint32 nrows,
+				   TupleDesc desc, int ntie, uint64 *const *ties)
+{
+	uint32		skip = column->skipped + 8 * column->codec->words;
+
+	for (uint32 row = 0; row < nrows; row++)
+	{
+		bool		isnull;
+		Datum		value;
+		uint64		words[COLLATION_TIE_WORDS];
+
+		Assert(ntie <= COLLATION_TIE_WORDS);
+		if (row % (64 * 1024) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (key_column_isnull(column, row))
+			continue;
+		value = minimal_tuple_getattr(rows[row], column->attno, desc, &isnull);
+		key_encode_bytes_words(column->codec, value, column->part.descending, skip,
+							   ntie, words);
+		for (int t = 0; t < ntie; t++)
+			ties[t][row] = words[t];
+	}
+}
+
 int
 row_keys_place_nulls(KeyColumn *columns, int ncolumns, uint32 nrows)
 {

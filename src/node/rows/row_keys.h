@@ -12,7 +12,8 @@
  *	  keys that do not tell the rows apart, and the start that all the
  *	  values of a bytes column share;
  *	- before the sort, the keys of a bytes column again, past that shared
- *	  start (row_keys_rekey_shared);
+ *	  start (row_keys_rekey_shared), or, for rows an engine holds, the
+ *	  words past its key (its tie words: row_keys_tie_words);
  *	- then NULLs of the columns after the first, given a key of their own
  *	  (row_keys_place_nulls).
  * strxfrm() and ICU keys are made after the last row by keys/xfrm_keys.c.
@@ -197,6 +198,15 @@ row_keys_add(RowKeysTarget *target, TupleDesc desc, TupleTableSlot *slot,
  */
 extern void row_keys_rekey_shared(KeyColumn *column, MinimalTuple *rows,
 								  uint32 nrows, TupleDesc desc);
+
+/*
+ * The tie words of a bytes column (engine/row_seams.h): the ntie words of
+ * each value's bytes past those of its key, into ties[t][row] (NULLs left
+ * as they are).  desc describes the stored tuples.
+ */
+extern void row_keys_tie_words(const KeyColumn *column, MinimalTuple *rows,
+							   uint32 nrows, TupleDesc desc, int ntie,
+							   uint64 *const *ties);
 
 /*
  * Gives the NULLs of the key columns after the first a key in the column's

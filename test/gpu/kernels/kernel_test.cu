@@ -228,14 +228,6 @@ test_gather_rows(uint64_t seed)
 }
 
 /*
- * gs_mark_group_heads and gs_keep_group_heads: rows in a random order
- * (a permutation), keys of two words with few values each (groups of many
- * rows, and groups where the first word alone would merge two), read
- * through the permutation and, for one word, in order; the places and
- * lengths of the first row of each group against the host's, and the
- * count, including n that ends on a group's head and n of one.
- */
-/*
  * gs_sort_segments against std::sort of each segment by (key words, row
  * number): segments of every size class (a warp's, one chunk, chunks merged
  * over several levels), rows between them and empty ones left alone, keys
@@ -343,6 +335,15 @@ test_segments(uint64_t seed)
 		  "segments: none is nothing to do");
 }
 
+/*
+ * gs_mark_group_heads and gs_keep_group_heads: rows in a random order
+ * (a permutation), keys of two words with few values each (groups of many
+ * rows, and groups where the first word alone would merge two), read
+ * through the permutation and, for one word, in order; the places and
+ * lengths of the first row of each group against the host's, and the
+ * count, including n that ends on a group's head and n of one; and
+ * gs_tied_segments' bounds of the groups of two rows or more.
+ */
 static void
 test_group_heads(uint64_t seed)
 {
@@ -355,6 +356,9 @@ test_group_heads(uint64_t seed)
 			std::vector<uint32_t> order(n), lengths(n), out_lengths(n);
 			std::vector<uint64_t> want_places;
 			std::vector<uint32_t> want_lengths;
+			std::vector<uint32_t> starts,
+						want_begins,
+						want_ends;
 			uint64_t	s = seed + n * 3 + nwords;
 			uint64_t	kept = 0;
 
@@ -389,8 +393,16 @@ test_group_heads(uint64_t seed)
 				{
 					want_places.push_back(places[i]);
 					want_lengths.push_back(lengths[i]);
+					starts.push_back((uint32_t) i);
 				}
 			}
+			starts.push_back((uint32_t) n);
+			for (size_t g = 0; g + 1 < starts.size(); g++)
+				if (starts[g + 1] - starts[g] >= 2)
+				{
+					want_begins.push_back(starts[g]);
+					want_ends.push_back(starts[g + 1]);
+				}
 			if (nwords == 1)
 			{
 				/* one word: sorted in place, read in order */
@@ -402,7 +414,8 @@ test_group_heads(uint64_t seed)
 			}
 
 			void	   *d_w0, *d_w1, *d_order, *d_heads, *d_places, *d_lengths,
-					   *d_out_places, *d_out_lengths;
+					   *d_out_places, *d_out_lengths, *d_begins, *d_ends;
+			uint32_t	nsegs = 0;
 
 			API(gs_device_alloc(ctx, n * 8, &d_w0));
 			API(gs_device_alloc(ctx, n * 8, &d_w1));
@@ -412,6 +425,8 @@ test_group_heads(uint64_t seed)
 			API(gs_device_alloc(ctx, n * 4, &d_lengths));
 			API(gs_device_alloc(ctx, n * 8, &d_out_places));
 			API(gs_device_alloc(ctx, n * 4, &d_out_lengths));
+			API(gs_device_alloc(ctx, n / 2 * 4 + 4, &d_begins));
+			API(gs_device_alloc(ctx, n / 2 * 4 + 4, &d_ends));
 			poison(d_heads, n * 4);
 			API(gs_copy_to_device(ctx, d_w0, w0.data(), n * 8));
 			API(gs_copy_to_device(ctx, d_w1, w1.data(), n * 8));
@@ -423,6 +438,20 @@ test_group_heads(uint64_t seed)
 			if (nwords == 2)
 				API(gs_mark_group_heads(ctx, (uint32_t *) d_heads, (const uint64_t *) d_w1,
 										(const uint32_t *) d_order, n, 0));
+			API(gs_tied_segments(ctx, (uint32_t *) d_begins, (uint32_t *) d_ends,
+								 (const uint32_t *) d_heads, n, &nsegs));
+			CHECK(nsegs == want_begins.size(), "tied segments n=%llu words=%d: %u, %zu wanted",
+				  (unsigned long long) n, nwords, nsegs, want_begins.size());
+			if (nsegs == want_begins.size() && nsegs > 0)
+			{
+				std::vector<uint32_t> got_begins(nsegs), got_ends(nsegs);
+
+				API(gs_copy_to_host(ctx, got_begins.data(), d_begins, nsegs * 4));
+				API(gs_copy_to_host(ctx, got_ends.data(), d_ends, nsegs * 4));
+				API(gs_synchronize(ctx));
+				CHECK(got_begins == want_begins && got_ends == want_ends,
+					  "tied segments n=%llu words=%d: bounds", (unsigned long long) n, nwords);
+			}
 			API(gs_keep_group_heads(ctx, (uint64_t *) d_out_places, (uint32_t *) d_out_lengths,
 									(const uint64_t *) d_places, (const uint32_t *) d_lengths,
 									(uint32_t *) d_heads, n, &kept));
@@ -446,6 +475,8 @@ test_group_heads(uint64_t seed)
 			gs_device_free(ctx, d_lengths);
 			gs_device_free(ctx, d_out_places);
 			gs_device_free(ctx, d_out_lengths);
+			gs_device_free(ctx, d_begins);
+			gs_device_free(ctx, d_ends);
 		}
 }
 

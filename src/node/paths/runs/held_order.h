@@ -5,7 +5,8 @@
  *	  the order of their held keys, put in the order of the sort keys: the
  *	  rows whose held keys tie ordered by PostgreSQL's comparators.
  *
- * An engine holds keys of at most HELD_KEY_WORDS words (row_seams.h).  Where
+ * An engine holds keys of at most HELD_KEY_WORDS words (row_seams.h), and
+ * a text key's tie words past them (spill_stage.c).  Where
  * they order the rows completely, its order is the sort's.  Where they do
  * not (a prefix key: text, numeric; keys of more words; a later key that no
  * codec encodes), each held tuple carries its key words after its
@@ -63,7 +64,7 @@ typedef struct HeldOrder
 	char	   *spare;			/* a copy of ahead's, before a read that
 								 * may replace the buffer it lies in */
 	Size		spare_size;
-	uint64		key[HELD_KEY_WORDS];	/* the words of the group's rows */
+	uint64		key[HELD_ROW_WORDS];	/* the words of the group's rows */
 	MinimalTuple *group;		/* its rows, ordered */
 	uint32		ngroup;
 	uint32		capacity;

@@ -38,6 +38,11 @@ typedef struct RunsState
 	int			held_tie_key;	/* the first sort key the held keys leave
 								 * ties in (nkeys: none); the store then
 								 * keeps their words after each tuple */
+	int			held_words;		/* the words of each row's key held: of the
+								 * store's key columns, then any tie words
+								 * (row_seams.h) of a collation key */
+	KeyColumn  *held_columns;	/* what each of those is (tie words: a
+								 * collation key's later words) */
 	struct StagePart *held_main;	/* the rows held, read in order */
 	int			stage_parts;	/* the parts the engine sorted the rows in;
 								 * several are merged as runs are */

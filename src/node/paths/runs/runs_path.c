@@ -166,7 +166,7 @@ runs_explain(GpuSortState *state, ExplainState *es)
 										sort_engine_get(runs_engine(state))->title),
 							   NULL, state->spill->staged_batches, es);
 		ExplainPropertyInteger("Held Key Width", "bytes",
-							   state->radix_keys * sizeof(uint64), es);
+							   state->spill->held_words * sizeof(uint64), es);
 		if (state->spill->group_words > 0)
 			ExplainPropertyInteger(psprintf("Rows Dropped on %s",
 											sort_engine_get(runs_engine(state))->title),

@@ -10,7 +10,9 @@
  * its key columns are the words of the rows' keys (up to HELD_KEY_WORDS),
  * the NULLs of the later sort keys given keys of their own
  * (held_null_keys), strxfrm() and ICU keys made store by store, alike in
- * every one (KeyColumn's fixed).  Where those words do not order the rows
+ * every one (KeyColumn's fixed), and where such a key is the last held
+ * whole, the next words of it (tie words, row_seams.h), by which the
+ * engine orders the rows that the others leave tied.  Where those words do not order the rows
  * completely (a prefix key: text, numeric; more words than that; a later
  * key with no codec), the store keeps each row's words after its tuple,
  * and the rows the engine hands back are put in order by them and by the
@@ -55,6 +57,7 @@
 #include "node/paths/runs/runs.h"
 #include "node/paths/runs/share.h"
 #include "node/plan/gpusort_node.h"
+#include "node/rows/row_keys.h"
 #include "node/rows/row_store.h"
 #include "node/rows/sorted_runs.h"
 #include "settings.h"
@@ -151,6 +154,36 @@ stager_for(GpuSortState *state, char **why)
 }
 
 /*
+ * The first column of the store's strxfrm() or ICU key among the words
+ * held, whose keys are made after the rows come (xfrm_keys.h), or NULL.
+ * (The columns end at a prefix key: there is one at most.)
+ */
+static KeyColumn *
+collation_column(RowStore *store)
+{
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+		if (store->columns[c].xfrm && store->columns[c].word == 0)
+			return &store->columns[c];
+	return NULL;
+}
+
+/*
+ * The first column of the last key held, where all its words are held and
+ * are a prefix of text (strxfrm(), ICU or bytes keys): the key whose next
+ * words, its tie words (row_seams.h), the rows held bring; else NULL.
+ */
+static KeyColumn *
+tie_column(RowStore *store)
+{
+	KeyColumn  *last = &store->columns[Min(store->ncolumns, HELD_KEY_WORDS) - 1];
+
+	if (last->codec->exact || last->word != last->codec->words - 1 ||
+		!(last->xfrm || KEY_CODEC_OF_BYTES(last->codec)))
+		return NULL;
+	return last - last->word;
+}
+
+/*
  * Where the engine's keys would leave ties, has the store keep room after
  * each tuple for its key words (held_order.h), and the keys made alike in
  * every store, where the input is expected not to fit (or may be a
@@ -162,9 +195,12 @@ node_stage_plan_tails(GpuSortState *state)
 	RowStore   *store = &state->store;
 	Plan	   *plan = state->css.ss.ps.plan;
 	int			nwords = Min(store->ncolumns, HELD_KEY_WORDS);
+	KeyColumn  *tie;
 	char	   *why;
 
 	state->spill->held_tie_key = held_tie_key(state);
+	state->spill->held_words = nwords;
+	state->spill->held_columns = store->columns;
 	if (state->keys_only || state->spill->held_tie_key == state->nkeys)
 		return;
 	/* only where the input is expected not to fit, or may be shared */
@@ -173,9 +209,25 @@ node_stage_plan_tails(GpuSortState *state)
 		return;
 	if (engine_stager(state, &why) == NULL)
 		return;
-	store->tail = MAXALIGN(sizeof(uint64) * nwords);
 	for (int c = 0; c < nwords; c++)
 		store->columns[c].fixed = true;
+
+	/* a text key held whole brings its tie words, as later words of it */
+	if ((tie = tie_column(store)) != NULL)
+	{
+		KeyColumn  *columns = palloc(sizeof(KeyColumn) * HELD_ROW_WORDS);
+
+		StaticAssertStmt(COLLATION_TIE_WORDS <= HELD_TIE_WORDS, "tie words");
+		memcpy(columns, store->columns, sizeof(KeyColumn) * nwords);
+		for (int t = 0; t < COLLATION_TIE_WORDS; t++)
+		{
+			columns[nwords + t] = store->columns[nwords - 1];
+			columns[nwords + t].word = tie->codec->words + t;
+		}
+		state->spill->held_words = nwords + COLLATION_TIE_WORDS;
+		state->spill->held_columns = columns;
+	}
+	store->tail = MAXALIGN(sizeof(uint64) * state->spill->held_words);
 }
 
 /* The engine that holds the rows, as messages name it ("GPU"). */
@@ -304,34 +356,35 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
 }
 
 /*
- * The first column of the store's strxfrm() or ICU key among the words
- * held, whose keys are made after the rows come (xfrm_keys.h), or NULL.
- * (The columns end at a prefix key: there is one at most.)
- */
-static KeyColumn *
-collation_column(RowStore *store)
-{
-	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
-		if (store->columns[c].xfrm && store->columns[c].word == 0)
-			return &store->columns[c];
-	return NULL;
-}
-
-/*
  * Makes the keys of the store's collation column, the same way in every
- * store (KeyColumn's fixed); returns the references to the values that
- * they replace (put_back_references), or NULL where there is none.
+ * store (KeyColumn's fixed), and the tie words of its text key, where held
+ * (into rows->keys, arrays of the store's context freed once it is added);
+ * returns the references to the values that the collation keys replace
+ * (put_back_references), or NULL where there are none.
  */
 static uint64 *
-make_collation_keys(RowStore *store)
+make_held_keys(GpuSortState *state, StoredRows *rows)
 {
-	KeyColumn  *column = collation_column(store);
-	uint64	   *refs;
+	RowStore   *store = &state->store;
+	KeyColumn  *collation = collation_column(store);
+	uint64	   *ties[HELD_TIE_WORDS];
+	int			first_tie = Min(store->ncolumns, HELD_KEY_WORDS);
+	int			ntie = state->spill->held_words - first_tie;
+	uint64	   *refs = NULL;
 
-	if (column == NULL || store->nrows == 0)
+	if (store->nrows == 0)
 		return NULL;
-	refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
-	xfrm_make_keys(column, store->nrows, refs);
+	for (int t = 0; t < ntie; t++)
+		rows->keys[first_tie + t] = ties[t] =
+			MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+	if (collation != NULL)
+	{
+		refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+		xfrm_make_keys(collation, store->nrows, refs, ntie > 0 ? ties : NULL);
+	}
+	else if (ntie > 0)
+		row_keys_tie_words(tie_column(store), store->rows, store->nrows,
+						   state->indesc, ntie, ties);
 	return refs;
 }
 
@@ -368,7 +421,31 @@ write_tails(const StoredRows *rows)
 }
 
 /*
- * The store as the engine sees it, and in *refs what make_collation_keys
+ * The view's tie words, where held (make_held_keys made them for the
+ * values): those of a NULL are its first word's, as its later words are.
+ */
+static void
+held_null_ties(GpuSortState *state, StoredRows *rows)
+{
+	RowStore   *store = &state->store;
+	int			first_tie = rows->nwords;
+	const KeyColumn *column = tie_column(store);
+	int			c;
+
+	if (state->spill->held_words == first_tie || store->nrows == 0)
+		return;
+	rows->nwords = state->spill->held_words;
+	if (column->nulls == NULL)
+		return;
+	c = column - store->columns;
+	for (uint32 row = 0; row < rows->nrows; row++)
+		if (key_column_isnull(column, row))
+			for (int w = first_tie; w < rows->nwords; w++)
+				((uint64 *) rows->keys[w])[row] = rows->keys[c][row];
+}
+
+/*
+ * The store as the engine sees it, and in *refs what make_held_keys
  * returns; false with the reason where its keys cannot order it
  * (store_holdable).
  */
@@ -380,7 +457,7 @@ held_view(GpuSortState *state, StoredRows *rows, uint64 **refs, char **why)
 	row_store_view(store, rows);
 	if (!store_holdable(state, why))
 		return false;
-	*refs = make_collation_keys(store);
+	*refs = make_held_keys(state, rows);
 	for (int w = 1; w < rows->nwords; w++)
 	{
 		/*
@@ -390,6 +467,7 @@ held_view(GpuSortState *state, StoredRows *rows, uint64 **refs, char **why)
 		if (store->columns[w].word == 0 || store->columns[w].codec->bits == 64)
 			rows->keys[w] = held_null_keys(&store->columns[w], rows->nrows);
 	}
+	held_null_ties(state, rows);
 	if (rows->tail > 0)
 		write_tails(rows);
 	return true;
@@ -422,7 +500,8 @@ node_stage_store(GpuSortState *state)
 	pfree((void *) rows.block_start);
 	pfree((void *) rows.block_used);
 	for (int w = 1; w < rows.nwords; w++)
-		if (rows.keys[w] && rows.keys[w] != store->columns[w].keys)
+		if (rows.keys[w] && (w >= Min(store->ncolumns, HELD_KEY_WORDS) ||
+							 rows.keys[w] != store->columns[w].keys))
 			pfree((void *) rows.keys[w]);
 	if (!added)
 	{
@@ -628,7 +707,7 @@ part_begin(GpuSortState *state, StagePart *part, int p)
 	part->state = state;
 	part->part = p;
 	held_order_begin(&part->order, part_rows, part, store->tail,
-					 Min(store->ncolumns, HELD_KEY_WORDS), store->columns,
+					 state->spill->held_words, state->spill->held_columns,
 					 state->spill->held_tie_key, &state->ties,
 					 node_budget(state), node_memory_part(state, MEMORY_TIED_BATCH),
 					 &state->tied_rows,
