@@ -3,8 +3,9 @@
 # settings: whole rows of lineitem by one key and by three, CREATE TABLE AS
 # ... ORDER BY two keys (and without it, its floor), orders by its comment
 # (text under the database's collation, under "C" and under ICU's
-# und-x-icu), lineitem by its comment, alone and after l_shipmode (and
-# the scan of its whole rows, their floor), a merge join of the two, a rank()
+# und-x-icu; the scan of its whole rows, their floor), lineitem by its
+# comment, alone and after l_shipmode (and the scan of its whole rows), a
+# merge join of the two, a rank()
 # window, the top 3 lines per supplier and DISTINCT ON (the first line of
 # each order, by ship date); then the window work around the sort: rank()
 # with every row out, dense_rank(), sum() over the partition, lag(), two
@@ -70,6 +71,7 @@ orders_comment_icu|SELECT * FROM orders ORDER BY o_comment COLLATE "und-x-icu" O
 lineitem_comment|SELECT * FROM lineitem ORDER BY l_comment OFFSET 1000000000000
 lineitem_mode_comment|SELECT * FROM lineitem ORDER BY l_shipmode, l_comment OFFSET 1000000000000
 floor_lineitem|SELECT * FROM lineitem OFFSET 1000000000000
+floor_orders|SELECT * FROM orders OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t

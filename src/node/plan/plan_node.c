@@ -257,17 +257,15 @@ gpusort_mark_shared(CustomScan *cscan)
 			return;
 
 		/*
-		 * Rows tied on ICU keys are ordered by the comparator as they are
-		 * returned, and for one input by the leader alone: each
-		 * participant holds its own.  Those tied on strxfrm() keys are
-		 * ordered on threads (text_ties.h), and one input pays: TPC-H's
+		 * One input pays where the held words leave few ties, as text's
+		 * with their tie words do (spill_stage.c): those tied on strxfrm()
+		 * keys are ordered on threads (text_ties.h), those tied on ICU or
+		 * bytes keys by the comparator as they are returned.  TPC-H's
 		 * o_comment at scale 10 at the defaults took 25.2 s on an H200,
 		 * against 44.1 s with each participant's rows held apart and
 		 * merged by strcoll() in the Gather Merge
 		 * (test/results/ab-keys-held-xfrm-shared-h200-16core-2026-11-28-d43d3c1.txt).
 		 */
-		if (codec->source == KEY_PREFIX_ICU)
-			return;
 		words += codec->words;
 		if (!codec->exact || words >= HELD_KEY_WORDS)
 			break;
