@@ -6,27 +6,27 @@
  *	  device memory; engine.h's sort_engine_holder) rather than spilled in
  *	  sorted runs.
  *
- * Each full store goes to the engine as it is, unsorted, and is emptied;
- * its key columns are the words of the rows' keys (up to HELD_KEY_WORDS),
- * the NULLs of the later sort keys given keys of their own
- * (held_null_keys), strxfrm() and ICU keys made store by store, alike in
- * every one (KeyColumn's fixed), and where such a key is the last held
- * whole, the next words of it (tie words, row_seams.h), by which the
- * engine orders the rows that the others leave tied.  Where those words do not order the rows
- * completely (a prefix key: text, numeric; more words than that; a later
- * key with no codec), the store keeps each row's words after its tuple,
- * and the rows the engine hands back are put in order by them and by the
- * comparators (held_order.h).  Rows led by a NULL go to a tuplesort, which
- * orders them by the later keys; a NULL in a later key whose keys leave
- * no room for one ends the holding (the rows held become the first sorted
- * run), and, found in the first store, keeps it from starting (the input
- * may then fit tuplesort's memory, which runs would write to disk).  Once
- * the input ends, the engine sorts all rows at once and hands them back in
- * order, a buffer at a time.  Where the engine cannot start, or take the
- * first store (the rows expected would not fit beside what it holds for
- * other sorts), the runs of spill.c sort the input instead; where it cannot
- * take a later store, the rows it holds come back sorted as the first of
- * those runs (node_stage_to_run).
+ * Each full store goes to the engine as it is, unsorted, and is emptied; its
+ * key columns are the words of the rows' keys (up to HELD_KEY_WORDS), the
+ * NULLs of the later sort keys given keys of their own (held_null_keys),
+ * strxfrm() and ICU keys made store by store, alike in every one
+ * (KeyColumn's fixed), and where a text key is the last held whole, its next
+ * words (tie words, row_seams.h), by which the engine orders the rows that
+ * the others leave tied.  Where those words do not order the rows completely
+ * (a prefix key: text, numeric; more words than that; a later key with no
+ * codec), the store keeps each row's words after its tuple, and the rows the
+ * engine hands back are put in order by them and by the comparators
+ * (held_order.h).  Rows led by a NULL go to a tuplesort, which orders them by
+ * the later keys; a NULL in a later key whose keys leave no room for one
+ * ends the holding (the rows held become the first sorted run), and, found
+ * in the first store, keeps it from starting (the input may then fit
+ * tuplesort's memory, which runs would write to disk).  Once the input ends,
+ * the engine sorts all rows at once and hands them back in order, a buffer
+ * at a time.  Where the engine cannot start, or take the first store (the
+ * rows expected would not fit beside what it holds for other sorts), the
+ * runs of spill.c sort the input instead; where it cannot take a later
+ * store, the rows it holds come back sorted as the first of those runs
+ * (node_stage_to_run).
  *
  * The engine may hold the rows in parts (the GPU service's several GPU
  * processes), each sorted on its own: they are then runs that come from the
