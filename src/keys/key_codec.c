@@ -452,19 +452,14 @@ key_codec_for_array_order(Oid sortop, Oid type, Oid collation,
 	return codec_for_order(sortop, type, -1, collation, descending, prefix, false);
 }
 
-uint64
-key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
-				 uint32 skip)
-{
-	uint64		key;
-
-	key_encode_bytes_words(codec, value, descending, skip, 1, &key);
-	return key;
-}
-
-void
-key_encode_bytes_words(const KeyCodec *codec, Datum value, bool descending,
-					   uint32 skip, int nwords, uint64 *keys)
+/*
+ * nwords words of a value's bytes from skip on (key_encode_bytes): inlined
+ * into each caller, so that the one-word key of every row collected keeps
+ * no loop or call.
+ */
+static pg_attribute_always_inline void
+encode_bytes_words(const KeyCodec *codec, Datum value, bool descending,
+				   uint32 skip, int nwords, uint64 *keys)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	struct varlena *copy = NULL;
@@ -493,6 +488,23 @@ key_encode_bytes_words(const KeyCodec *codec, Datum value, bool descending,
 	}
 	if (copy)
 		pfree(copy);
+}
+
+uint64
+key_encode_bytes(const KeyCodec *codec, Datum value, bool descending,
+				 uint32 skip)
+{
+	uint64		key;
+
+	encode_bytes_words(codec, value, descending, skip, 1, &key);
+	return key;
+}
+
+void
+key_encode_bytes_words(const KeyCodec *codec, Datum value, bool descending,
+					   uint32 skip, int nwords, uint64 *keys)
+{
+	encode_bytes_words(codec, value, descending, skip, nwords, keys);
 }
 
 /*

@@ -179,13 +179,13 @@ row_keys_tie_words(const KeyColumn *column, MinimalTuple *rows, uint32 nrows,
 {
 	uint32		skip = column->skipped + 8 * column->codec->words;
 
+	Assert(ntie <= COLLATION_TIE_WORDS);
 	for (uint32 row = 0; row < nrows; row++)
 	{
 		bool		isnull;
 		Datum		value;
 		uint64		words[COLLATION_TIE_WORDS];
 
-		Assert(ntie <= COLLATION_TIE_WORDS);
 		if (row % (64 * 1024) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (key_column_isnull(column, row))

@@ -358,8 +358,8 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
 /*
  * Makes the keys of the store's collation column, the same way in every
  * store (KeyColumn's fixed), and the tie words of its text key, where held
- * (into rows->keys, arrays of the store's context freed once it is added);
- * returns the references to the values that the collation keys replace
+ * (the view's words after the key columns', arrays of the store's context
+ * freed once it is added); returns the references to the values that the collation keys replace
  * (put_back_references), or NULL where there are none.
  */
 static uint64 *
@@ -377,6 +377,7 @@ make_held_keys(GpuSortState *state, StoredRows *rows)
 	for (int t = 0; t < ntie; t++)
 		rows->keys[first_tie + t] = ties[t] =
 			MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
+	rows->nwords = state->spill->held_words;
 	if (collation != NULL)
 	{
 		refs = MemoryContextAllocHuge(store->cxt, sizeof(uint64) * store->nrows);
@@ -421,27 +422,21 @@ write_tails(const StoredRows *rows)
 }
 
 /*
- * The view's tie words, where held (make_held_keys made them for the
- * values): those of a NULL are its first word's, as its later words are.
+ * The view's tie words, past its first_tie words, where held
+ * (make_held_keys made them for the values): those of a NULL are its first
+ * word's, as its later words are.
  */
 static void
-held_null_ties(GpuSortState *state, StoredRows *rows)
+held_null_ties(RowStore *store, StoredRows *rows, int first_tie)
 {
-	RowStore   *store = &state->store;
-	int			first_tie = rows->nwords;
-	const KeyColumn *column = tie_column(store);
-	int			c;
+	const KeyColumn *column;
 
-	if (state->spill->held_words == first_tie || store->nrows == 0)
+	if (rows->nwords == first_tie || (column = tie_column(store))->nulls == NULL)
 		return;
-	rows->nwords = state->spill->held_words;
-	if (column->nulls == NULL)
-		return;
-	c = column - store->columns;
 	for (uint32 row = 0; row < rows->nrows; row++)
 		if (key_column_isnull(column, row))
 			for (int w = first_tie; w < rows->nwords; w++)
-				((uint64 *) rows->keys[w])[row] = rows->keys[c][row];
+				((uint64 *) rows->keys[w])[row] = rows->keys[column - store->columns][row];
 }
 
 /*
@@ -453,12 +448,14 @@ static bool
 held_view(GpuSortState *state, StoredRows *rows, uint64 **refs, char **why)
 {
 	RowStore   *store = &state->store;
+	int			ncolumns;
 
 	row_store_view(store, rows);
 	if (!store_holdable(state, why))
 		return false;
+	ncolumns = rows->nwords;	/* the key columns', before any tie words */
 	*refs = make_held_keys(state, rows);
-	for (int w = 1; w < rows->nwords; w++)
+	for (int w = 1; w < ncolumns; w++)
 	{
 		/*
 		 * a key's later words are of the value its first word had, but
@@ -467,7 +464,7 @@ held_view(GpuSortState *state, StoredRows *rows, uint64 **refs, char **why)
 		if (store->columns[w].word == 0 || store->columns[w].codec->bits == 64)
 			rows->keys[w] = held_null_keys(&store->columns[w], rows->nrows);
 	}
-	held_null_ties(state, rows);
+	held_null_ties(store, rows, ncolumns);
 	if (rows->tail > 0)
 		write_tails(rows);
 	return true;
