@@ -57,6 +57,8 @@ typedef struct RunsState
 	int64		run_dropped;	/* under a Unique: rows after the first of
 								 * their group in a sorted run, not written */
 	const char *stage_why;		/* why the engine holds none */
+	char	   *groups_why;		/* why the engine may hold none: the tied
+								 * groups expected (spill_stage.c) */
 	struct SortStage *closed_stage; /* a leader's shared input, added to
 									 * no more (a run once all have added:
 									 * node_stage_closed_to_run) */

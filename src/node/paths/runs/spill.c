@@ -234,6 +234,24 @@ tuplesort_holds(GpuSortState *state, double rows, double tuple)
 }
 
 /*
+ * Where runs would be ordered by comparisons as tuplesort's are, why
+ * tuplesort sorts an input over the budget instead: where the tied groups
+ * expected kept the engine from holding it (the comparators would order
+ * nearly every row), or where it is led by a collation key (runs do not
+ * share its keys); else NULL.
+ */
+static const char *
+comparison_runs_choice(GpuSortState *state)
+{
+	if (state->spill->groups_why)
+		return psprintf("the input exceeds the memory budget, and %s: runs would order them by comparisons as tuplesort does",
+						state->spill->groups_why);
+	if (state->store.columns[0].xfrm)
+		return NODE_TUPLESORT_XFRM_RUNS;
+	return NULL;
+}
+
+/*
  * Where tuplesort's method pays better for the input the planner expects,
  * before any row is read: why, else NULL.  Never where the engine may hold
  * the rows (the GPU, which writes no disk), nor where the planner expects
@@ -256,9 +274,7 @@ node_tuplesort_planned(GpuSortState *state)
 		return NODE_TUPLESORT_HOLDS;
 	if (state->random_access)
 		return NODE_TUPLESORT_BACKWARD;
-	if (state->store.columns[0].xfrm)
-		return NODE_TUPLESORT_XFRM_RUNS;
-	return NULL;
+	return comparison_runs_choice(state);
 }
 
 /*
@@ -299,6 +315,7 @@ const char *
 node_runs_begin(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
+	const char *choice;
 
 	if (node_stage_begin(state))
 	{
@@ -319,10 +336,12 @@ node_runs_begin(GpuSortState *state)
 	 * merged by the collation's comparison, as tuplesort merges, after the
 	 * cost of the keys: 2M rows of 65-byte text at 4 MB took 0.76x of Sort's
 	 * time in runs under en_US.utf8, 0.87x under en-US-x-icu, and Sort's in
-	 * tuplesort (test/results/text-libc-cpu-2core-2026-11-25-03ee080.txt).
+	 * tuplesort (test/results/text-libc-cpu-2core-2026-11-25-03ee080.txt);
+	 * runs whose rows are nearly all tied groups are ordered by comparisons
+	 * too (comparison_runs_choice).
 	 */
-	if (store->columns[0].xfrm)
-		return NODE_TUPLESORT_XFRM_RUNS;
+	if ((choice = comparison_runs_choice(state)) != NULL)
+		return choice;
 	state->spill->spilling = true;
 	state->path = &node_runs_path;
 	begin_runs(state);

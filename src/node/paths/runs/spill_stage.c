@@ -51,6 +51,7 @@
 
 #include "engine/engine.h"
 #include "keys/xfrm_keys.h"
+#include "node/collect/key_statistics.h"
 #include "node/collect/memory.h"
 #include "node/node_state.h"
 #include "node/paths/runs/held_order.h"
@@ -107,9 +108,40 @@ held_group_words(GpuSortState *state)
 }
 
 /*
- * The engine that may hold this node's rows, as far as the order and
- * gpusort.device tell, whether or not the store kept room for the keys
- * that the order needs with them; else NULL with the reason in *why.
+ * Where the groups of rows that the held words leave tied would each take
+ * more than the budget, as the table's statistics expect them
+ * (key_statistics.h: the keys before the tie key, and the tie key where
+ * its prefix is held), why the engine holds none; else NULL.  Each group
+ * would go to a tuplesort of its own in one process after the engine held
+ * it (held_order.c): where all of them do, as under a text key of a few
+ * values, holding costs more than Sort's own (each parallel participant
+ * sorting its share).
+ */
+static char *
+tied_groups_why(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Plan	   *plan = state->css.ss.ps.plan;
+	int			tie = state->spill->held_tie_key;
+	int			nkeys = tie;
+	double		rows;
+
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+		if (store->columns[c].keyno == tie)
+			nkeys = tie + 1;
+	rows = node_expected_group_rows(state, nkeys);
+	if (rows < 0 ||
+		row_store_expected_bytes(store, rows, plan->plan_width) <= (double) node_budget(state))
+		return NULL;
+	return psprintf("the table's statistics expect groups of %.0f rows that the held keys leave tied, each over the memory budget",
+					rows);
+}
+
+/*
+ * The engine that may hold this node's rows, as far as the order, the
+ * groups it leaves tied and gpusort.device tell, whether or not the store
+ * kept room for the keys that the order needs with them; else NULL with
+ * the reason in *why.
  */
 static const RowStager *
 engine_stager(GpuSortState *state, char **why)
@@ -135,6 +167,11 @@ engine_stager(GpuSortState *state, char **why)
 			*why = "the order has a key whose prefix keys each store may give up";
 			return NULL;
 		}
+	if (state->spill->groups_why)
+	{
+		*why = state->spill->groups_why;
+		return NULL;
+	}
 	holder = sort_engine_holder(state->settings.device, why);
 	return *why == NULL ? holder->stager : NULL;
 }
@@ -203,6 +240,7 @@ node_stage_plan_tails(GpuSortState *state)
 	state->spill->held_columns = store->columns;
 	if (state->keys_only || state->spill->held_tie_key == state->nkeys)
 		return;
+	state->spill->groups_why = tied_groups_why(state);
 	/* only where the input is expected not to fit, or may be shared */
 	if (!gpusort_shares_input((CustomScan *) plan) &&
 		!node_expected_over_budget(state, NULL))
