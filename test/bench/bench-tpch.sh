@@ -4,7 +4,9 @@
 # ... ORDER BY two keys (and without it, its floor), orders by its comment
 # (text under the database's collation, under "C" and under ICU's
 # und-x-icu; the scan of its whole rows, their floor), lineitem by its
-# comment, alone and after l_shipmode (and the scan of its whole rows), a
+# comment, alone and after l_shipmode (and the scan of its whole rows),
+# orders by its comment after o_orderpriority (text of five values first: a
+# sort whose tied groups the statistics expect over the budget), a
 # merge join of the two, a rank()
 # window, the top 3 lines per supplier and DISTINCT ON (the first line of
 # each order, by ship date); then the window work around the sort: rank()
@@ -70,6 +72,7 @@ orders_comment_c|SELECT * FROM orders ORDER BY o_comment COLLATE "C" OFFSET 1000
 orders_comment_icu|SELECT * FROM orders ORDER BY o_comment COLLATE "und-x-icu" OFFSET 1000000000000
 lineitem_comment|SELECT * FROM lineitem ORDER BY l_comment OFFSET 1000000000000
 lineitem_mode_comment|SELECT * FROM lineitem ORDER BY l_shipmode, l_comment OFFSET 1000000000000
+orders_priority_comment|SELECT * FROM orders ORDER BY o_orderpriority, o_comment OFFSET 1000000000000
 floor_lineitem|SELECT * FROM lineitem OFFSET 1000000000000
 floor_orders|SELECT * FROM orders OFFSET 1000000000000
 merge_join|SET enable_hashjoin = off; SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey
@@ -97,6 +100,7 @@ orders_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o
 orders_comment_c|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_comment
 lineitem_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_comment
 lineitem_mode_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM lineitem ORDER BY l_shipmode, l_comment
+orders_priority_comment|CREATE OR REPLACE TEMP TABLE r AS SELECT * FROM orders ORDER BY o_orderpriority, o_comment
 rank_window|SELECT sum(r) FROM (SELECT l_orderkey, l_linenumber, rank() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS r FROM lineitem) s
 top3_supplier|SELECT count(*) FROM (SELECT * FROM (SELECT l_suppkey, l_extendedprice, row_number() OVER (PARTITION BY l_suppkey ORDER BY l_extendedprice DESC) AS rn FROM lineitem) s WHERE rn <= 3) t
 distinct_on|CREATE OR REPLACE TEMP TABLE r AS SELECT DISTINCT ON (l_orderkey) l_orderkey, l_shipdate, l_extendedprice FROM lineitem ORDER BY l_orderkey, l_shipdate DESC

@@ -128,6 +128,21 @@ FROM explain_analyze('SELECT * FROM held_t ORDER BY d, arr, id DESC') line
 WHERE line ~ '(Sort Method|Engine Choice):';
 SELECT held_lines('SELECT * FROM held_t ORDER BY b, arr, id');
 SELECT held_lines('SELECT * FROM held_t ORDER BY b, tl, id');
+-- So in a parallel query: the participants share no held input, and each
+-- sorts its own share by tuplesort.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT same_as_native('SELECT * FROM held_t ORDER BY d, arr, id DESC');
+SELECT regexp_replace(regexp_replace(trim(line), '^->  | \(actual.*', '', 'g'),
+                      '\d+ rows', 'N rows')
+FROM explain_analyze('SELECT * FROM held_t ORDER BY d, arr, id DESC') line
+WHERE line ~ '(Custom Scan|^\s*Sort Method:|^\s*Engine Choice:)';
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 SELECT same_as_native('SELECT id, repeat(t, 40) FROM held_t ORDER BY b, t, id');
 -- (two groups of some 3,800 rows tied on their strxfrm() keys, checked
 -- with strcoll() where one ends and the next begins)
