@@ -143,6 +143,11 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
+-- And over a join, whose columns the statistics of their tables describe.
+SELECT same_as_native('SELECT a.* FROM held_t a JOIN held_t b USING (id) ORDER BY a.d, a.arr, a.id DESC');
+SELECT regexp_replace(trim(line), '\d+ rows', 'N rows')
+FROM explain_analyze('SELECT a.* FROM held_t a JOIN held_t b USING (id) ORDER BY a.d, a.arr, a.id DESC') line
+WHERE line ~ '^\s*(Sort Method|Engine Choice):';
 SELECT same_as_native('SELECT id, repeat(t, 40) FROM held_t ORDER BY b, t, id');
 -- (two groups of some 3,800 rows tied on their strxfrm() keys, checked
 -- with strcoll() where one ends and the next begins)

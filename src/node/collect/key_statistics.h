@@ -15,8 +15,8 @@
  * The rows of the node's input (the planner's, one participant's in a
  * parallel query) that a group equal in the first nkeys sort keys is
  * expected to hold, by the distinct values that ANALYZE counted of the
- * table columns they are; -1 where the input is not a scan of a table
- * returning those columns as they are, or no statistics count them.
+ * table columns they are; -1 where a key is not a table's column as it
+ * is, or no statistics count its values.
  */
 extern double node_expected_group_rows(GpuSortState *state, int nkeys);
 
