@@ -224,7 +224,14 @@ fill_entries(TieRun *run, TiedRow *entries, const uint32 *index, uint32 n)
 int
 tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b, int firstkey)
 {
-	for (int k = firstkey; k < order->nkeys; k++)
+	return tie_order_compare_keys(order, a, b, firstkey, order->nkeys);
+}
+
+int
+tie_order_compare_keys(TieOrder *order, MinimalTuple a, MinimalTuple b, int firstkey,
+					   int endkey)
+{
+	for (int k = firstkey; k < endkey; k++)
 	{
 		bool		anull;
 		bool		bnull;

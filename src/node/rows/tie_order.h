@@ -59,6 +59,10 @@ extern void tie_order_sort(TieOrder *order, MinimalTuple *rows, uint32 *index,
 extern int	tie_order_compare(TieOrder *order, MinimalTuple a, MinimalTuple b,
 							  int firstkey);
 
+/* The same, by the sort keys from firstkey up to endkey (not included). */
+extern int	tie_order_compare_keys(TieOrder *order, MinimalTuple a, MinimalTuple b,
+								   int firstkey, int endkey);
+
 /*
  * A tuplesort that orders rows by all the sort keys, as the Sort node's
  * would, within work_mem_kb; sortopt as tuplesort_begin_heap takes it.

@@ -59,6 +59,7 @@ typedef struct RunsState
 	const char *stage_why;		/* why the engine holds none */
 	char	   *groups_why;		/* why the engine may hold none: the tied
 								 * groups expected (spill_stage.c) */
+	bool		groups_estimated;	/* by the keys' statistics */
 	struct SortStage *closed_stage; /* a leader's shared input, added to
 									 * no more (a run once all have added:
 									 * node_stage_closed_to_run) */

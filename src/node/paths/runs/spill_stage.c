@@ -16,7 +16,10 @@
  * (a prefix key: text, numeric; more words than that; a later key with no
  * codec), the store keeps each row's words after its tuple, and the rows the
  * engine hands back are put in order by them and by the comparators
- * (held_order.h).  Rows led by a NULL go to a tuplesort, which orders them by
+ * (held_order.h), a tied group over the budget by a tuplesort of its own;
+ * where every such group is expected over the budget (by the statistics of
+ * the keys' tables, key_statistics.h, or else a sample of the first store),
+ * the engine holds none, and tuplesort sorts the input.  Rows led by a NULL go to a tuplesort, which orders them by
  * the later keys; a NULL in a later key whose keys leave no room for one
  * ends the holding (the rows held become the first sorted run), and, found
  * in the first store, keeps it from starting (the input may then fit
@@ -108,33 +111,104 @@ held_group_words(GpuSortState *state)
 }
 
 /*
+ * The sort keys whose equal rows the held words leave tied: those before
+ * the tie key, and the tie key where its prefix is held.
+ */
+static int
+grouping_keys(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	int			tie = state->spill->held_tie_key;
+
+	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
+		if (store->columns[c].keyno == tie)
+			return tie + 1;
+	return tie;
+}
+
+/* Would a group of rows rows of the input take more than the budget? */
+static bool
+group_over_budget(GpuSortState *state, double rows)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+
+	return row_store_expected_bytes(&state->store, rows, plan->plan_width) >
+		(double) node_budget(state);
+}
+
+/*
  * Where the groups of rows that the held words leave tied would each take
- * more than the budget, as the table's statistics expect them
- * (key_statistics.h: the keys before the tie key, and the tie key where
- * its prefix is held), why the engine holds none; else NULL.  Each group
- * would go to a tuplesort of its own in one process after the engine held
- * it (held_order.c): where all of them do, as under a text key of a few
+ * more than the budget, as the statistics of the keys' tables expect them
+ * (key_statistics.h), why the engine holds none; else NULL, and
+ * groups_estimated false where no statistics tell.  Each group would go to
+ * a tuplesort of its own in one process after the engine held it
+ * (held_order.c): where all of them do, as under a text key of a few
  * values, holding costs more than Sort's own (each parallel participant
  * sorting its share).
  */
 static char *
 tied_groups_why(GpuSortState *state)
 {
-	RowStore   *store = &state->store;
-	Plan	   *plan = state->css.ss.ps.plan;
-	int			tie = state->spill->held_tie_key;
-	int			nkeys = tie;
-	double		rows;
+	double		rows = node_expected_group_rows(state, grouping_keys(state));
 
-	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
-		if (store->columns[c].keyno == tie)
-			nkeys = tie + 1;
-	rows = node_expected_group_rows(state, nkeys);
-	if (rows < 0 ||
-		row_store_expected_bytes(store, rows, plan->plan_width) <= (double) node_budget(state))
+	state->spill->groups_estimated = rows >= 0;
+	if (rows < 0 || !group_over_budget(state, rows))
 		return NULL;
 	return psprintf("the table's statistics expect groups of %.0f rows that the held keys leave tied, each over the memory budget",
 					rows);
+}
+
+/* The rows of a store that sampled_groups_why orders, at most. */
+#define GROUPS_SAMPLE_ROWS	1024
+
+/*
+ * Where the keys leave ties and no statistics tell (tied_groups_why), the
+ * tied groups the first full store shows: a sample of its rows, ordered by
+ * the comparators, whose groups of rows equal in the grouping keys are each
+ * expected in the input as large as their share of the sample.  Where most
+ * of the rows are in groups expected over the budget, why the engine holds
+ * none (also groups_why); else NULL.
+ */
+static char *
+sampled_groups_why(GpuSortState *state)
+{
+	RowStore   *store = &state->store;
+	Plan	   *plan = state->css.ss.ps.plan;
+	uint32		n = Min(store->nrows, GROUPS_SAMPLE_ROWS);
+	int			nkeys = grouping_keys(state);
+	double		input = Max(plan->plan_rows, (double) store->nrows);
+	MinimalTuple *sample;
+	uint32		start = 0;
+	uint32		big = 0;
+	double		largest = 0;
+
+	if (state->spill->groups_estimated || state->spill->held_tie_key == state->nkeys ||
+		n < 2)
+		return NULL;
+	sample = palloc(sizeof(MinimalTuple) * n);
+	for (uint32 i = 0; i < n; i++)
+		sample[i] = store->rows[(uint64) i * store->nrows / n];
+	tie_order_sort(&state->ties, sample, NULL, n, 0, CurrentMemoryContext);
+	for (uint32 i = 1; i <= n; i++)
+	{
+		double		rows;
+
+		if (i < n && tie_order_compare_keys(&state->ties, sample[start], sample[i],
+											0, nkeys) == 0)
+			continue;
+		rows = input * (i - start) / n;
+		if (group_over_budget(state, rows))
+			big += i - start;
+		largest = Max(largest, rows);
+		start = i;
+	}
+	pfree(sample);
+	if (big * 2 <= n)
+		return NULL;
+	state->spill->groups_why =
+		psprintf("the first %u rows show groups of up to %.0f rows that the held keys leave tied, each over the memory budget",
+				 store->nrows, largest);
+	return state->spill->groups_why;
 }
 
 /*
@@ -341,6 +415,7 @@ node_stage_begin(GpuSortState *state)
 	}
 	else if ((state->spill->stager = stager_for(state, &why)) == NULL ||
 			 !store_holdable(state, &why) ||
+			 (why = sampled_groups_why(state)) != NULL ||
 			 (state->spill->stage = state->spill->stager->begin(budget, plan->plan_rows,
 																expected,
 																state->settings.held_gpus,
