@@ -19,17 +19,17 @@
  * (held_order.h), a tied group over the budget by a tuplesort of its own;
  * where every such group is expected over the budget (by the statistics of
  * the keys' tables, key_statistics.h, or else a sample of the first store),
- * the engine holds none, and tuplesort sorts the input.  Rows led by a NULL go to a tuplesort, which orders them by
- * the later keys; a NULL in a later key whose keys leave no room for one
- * ends the holding (the rows held become the first sorted run), and, found
- * in the first store, keeps it from starting (the input may then fit
- * tuplesort's memory, which runs would write to disk).  Once the input ends,
- * the engine sorts all rows at once and hands them back in order, a buffer
- * at a time.  Where the engine cannot start, or take the first store (the
- * rows expected would not fit beside what it holds for other sorts), the
- * runs of spill.c sort the input instead; where it cannot take a later
- * store, the rows it holds come back sorted as the first of those runs
- * (node_stage_to_run).
+ * the engine holds none, and tuplesort sorts the input.  Rows led by a NULL
+ * go to a tuplesort, which orders them by the later keys; a NULL in a later
+ * key whose keys leave no room for one ends the holding (the rows held
+ * become the first sorted run), and, found in the first store, keeps it from
+ * starting (the input may then fit tuplesort's memory, which runs would
+ * write to disk).  Once the input ends, the engine sorts all rows at once
+ * and hands them back in order, a buffer at a time.  Where the engine cannot
+ * start, or take the first store (the rows expected would not fit beside
+ * what it holds for other sorts), the runs of spill.c sort the input
+ * instead; where it cannot take a later store, the rows it holds come back
+ * sorted as the first of those runs (node_stage_to_run).
  *
  * The engine may hold the rows in parts (the GPU service's several GPU
  * processes), each sorted on its own: they are then runs that come from the
