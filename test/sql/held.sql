@@ -132,6 +132,9 @@ FROM explain_analyze('SELECT * FROM held_t ORDER BY d, arr, id DESC') line
 WHERE line ~ '(Sort Method|Engine Choice):';
 SELECT held_lines('SELECT * FROM held_t ORDER BY b, arr, id');
 SELECT held_lines('SELECT * FROM held_t ORDER BY b, tl, id');
+-- EXPLAIN without ANALYZE says so too.
+SELECT regexp_replace(line, '\d+ rows', 'N rows')
+FROM explain_planned('SELECT * FROM held_t ORDER BY d, arr, id DESC') line;
 -- So in a parallel query: the participants share no held input, and each
 -- sorts its own share by tuplesort.
 SET parallel_setup_cost = 0;

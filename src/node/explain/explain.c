@@ -192,8 +192,10 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
 /*
  * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
  * costs are): the engine that gpusort.device and the cost model would
- * choose for the estimated rows, why, and whether the input is expected to
- * exceed the memory budget (it is then sorted in runs that spill to disk).
+ * choose for the estimated rows, or tuplesort where it is chosen before
+ * the first row (node_tuplesort_planned), why, and whether the input is
+ * expected to exceed the memory budget (it is then held by an engine, or
+ * sorted in runs that spill to disk).
  */
 static void
 explain_plan(GpuSortState *state, ExplainState *es)
@@ -211,10 +213,15 @@ explain_plan(GpuSortState *state, ExplainState *es)
 		ExplainPropertyText("Engine Choice", "gpusort.enabled = off", es);
 		return;
 	}
-	engine = sort_engine_choose(state->settings.device,
-								(uint32) Min(rows, (double) PG_UINT32_MAX),
-								store->ncolumns, &choice);
-	ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
+	if (state->settings.spill && (choice = node_tuplesort_planned(state)) != NULL)
+		ExplainPropertyText("Planned Engine", "tuplesort", es);
+	else
+	{
+		engine = sort_engine_choose(state->settings.device,
+									(uint32) Min(rows, (double) PG_UINT32_MAX),
+									store->ncolumns, &choice);
+		ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
+	}
 	ExplainPropertyText("Engine Choice", choice, es);
 	if (node_expected_over_budget(state, &bytes))
 		ExplainPropertyText("Expected to Exceed Memory Budget",
