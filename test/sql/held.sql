@@ -155,6 +155,16 @@ SELECT same_as_native('SELECT a.* FROM held_t a JOIN held_t b USING (id) ORDER B
 SELECT regexp_replace(trim(line), '\d+ rows', 'N rows')
 FROM explain_analyze('SELECT a.* FROM held_t a JOIN held_t b USING (id) ORDER BY a.d, a.arr, a.id DESC') line
 WHERE line ~ '^\s*(Sort Method|Engine Choice):';
+-- And over a partitioned table's partitions, each with statistics.
+CREATE TABLE held_parts (LIKE held_t) PARTITION BY RANGE (id);
+CREATE TABLE held_parts_1 PARTITION OF held_parts FOR VALUES FROM (MINVALUE) TO (4000);
+CREATE TABLE held_parts_2 PARTITION OF held_parts FOR VALUES FROM (4000) TO (MAXVALUE);
+INSERT INTO held_parts SELECT * FROM held_t;
+ANALYZE held_parts_1, held_parts_2;
+SELECT same_as_native('SELECT * FROM held_parts ORDER BY d, arr, id DESC');
+SELECT regexp_replace(trim(line), '\d+ rows', 'N rows')
+FROM explain_analyze('SELECT * FROM held_parts ORDER BY d, arr, id DESC') line
+WHERE line ~ '^\s*(Sort Method|Engine Choice):';
 -- Where no statistics tell (a table never analyzed), a sample of the first
 -- store's rows does: held_nostats has the rows of held_t.
 CREATE TABLE held_nostats WITH (autovacuum_enabled = off) AS SELECT * FROM held_t;
@@ -196,7 +206,7 @@ SELECT same_as_native('SELECT * FROM held_t ORDER BY t, id');
 SELECT same_as_native('SELECT * FROM held_t ORDER BY n DESC, tl, id');
 RESET gpusort.debug_hold_stores;
 
-DROP TABLE held_t, held_skew, held_nostats, held_small;
+DROP TABLE held_t, held_skew, held_parts, held_nostats, held_small;
 DROP FUNCTION held_lines;
 DROP COLLATION held_libc;
 RESET ALL;

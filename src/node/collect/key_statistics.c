@@ -3,12 +3,12 @@
  * key_statistics.c
  *	  What the planner's statistics say of a GpuSort node's leading sort
  *	  keys, where they are columns of tables that its input returns as
- *	  they are (through joins, subqueries and the like): how many rows a
- *	  group of rows equal in them is expected to hold, by the distinct
- *	  values ANALYZE counted (pg_statistic's stadistinct, as the planner
- *	  reads it for its estimates of groups).  The node asks before it
- *	  holds an input over the budget by prefix keys (spill_stage.c), whose
- *	  tied groups are ordered one at a time in one process.
+ *	  they are (through joins, subqueries, partitions and the like): how
+ *	  many rows a group of rows equal in them is expected to hold, by the
+ *	  distinct values ANALYZE counted (pg_statistic's stadistinct, as the
+ *	  planner reads it for its estimates of groups).  The node asks before
+ *	  it holds an input over the budget by prefix keys (spill_stage.c),
+ *	  whose tied groups are ordered one at a time in one process.
  *
  *-------------------------------------------------------------------------
  */
@@ -78,26 +78,44 @@ entry_column(List *targetlist, AttrNumber attno)
 }
 
 /*
- * The table column that an output column of a plan returns as it is,
- * followed down through the plans that pass their input's columns on
- * (joins, Gather, Material, Hash, a subquery's scan, ...) to the scan of a
- * table: false where the column is computed, or comes from several plans
- * (an Append) or none.
+ * The distinct values of an output column of a plan that returns a table's
+ * column as it is, followed down through the plans that pass their input's
+ * columns on (joins, Gather, Material, Hash, a subquery's scan, ...) to the
+ * scan of the table; of an Append's (a partitioned table's), the most that
+ * any of its plans returns, the fewest the whole can have.  -1 where the
+ * column is computed, or no statistics tell.
  */
-static bool
-table_column(Plan *plan, AttrNumber attno, EState *estate, Oid *relid, AttrNumber *column)
+static double
+output_distinct(Plan *plan, AttrNumber attno, EState *estate)
 {
 	while (plan != NULL)
 	{
 		Var		   *var = entry_column(plan->targetlist, attno);
 
 		if (var == NULL)
-			return false;
+			return -1;
 		if (IsA(plan, IndexOnlyScan) && var->varno == INDEX_VAR)
 			var = entry_column(((IndexOnlyScan *) plan)->indextlist, var->varattno);
 		if (var == NULL)
-			return false;
+			return -1;
 		attno = var->varattno;
+		if (var->varno == OUTER_VAR && (IsA(plan, Append) || IsA(plan, MergeAppend)))
+		{
+			List	   *plans = IsA(plan, Append) ? ((Append *) plan)->appendplans :
+				((MergeAppend *) plan)->mergeplans;
+			double		most = -1;
+			ListCell   *lc;
+
+			foreach(lc, plans)
+			{
+				double		distinct = output_distinct(lfirst(lc), attno, estate);
+
+				if (distinct < 0)
+					return -1;
+				most = Max(most, distinct);
+			}
+			return most;
+		}
 		if (var->varno == OUTER_VAR)
 			plan = outerPlan(plan);
 		else if (var->varno == INNER_VAR)
@@ -109,15 +127,13 @@ table_column(Plan *plan, AttrNumber attno, EState *estate, Oid *relid, AttrNumbe
 			RangeTblEntry *rte = exec_rt_fetch(var->varno, estate);
 
 			if (rte->rtekind != RTE_RELATION || attno <= 0)
-				return false;
-			*relid = rte->relid;
-			*column = attno;
-			return true;
+				return -1;
+			return column_distinct(rte->relid, attno);
 		}
 		else
-			return false;
+			return -1;
 	}
-	return false;
+	return -1;
 }
 
 double
@@ -131,13 +147,10 @@ node_expected_group_rows(GpuSortState *state, int nkeys)
 		return -1;
 	for (int k = 0; k < nkeys; k++)
 	{
-		Oid			relid;
-		AttrNumber	column;
-		double		distinct;
+		double		distinct = output_distinct(input->plan, state->attnos[k],
+											   state->css.ss.ps.state);
 
-		if (!table_column(input->plan, state->attnos[k], state->css.ss.ps.state,
-						  &relid, &column) ||
-			(distinct = column_distinct(relid, column)) < 0)
+		if (distinct < 0)
 			return -1;
 		groups *= distinct;
 	}
