@@ -202,6 +202,7 @@ sampled_groups_why(GpuSortState *state)
 		largest = Max(largest, rows);
 		start = i;
 	}
+	tie_order_done(&state->ties);
 	pfree(sample);
 	if (big * 2 <= n)
 		return NULL;
