@@ -193,7 +193,7 @@ explain_window_funcs(GpuSortState *state, List *ancestors, ExplainState *es)
  * Without ANALYZE, with COSTS (what follows is the planner's estimate, as
  * costs are): the engine that gpusort.device and the cost model would
  * choose for the estimated rows, or tuplesort where it is chosen before
- * the first row (node_tuplesort_planned), why, and whether the input is
+ * the first row (node_tuplesort_first), why, and whether the input is
  * expected to exceed the memory budget (it is then held by an engine, or
  * sorted in runs that spill to disk).
  */
@@ -207,13 +207,7 @@ explain_plan(GpuSortState *state, ExplainState *es)
 	const char *choice;
 	SortEngineId engine;
 
-	if (!state->settings.enabled)
-	{
-		ExplainPropertyText("Planned Engine", "tuplesort", es);
-		ExplainPropertyText("Engine Choice", "gpusort.enabled = off", es);
-		return;
-	}
-	if (state->settings.spill && (choice = node_tuplesort_planned(state)) != NULL)
+	if ((choice = node_tuplesort_first(state)) != NULL)
 		ExplainPropertyText("Planned Engine", "tuplesort", es);
 	else
 	{
@@ -223,7 +217,7 @@ explain_plan(GpuSortState *state, ExplainState *es)
 		ExplainPropertyText("Planned Engine", sort_engine_name(engine), es);
 	}
 	ExplainPropertyText("Engine Choice", choice, es);
-	if (node_expected_over_budget(state, &bytes))
+	if (state->settings.enabled && node_expected_over_budget(state, &bytes))
 		ExplainPropertyText("Expected to Exceed Memory Budget",
 							psprintf("yes (about %.0f kB, budget %zu kB)",
 									 bytes / 1024, node_budget(state) / 1024), es);

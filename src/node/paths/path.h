@@ -142,6 +142,12 @@ extern const char *node_runs_begin(GpuSortState *state);
 extern const char *node_tuplesort_planned(GpuSortState *state);
 
 /*
+ * Before any row: why the input goes to tuplesort (gpusort.enabled off, or
+ * node_tuplesort_planned), else NULL (memory_path.c).
+ */
+extern const char *node_tuplesort_first(GpuSortState *state);
+
+/*
  * At the input's end, the rows that fit the store: where a parallel query's
  * participants share one input, the runs path takes them too (true).
  */

@@ -23,19 +23,20 @@
 /* How far ahead the emit phase prefetches the tuples it will return. */
 #define PREFETCH_DISTANCE	32
 
-/*
- * The input goes to tuplesort before any row where gpusort.enabled is off,
- * or where tuplesort's method pays better for the input expected.
- */
+const char *
+node_tuplesort_first(GpuSortState *state)
+{
+	if (!state->settings.enabled)
+		return "gpusort.enabled = off";
+	return state->settings.spill ? node_tuplesort_planned(state) : NULL;
+}
+
+/* The input goes to tuplesort before any row where node_tuplesort_first says. */
 static void
 memory_begin(GpuSortState *state)
 {
-	const char *choice = NULL;
+	const char *choice = node_tuplesort_first(state);
 
-	if (!state->settings.enabled)
-		choice = "gpusort.enabled = off";
-	else if (state->settings.spill)
-		choice = node_tuplesort_planned(state);
 	if (choice != NULL)
 		node_tuplesort_begin(state, NULL, choice, NULL);
 }

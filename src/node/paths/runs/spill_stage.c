@@ -119,11 +119,9 @@ grouping_keys(GpuSortState *state)
 {
 	RowStore   *store = &state->store;
 	int			tie = state->spill->held_tie_key;
+	const KeyColumn *last = &store->columns[Min(store->ncolumns, HELD_KEY_WORDS) - 1];
 
-	for (int c = 0; c < Min(store->ncolumns, HELD_KEY_WORDS); c++)
-		if (store->columns[c].keyno == tie)
-			return tie + 1;
-	return tie;
+	return tie <= last->keyno ? tie + 1 : tie;
 }
 
 /* Would a group of rows rows of the input take more than the budget? */
@@ -473,8 +471,9 @@ held_null_keys(const KeyColumn *column, uint32 nrows)
  * Makes the keys of the store's collation column, the same way in every
  * store (KeyColumn's fixed), and the tie words of its text key, where held
  * (the view's words after the key columns', arrays of the store's context
- * freed once it is added); returns the references to the values that the collation keys replace
- * (put_back_references), or NULL where there are none.
+ * freed once it is added); returns the references to the values that the
+ * collation keys replace (put_back_references), or NULL where there are
+ * none.
  */
 static uint64 *
 make_held_keys(GpuSortState *state, StoredRows *rows)
@@ -544,13 +543,15 @@ static void
 held_null_ties(RowStore *store, StoredRows *rows, int first_tie)
 {
 	const KeyColumn *column;
+	const uint64 *first;
 
 	if (rows->nwords == first_tie || (column = tie_column(store))->nulls == NULL)
 		return;
+	first = rows->keys[column - store->columns];
 	for (uint32 row = 0; row < rows->nrows; row++)
 		if (key_column_isnull(column, row))
 			for (int w = first_tie; w < rows->nwords; w++)
-				((uint64 *) rows->keys[w])[row] = rows->keys[column - store->columns][row];
+				((uint64 *) rows->keys[w])[row] = first[row];
 }
 
 /*
